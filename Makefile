@@ -1,0 +1,125 @@
+# libpgas + pgas.ko top-level build.  See README.md.
+#
+#   make                 library (static + shared), tools, examples, tests, benchmarks
+#   make check           the whole test suite (every tier that exists)
+#   make check-native    native tier: libpgas over the shm conduit, + sanitizer builds
+#   make bench           benchmarks against the physical limit and the peers
+#   make demo            installs what is missing, builds and runs the demo job
+#   make install         PREFIX=/usr/local DESTDIR=
+#
+# SAN=asan or SAN=tsan builds everything with sanitizers into build/$(SAN).
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SAN     ?=
+
+ifeq ($(SAN),)
+B := build
+SANFLAGS :=
+else ifeq ($(SAN),asan)
+B := build/asan
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SAN),tsan)
+B := build/tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+else
+$(error SAN must be empty, asan or tsan)
+endif
+
+OPT      ?= -O2
+CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -fPIC $(SANFLAGS) $(EXTRA_CFLAGS)
+CPPFLAGS := -I. -Ilibpgas
+LDFLAGS  := $(SANFLAGS)
+
+LIB_SRCS := libpgas/init.c libpgas/env.c libpgas/error.c libpgas/am.c libpgas/rma.c \
+            libpgas/barrier.c libpgas/wait.c libpgas/hsl.c \
+            conduit/layout.c conduit/shm/shm.c conduit/shm/bootstrap.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+HEADERS  := libpgas/pgas.h libpgas/pgas_fast.h libpgas/internal.h uapi/pgas_abi.h \
+            conduit/conduit.h conduit/shm/bootstrap.h
+
+TEST_SRCS  := $(wildcard selftests/libpgas/*.c)
+TESTS      := $(TEST_SRCS:selftests/libpgas/%.c=$(B)/tests/%)
+EX_SRCS    := $(wildcard examples/*.c)
+EXAMPLES   := $(EX_SRCS:examples/%.c=$(B)/examples/%)
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCHES    := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
+
+.PHONY: all lib tools tests examples benches check check-native check-vm check-kunit \
+        bench demo deps install clean
+
+all: lib tools examples tests benches
+
+lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
+tools: $(B)/bin/pgasrun
+tests: $(TESTS)
+examples: $(EXAMPLES)
+benches: $(BENCHES)
+
+$(B)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/lib/libpgas.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/lib/libpgas.so: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpgas.so.0 $(LDFLAGS) -o $@ $^
+
+$(B)/bin/pgasrun: tools/pgasrun.c conduit/shm/bootstrap.c conduit/shm/bootstrap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c conduit/shm/bootstrap.c
+
+# Programs link the static library: the fast path is inline anyway.
+$(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
+
+$(B)/examples/%: examples/%.c $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
+
+$(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a -lm
+
+# ---- tests ------------------------------------------------------------------
+
+check: all
+	scripts/check-all.sh
+
+check-native: all
+	scripts/check-native.sh
+
+check-vm check-kunit:
+	@echo "$@: this tier arrives with pgas.ko (issue 3); nothing to run yet"
+
+# ---- benchmarks, demo, install ------------------------------------------------
+
+bench: all
+	scripts/bench.sh
+
+deps:
+	scripts/deps.sh build
+
+demo:
+	scripts/deps.sh build
+	$(MAKE) all
+	$(B)/bin/pgasrun -n 4 -t 60 $(B)/examples/demo
+
+install: lib tools
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas/uapi \
+	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(PREFIX)/lib/libpgas.so.0
+	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
+	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h $(DESTDIR)$(PREFIX)/include/pgas/
+	install -m 644 uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/uapi/
+	install -m 755 $(B)/bin/pgasrun $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
+
+clean:
+	rm -rf build

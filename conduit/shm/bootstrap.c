@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/* bootstrap.c - both ends of the pgasrun relay protocol (see bootstrap.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "bootstrap.h"
+#include "../../libpgas/pgas.h"
+
+int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
+}
+
+int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(*m) || m->magic != PGAS_BOOT_MAGIC ||
+	    m->len > PGAS_BOOT_MAX_BLOB || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -EPROTO;
+	}
+	return 1;
+}
+
+static int boot_sock = -1;
+static unsigned boot_rank, boot_nranks = 1;
+
+static int env_uint(const char *name, unsigned long max, unsigned long *out)
+{
+	const char *s = getenv(name);
+	char *end;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *out > max)
+		return -1;
+	return 1;
+}
+
+int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
+{
+	unsigned long r, n, fd;
+	int have_r = env_uint(PGAS_ENV_RANK, PGAS_MAX_ENDPOINTS - 1, &r);
+	int have_n = env_uint(PGAS_ENV_NRANKS, PGAS_MAX_ENDPOINTS, &n);
+	int have_fd = env_uint(PGAS_ENV_BOOT_FD, 1u << 30, &fd);
+
+	if (!have_r && !have_n && !have_fd) {	/* started without pgasrun */
+		boot_rank = *rank = 0;
+		boot_nranks = *nranks = 1;
+		return PGAS_OK;
+	}
+	if (have_r != 1 || have_n != 1 || have_fd != 1 || n == 0 || r >= n) {
+		snprintf(msg, msglen,
+			 "bad launcher environment %s=%s %s=%s %s=%s (start the job with pgasrun)",
+			 PGAS_ENV_RANK, getenv(PGAS_ENV_RANK) ? getenv(PGAS_ENV_RANK) : "(unset)",
+			 PGAS_ENV_NRANKS, getenv(PGAS_ENV_NRANKS) ? getenv(PGAS_ENV_NRANKS) : "(unset)",
+			 PGAS_ENV_BOOT_FD, getenv(PGAS_ENV_BOOT_FD) ? getenv(PGAS_ENV_BOOT_FD) : "(unset)");
+		return PGAS_ERR_INVAL;
+	}
+	boot_sock = (int)fd;
+	boot_rank = *rank = (unsigned)r;
+	boot_nranks = *nranks = (unsigned)n;
+	/* The descriptor must not leak into programs this rank executes. */
+	if (fcntl(boot_sock, F_SETFD, FD_CLOEXEC) < 0) {
+		snprintf(msg, msglen, "bootstrap socket %d: %s", boot_sock, strerror(errno));
+		return PGAS_ERR_SYS;
+	}
+	return PGAS_OK;
+}
+
+int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fds,
+			char *msg, size_t msglen)
+{
+	struct pgas_boot_msg m;
+	unsigned got = 0;
+	int rc;
+
+	if (len > PGAS_BOOT_MAX_BLOB) {
+		snprintf(msg, msglen, "bootstrap blob of %zu bytes (max %d)", len, PGAS_BOOT_MAX_BLOB);
+		return PGAS_ERR_SIZE;
+	}
+	if (fds)
+		for (unsigned i = 0; i < boot_nranks; i++)
+			fds[i] = -1;
+	if (boot_sock < 0) {		/* one-rank job */
+		memcpy(out, blob, len);
+		if (fds && fd >= 0 && (fds[0] = dup(fd)) < 0)
+			goto sys;
+		return PGAS_OK;
+	}
+	memset(&m, 0, sizeof(m));
+	m.magic = PGAS_BOOT_MAGIC;
+	m.src = boot_rank;
+	m.len = (uint32_t)len;
+	m.has_fd = fd >= 0;
+	memcpy(m.blob, blob, len);
+	rc = pgas_boot_send(boot_sock, &m, fd);
+	if (rc < 0) {
+		errno = -rc;
+		goto sys;
+	}
+	while (got < boot_nranks) {
+		int rfd;
+
+		rc = pgas_boot_recv(boot_sock, &m, &rfd);
+		if (rc <= 0) {
+			snprintf(msg, msglen, "bootstrap exchange with pgasrun: %s",
+				 rc == 0 ? "launcher closed the connection" : strerror(-rc));
+			return PGAS_ERR_SYS;
+		}
+		if (m.src >= boot_nranks || m.len != len) {
+			if (rfd >= 0)
+				close(rfd);
+			snprintf(msg, msglen,
+				 "bootstrap exchange: rank %u sent %u bytes, expected %zu (ranks disagree)",
+				 m.src, m.len, len);
+			return PGAS_ERR_INVAL;
+		}
+		memcpy((char *)out + (size_t)m.src * len, m.blob, len);
+		if (fds)
+			fds[m.src] = rfd;
+		else if (rfd >= 0)
+			close(rfd);
+		got++;
+	}
+	return PGAS_OK;
+sys:
+	snprintf(msg, msglen, "bootstrap exchange: %s", strerror(errno));
+	return PGAS_ERR_SYS;
+}
+
+void pgas_boot_leave(void)
+{
+	if (boot_sock >= 0)
+		close(boot_sock);
+	boot_sock = -1;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bootstrap.h - the out-of-band exchange between pgasrun and its ranks.
+ *
+ * pgasrun gives each rank one end of a SOCK_SEQPACKET socketpair (its
+ * number in PGAS_BOOT_FD).  The only operation is an all-gather: every rank
+ * sends one struct pgas_boot_msg (optionally with one file descriptor as
+ * SCM_RIGHTS); once all ranks have sent theirs, pgasrun sends each rank all
+ * nranks messages in rank order, each with its descriptor.  An all-gather
+ * of empty blobs is a barrier.  pgasrun knows nothing of what the blobs
+ * mean: it is a relay.
+ */
+#ifndef PGAS_BOOTSTRAP_H
+#define PGAS_BOOTSTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PGAS_BOOT_MAGIC 0x50424f54u	/* "PBOT" */
+#define PGAS_BOOT_MAX_BLOB 240
+
+struct pgas_boot_msg {
+	uint32_t magic;
+	uint32_t src;		/* sender's rank (filled by pgasrun on relay) */
+	uint32_t len;		/* bytes of blob used */
+	uint32_t has_fd;
+	unsigned char blob[PGAS_BOOT_MAX_BLOB];
+};
+
+/* Environment that pgasrun sets for every rank. */
+#define PGAS_ENV_RANK "PGAS_RANK"
+#define PGAS_ENV_NRANKS "PGAS_NRANKS"
+#define PGAS_ENV_BOOT_FD "PGAS_BOOT_FD"
+
+/* Sends/receives one message with an optional fd (-1 = none). */
+int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd);
+/* Returns 1 on a message, 0 on EOF, -errno on error; *fd = -1 if none. */
+int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd);
+
+/* Rank side: join from the environment (nranks = 1 without pgasrun). */
+int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen);
+/*
+ * All-gather of len bytes and one fd (-1 for none) per rank.  out: nranks *
+ * len bytes; fds (may be NULL when no fd is sent): nranks descriptors the
+ * caller must close (-1 where a rank sent none).
+ */
+int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fds,
+			char *msg, size_t msglen);
+void pgas_boot_leave(void);
+
+#endif /* PGAS_BOOTSTRAP_H */

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * shm.c - the kmod-free conduit: the rings of pgas_abi.h in shared memory.
+ *
+ * Every rank creates its ring region and, at attach, its segment as memfds
+ * and hands the descriptors to its peers through pgasrun's all-gather; each
+ * rank maps all of them.  memfds have no name in any file system, so
+ * nothing is left in /dev/shm whatever way a job ends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "../conduit.h"
+#include "../../libpgas/pgas.h"
+#include "bootstrap.h"
+
+struct shm_priv {
+	void **region;		/* [nranks] mapping of each ring region */
+	void **seg;		/* [nranks] mapping of each segment */
+	size_t *seg_map_len;
+};
+
+/* What ranks tell each other at open: the geometry must agree. */
+struct open_blob {
+	uint32_t magic;
+	uint32_t version;
+	struct pgas_geometry geo;
+};
+
+struct attach_blob {
+	uint64_t seg_remote;
+	uint64_t seg_size;
+};
+
+static int fail_errno(char *msg, size_t msglen, const char *what)
+{
+	snprintf(msg, msglen, "%s: %s", what, strerror(errno));
+	return errno == ENOMEM ? PGAS_ERR_NOMEM : PGAS_ERR_SYS;
+}
+
+static int memfd_sized(const char *name, size_t size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static void close_fds(int *fds, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
+{
+	struct shm_priv *priv;
+	struct open_blob mine, *all = NULL;
+	int fd = -1, *fds = NULL, rc;
+	void *map;
+
+	rc = pgas_boot_join(&c->rank, &c->nranks, msg, msglen);
+	if (rc)
+		return rc;
+	pgas_region_layout(&c->geo, c->nranks, &c->layout);
+
+	priv = calloc(1, sizeof(*priv));
+	c->eps = calloc(c->nranks, sizeof(*c->eps));
+	all = calloc(c->nranks, sizeof(*all));
+	fds = calloc(c->nranks, sizeof(*fds));
+	if (priv) {
+		priv->region = calloc(c->nranks, sizeof(void *));
+		priv->seg = calloc(c->nranks, sizeof(void *));
+		priv->seg_map_len = calloc(c->nranks, sizeof(size_t));
+	}
+	c->priv = priv;
+	if (!priv || !c->eps || !all || !fds || !priv->region || !priv->seg ||
+	    !priv->seg_map_len) {
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		rc = PGAS_ERR_NOMEM;
+		goto out;
+	}
+
+	fd = memfd_sized("pgas-rings", c->layout.size);
+	if (fd < 0) {
+		rc = fail_errno(msg, msglen, "creating the ring region");
+		goto out;
+	}
+	map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		rc = fail_errno(msg, msglen, "mapping the ring region");
+		goto out;
+	}
+	{
+		struct pgas_ctrl_page *ctrl = map;
+
+		ctrl->magic = PGAS_ABI_MAGIC;
+		ctrl->version = PGAS_ABI_VERSION;
+		ctrl->rank = c->rank;
+		ctrl->mbox_slots = c->geo.mbox_slots;
+		ctrl->notify_entries = c->geo.notify_entries;
+		ctrl->bounce_bufs = c->geo.bounce_bufs;
+		ctrl->bounce_size = c->geo.bounce_size;
+	}
+	priv->region[c->rank] = map;
+
+	mine.magic = PGAS_ABI_MAGIC;
+	mine.version = PGAS_ABI_VERSION;
+	mine.geo = c->geo;
+	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
+	if (rc)
+		goto out;
+	for (unsigned r = 0; r < c->nranks; r++) {
+		if (memcmp(&all[r], &mine, sizeof(mine))) {
+			snprintf(msg, msglen,
+				 "rank %u has another ring geometry (mailbox %u slots vs %u here): set PGAS_* alike for every rank",
+				 r, all[r].geo.mbox_slots, mine.geo.mbox_slots);
+			rc = PGAS_ERR_INVAL;
+			goto out;
+		}
+		if (r == c->rank)
+			continue;
+		map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
+		if (map == MAP_FAILED) {
+			rc = fail_errno(msg, msglen, "mapping a peer's ring region");
+			goto out;
+		}
+		priv->region[r] = map;
+	}
+	for (unsigned r = 0; r < c->nranks; r++) {
+		unsigned char *base = priv->region[r];
+		struct pgas_conduit_ep *ep = &c->eps[r];
+
+		ep->ctrl = (struct pgas_ctrl_page *)(base + c->layout.ctrl_off);
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			ep->mbox[ch] = (struct pgas_mbox_slot *)(base + c->layout.mbox_off[ch]);
+		ep->notify = (struct pgas_notify_entry *)(base + c->layout.notify_off);
+		ep->bounce = base + c->layout.bounce_off;
+	}
+	rc = PGAS_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (fds)
+		close_fds(fds, c->nranks);
+	free(fds);
+	free(all);
+	return rc;
+}
+
+int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen)
+{
+	struct shm_priv *priv = c->priv;
+	struct attach_blob mine = { 0, segsize }, *all;
+	int fd = -1, *fds, rc;
+	size_t maplen = segsize ? segsize : 0;
+	void *map = NULL;
+
+	all = calloc(c->nranks, sizeof(*all));
+	fds = calloc(c->nranks, sizeof(*fds));
+	if (!all || !fds) {
+		free(all);
+		free(fds);
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	if (maplen) {
+		fd = memfd_sized("pgas-segment", maplen);
+		if (fd < 0) {
+			rc = fail_errno(msg, msglen, "creating the segment");
+			goto out;
+		}
+		map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED) {
+			rc = fail_errno(msg, msglen, "mapping the segment");
+			goto out;
+		}
+		priv->seg[c->rank] = map;
+		priv->seg_map_len[c->rank] = maplen;
+		mine.seg_remote = (uint64_t)(uintptr_t)map;
+	}
+	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
+	if (rc)
+		goto out;
+	for (unsigned r = 0; r < c->nranks; r++) {
+		struct pgas_conduit_ep *ep = &c->eps[r];
+
+		ep->seg_remote = all[r].seg_remote;
+		ep->seg_size = all[r].seg_size;
+		if (r == c->rank) {
+			ep->seg = map;
+			continue;
+		}
+		if (!all[r].seg_size)
+			continue;
+		if (fds[r] < 0) {
+			snprintf(msg, msglen, "rank %u sent no segment descriptor", r);
+			rc = PGAS_ERR_SYS;
+			goto out;
+		}
+		ep->seg = mmap(NULL, all[r].seg_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fds[r], 0);
+		if (ep->seg == MAP_FAILED) {
+			ep->seg = NULL;
+			rc = fail_errno(msg, msglen, "mapping a peer's segment");
+			goto out;
+		}
+		priv->seg[r] = ep->seg;
+		priv->seg_map_len[r] = all[r].seg_size;
+	}
+	rc = PGAS_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	close_fds(fds, c->nranks);
+	free(fds);
+	free(all);
+	return rc;
+}
+
+void pgas_shm_close(struct pgas_conduit *c)
+{
+	struct shm_priv *priv = c->priv;
+
+	if (priv) {
+		for (unsigned r = 0; r < c->nranks; r++) {
+			if (priv->region && priv->region[r])
+				munmap(priv->region[r], c->layout.size);
+			if (priv->seg && priv->seg[r])
+				munmap(priv->seg[r], priv->seg_map_len[r]);
+		}
+		free(priv->region);
+		free(priv->seg);
+		free(priv->seg_map_len);
+		free(priv);
+	}
+	free(c->eps);
+	c->eps = NULL;
+	c->priv = NULL;
+	pgas_boot_leave();
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: MIT
+/*
+ * am.c - active messages over the VELO mailboxes of pgas_abi.h.
+ *
+ * A message body is [args, padded to 8 bytes][trailer][payload], cut into
+ * 56-byte slot payloads; k slots are reserved at once (one fetch-add), so a
+ * message is contiguous in the ring and the owner handles it as a unit.
+ * Medium payloads whose body would exceed PGAS_AM_PACKET_MAX go through a
+ * bounce buffer in the target instead (one copy in, handler reads in place).
+ *
+ * Flow control: requests and replies have separate rings.  A sender waiting
+ * for ring space or a bounce buffer polls its own rings meanwhile: both
+ * when it sends a request, only the reply ring when it sends a reply from a
+ * handler.  Reply handlers cannot send, so draining reply rings always makes
+ * progress and no cycle of waits can form.
+ */
+#include <stdlib.h>
+#include "internal.h"
+
+static size_t args_end(unsigned type, unsigned nargs)
+{
+	/* Short bodies stop at the args; others align what follows to 8. */
+	return type == PGAS_MSG_SHORT ? (size_t)nargs * 4
+				      : PGAS__ALIGN_UP((size_t)nargs * 4, 8);
+}
+
+int pgas__am_setup(void)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+
+	pgas__g.mbox_mask = c->geo.mbox_slots - 1;
+	pgas__g.mbox_shift = (uint32_t)__builtin_ctz(c->geo.mbox_slots);
+	pgas__g.status_src = PGAS_STATUS(0, c->rank, 0, 0, 0, 0);
+	pgas__g.my_ctrl = c->eps[c->rank].ctrl;
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
+		struct pgas__inbox *in = &pgas__g.inbox[ch];
+
+		pgas__job.body_buf[ch] = aligned_alloc(PGAS_CACHELINE,
+				PGAS__ALIGN_UP(pgas__cfg.packet_max + PGAS_SLOT_PAYLOAD,
+					       PGAS_CACHELINE));
+		if (!pgas__job.body_buf[ch])
+			return pgas__err(PGAS_ERR_NOMEM, "pgas_attach", "no memory for AM buffers");
+		in->slots = c->eps[c->rank].mbox[ch];
+		in->head = 0;
+		in->lap = pgas__lap(0);
+		in->next = &in->slots[0];
+	}
+	return PGAS_OK;
+}
+
+void pgas__am_teardown(void)
+{
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
+		free(pgas__job.body_buf[ch]);
+		pgas__job.body_buf[ch] = NULL;
+	}
+}
+
+unsigned pgas__wait_chanmask(void)
+{
+	if (pgas__job.hsl_held || !pgas__job.attached)
+		return 0;
+	return pgas__job.handler_depth ? PGAS__CHANMASK_REPLY : PGAS__CHANMASK_ALL;
+}
+
+void pgas__mbox_wait_space(unsigned rank, unsigned chan, uint64_t end)
+{
+	struct pgas__peer *p = &pgas__g.peers[rank];
+	uint64_t nslots = (uint64_t)pgas__g.mbox_mask + 1;
+	struct pgas__waiter w = { .nosleep = 1 };
+
+	for (;;) {
+		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
+						  memory_order_acquire);
+
+		p->head_seen[chan] = h;
+		if (end <= nslots || h >= end - nslots)
+			return;
+		pgas__wait_step(&w);
+	}
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+struct piece {
+	const void *ptr;
+	size_t len;
+};
+
+static void write_body(struct pgas_mbox_slot *ring, uint64_t t,
+		       const struct piece *pieces, unsigned npieces)
+{
+	size_t pos = 0;
+
+	for (unsigned i = 0; i < npieces; i++) {
+		const unsigned char *src = pieces[i].ptr;
+		size_t left = pieces[i].len;
+
+		while (left) {
+			struct pgas_mbox_slot *s =
+				&ring[(t + pos / PGAS_SLOT_PAYLOAD) & pgas__g.mbox_mask];
+			size_t off = pos % PGAS_SLOT_PAYLOAD;
+			size_t n = PGAS_SLOT_PAYLOAD - off < left ? PGAS_SLOT_PAYLOAD - off : left;
+
+			if (src)
+				memcpy(s->payload + off, src, n);
+			else
+				memset(s->payload + off, 0, n);
+			if (src)
+				src += n;
+			pos += n;
+			left -= n;
+		}
+	}
+}
+
+/* Reserves, writes and publishes one message (see pgas_abi.h). */
+static void am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler,
+		    const uint32_t *args, unsigned nargs, const void *trailer, size_t tlen,
+		    const void *payload, size_t plen)
+{
+	struct pgas__peer *p = &pgas__g.peers[rank];
+	size_t aend = args_end(type, nargs);
+	size_t len = aend + tlen + plen;
+	unsigned k = len <= PGAS_SLOT_PAYLOAD ? 1 : (unsigned)((len + PGAS_SLOT_PAYLOAD - 1) /
+							       PGAS_SLOT_PAYLOAD);
+	struct piece pieces[4] = {
+		{ args, (size_t)nargs * 4 },
+		{ NULL, aend - (size_t)nargs * 4 },	/* zero padding */
+		{ trailer, tlen },
+		{ payload, plen },
+	};
+	struct pgas_mbox_slot *ring = p->mbox[chan];
+	uint64_t t;
+
+	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
+				      memory_order_relaxed);
+	if (t + k - 1 - p->head_seen[chan] > pgas__g.mbox_mask)
+		pgas__mbox_wait_space(rank, chan, t + k);
+	write_body(ring, t, pieces, 4);
+	for (unsigned i = 1; i < k; i++)
+		atomic_store_explicit((_Atomic uint64_t *)&ring[(t + i) & pgas__g.mbox_mask].status,
+				      PGAS_STATUS(pgas__lap(t + i), 0, 0, 0, PGAS_MSG_CONT, 0),
+				      memory_order_relaxed);
+	atomic_store_explicit((_Atomic uint64_t *)&ring[t & pgas__g.mbox_mask].status,
+			      pgas__g.status_src | pgas__lap(t) |
+			      PGAS_STATUS(0, 0, len, nargs, type, handler),
+			      memory_order_release);
+	if (pgas__g.wake)
+		pgas__ring_doorbell(p->ctrl);
+}
+
+/* Validation shared by every AM call; chan tells request from reply. */
+static int check_am(const char *call, unsigned chan, unsigned rank, unsigned handler,
+		    const uint32_t *args, unsigned nargs)
+{
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (rank >= pgas__g.nranks)
+		return pgas__err(PGAS_ERR_RANK, call, "rank %u out of range (job has %u ranks)",
+				 rank, pgas__g.nranks);
+	if (handler == 0 || handler >= PGAS_MAX_HANDLERS)
+		return pgas__err(PGAS_ERR_HANDLER, call,
+				 "handler index %u out of range 1..%d (0 is reserved)",
+				 handler, PGAS_MAX_HANDLERS - 1);
+	if (!pgas__g.handlers[handler])
+		return pgas__err(PGAS_ERR_HANDLER, call, "handler index %u is not registered",
+				 handler);
+	if (nargs > PGAS_AM_MAX_ARGS)
+		return pgas__err(PGAS_ERR_INVAL, call, "nargs %u > %d", nargs, PGAS_AM_MAX_ARGS);
+	if (!args && nargs)
+		return pgas__err(PGAS_ERR_INVAL, call, "args is NULL but nargs is %u", nargs);
+	if (chan == PGAS_CHAN_REQUEST) {
+		if (pgas__job.handler_depth)
+			return pgas__err(PGAS_ERR_STATE, call,
+					 "called from a handler (handlers may only reply)");
+		if (pgas__job.hsl_held)
+			return pgas__err(PGAS_ERR_STATE, call,
+					 "called while holding a handler-safe lock");
+	}
+	return PGAS_OK;
+}
+
+int pgas__am_short_slow(unsigned rank, unsigned handler, const uint32_t *args, unsigned nargs)
+{
+	int rc = check_am("pgas_am_request_short", PGAS_CHAN_REQUEST, rank, handler, args, nargs);
+
+	if (rc)
+		return rc;
+	am_send(PGAS_CHAN_REQUEST, rank, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0, NULL, 0);
+	return PGAS_OK;
+}
+
+static int medium(const char *call, unsigned chan, unsigned rank, unsigned handler,
+		  const void *buf, size_t nbytes, const uint32_t *args, unsigned nargs)
+{
+	struct pgas__peer *p;
+	const struct pgas_geometry *geo = &pgas__job.conduit.geo;
+	struct pgas_bounce_ref ref;
+	struct pgas_bounce_hdr *bh;
+	unsigned char *bb;
+	int rc = check_am(call, chan, rank, handler, args, nargs);
+
+	if (rc)
+		return rc;
+	if (!buf && nbytes)
+		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
+	if (nbytes > pgas__cfg.max_medium)
+		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu > pgas_am_max_medium() = %u",
+				 nbytes, pgas__cfg.max_medium);
+	if (args_end(PGAS_MSG_MEDIUM, nargs) + nbytes <= pgas__cfg.packet_max) {
+		am_send(chan, rank, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf, nbytes);
+		return PGAS_OK;
+	}
+	p = &pgas__g.peers[rank];
+	ref.index = p->bounce_next[chan];
+	ref.nbytes = (uint32_t)nbytes;
+	p->bounce_next[chan] = (ref.index + 1) % geo->bounce_bufs;
+	bb = pgas_bounce_buf(p->bounce, geo, pgas__g.rank, chan, ref.index);
+	bh = (struct pgas_bounce_hdr *)bb;
+	if (atomic_load_explicit((_Atomic uint32_t *)&bh->busy, memory_order_acquire)) {
+		struct pgas__waiter w = { .nosleep = 1 };
+
+		while (atomic_load_explicit((_Atomic uint32_t *)&bh->busy, memory_order_acquire))
+			pgas__wait_step(&w);
+	}
+	atomic_store_explicit((_Atomic uint32_t *)&bh->busy, 1, memory_order_relaxed);
+	memcpy(bb + PGAS_CACHELINE, buf, nbytes);
+	am_send(chan, rank, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref, sizeof(ref),
+		NULL, 0);
+	return PGAS_OK;
+}
+
+static int long_(const char *call, unsigned chan, unsigned rank, unsigned handler,
+		 const void *buf, size_t nbytes, void *dst, const uint32_t *args,
+		 unsigned nargs)
+{
+	struct pgas_long_ref ref = { (uint64_t)(uintptr_t)dst, nbytes };
+	char *d;
+	int rc = check_am(call, chan, rank, handler, args, nargs);
+
+	if (rc)
+		return rc;
+	if (!buf && nbytes)
+		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
+	d = pgas__xlate(rank, dst, nbytes);
+	if (!d)
+		return pgas__rma_fail(call, rank, dst, nbytes);
+	memcpy(d, buf, nbytes);
+	/* am_send's release store orders the payload before the header. */
+	am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL, 0);
+	return PGAS_OK;
+}
+
+int pgas_am_request_medium(unsigned rank, unsigned handler, const void *buf, size_t nbytes,
+			   const uint32_t *args, unsigned nargs)
+{
+	return medium("pgas_am_request_medium", PGAS_CHAN_REQUEST, rank, handler, buf, nbytes,
+		      args, nargs);
+}
+
+int pgas_am_request_long(unsigned rank, unsigned handler, const void *buf, size_t nbytes,
+			 void *dst, const uint32_t *args, unsigned nargs)
+{
+	return long_("pgas_am_request_long", PGAS_CHAN_REQUEST, rank, handler, buf, nbytes, dst,
+		     args, nargs);
+}
+
+int pgas_am_request_long_async(unsigned rank, unsigned handler, const void *buf,
+			       size_t nbytes, void *dst, const uint32_t *args, unsigned nargs)
+{
+	return long_("pgas_am_request_long_async", PGAS_CHAN_REQUEST, rank, handler, buf, nbytes,
+		     dst, args, nargs);
+}
+
+/* Checks a reply token; on success marks it used. */
+static int take_token(const char *call, pgas_token_t token)
+{
+	if (!token)
+		return pgas__err(PGAS_ERR_INVAL, call, "token is NULL");
+	if (!pgas__job.handler_depth)
+		return pgas__err(PGAS_ERR_STATE, call, "called outside a handler");
+	if (token->chan != PGAS_CHAN_REQUEST)
+		return pgas__err(PGAS_ERR_STATE, call,
+				 "called from a reply handler (replies cannot be answered)");
+	if (token->replied)
+		return pgas__err(PGAS_ERR_STATE, call,
+				 "second reply to the same request from rank %u", token->src);
+	return PGAS_OK;
+}
+
+int pgas_am_reply_short(pgas_token_t token, unsigned handler, const uint32_t *args,
+			unsigned nargs)
+{
+	static const char call[] = "pgas_am_reply_short";
+	int rc = take_token(call, token);
+
+	if (!rc)
+		rc = check_am(call, PGAS_CHAN_REPLY, token->src, handler, args, nargs);
+	if (rc)
+		return rc;
+	token->replied = true;
+	am_send(PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
+		NULL, 0);
+	return PGAS_OK;
+}
+
+int pgas_am_reply_medium(pgas_token_t token, unsigned handler, const void *buf,
+			 size_t nbytes, const uint32_t *args, unsigned nargs)
+{
+	static const char call[] = "pgas_am_reply_medium";
+	int rc = take_token(call, token);
+
+	if (!rc)
+		rc = medium(call, PGAS_CHAN_REPLY, token->src, handler, buf, nbytes, args, nargs);
+	if (!rc)
+		token->replied = true;
+	return rc;
+}
+
+int pgas_am_reply_long(pgas_token_t token, unsigned handler, const void *buf, size_t nbytes,
+		       void *dst, const uint32_t *args, unsigned nargs)
+{
+	static const char call[] = "pgas_am_reply_long";
+	int rc = take_token(call, token);
+
+	if (!rc)
+		rc = long_(call, PGAS_CHAN_REPLY, token->src, handler, buf, nbytes, dst, args,
+			   nargs);
+	if (!rc)
+		token->replied = true;
+	return rc;
+}
+
+int pgas_token_rank(pgas_token_t token, unsigned *rank)
+{
+	if (!token || !rank)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_token_rank", "%s is NULL",
+				 token ? "rank" : "token");
+	*rank = token->src;
+	return PGAS_OK;
+}
+
+size_t pgas_am_max_medium(void)
+{
+	return pgas__cfg.max_medium;
+}
+
+size_t pgas_am_max_long(unsigned rank)
+{
+	return pgas_segment_size(rank);
+}
+
+/* ---- receiving ----------------------------------------------------------- */
+
+/* Handles the message at the head of my ring 'chan'; 0 if there is none. */
+static int handle_one(unsigned chan)
+{
+	struct pgas__inbox *in = &pgas__g.inbox[chan];
+	uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&in->next->status,
+					  memory_order_acquire);
+	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false };
+	unsigned type, len, nargs, handler, k;
+	struct pgas_bounce_hdr *bounce = NULL;
+	pgas_handler_fn fn;
+	unsigned char *body;
+	void *buf = NULL;
+	size_t nbytes = 0, aend;
+
+	if ((s & 0xffffu) != in->lap)
+		return 0;
+	type = PGAS_STATUS_TYPE(s);
+	len = PGAS_STATUS_LEN(s);
+	nargs = PGAS_STATUS_NARGS(s);
+	handler = PGAS_STATUS_HANDLER(s);
+	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
+	aend = args_end(type, nargs);
+	fn = pgas__g.handlers[handler];
+	if (k == 1) {
+		body = in->next->payload;
+	} else {
+		if (len > pgas__cfg.packet_max)
+			pgas__fatal("message of %u bytes from rank %u exceeds PGAS_AM_PACKET_MAX=%u",
+				    len, tok.src, pgas__cfg.packet_max);
+		body = pgas__job.body_buf[chan];
+		for (unsigned i = 0; i < k; i++) {
+			size_t off = (size_t)i * PGAS_SLOT_PAYLOAD;
+			size_t n = len - off < PGAS_SLOT_PAYLOAD ? len - off : PGAS_SLOT_PAYLOAD;
+
+			memcpy(body + off, in->slots[(in->head + i) & pgas__g.mbox_mask].payload, n);
+		}
+	}
+	if (tok.src >= pgas__g.nranks || !fn || nargs > PGAS_AM_MAX_ARGS || aend > len)
+		pgas__fatal("bad message on %s ring: src %u handler %u nargs %u len %u",
+			    chan ? "reply" : "request", tok.src, handler, nargs, len);
+	switch (type) {
+	case PGAS_MSG_SHORT:
+		break;
+	case PGAS_MSG_MEDIUM:
+		buf = body + aend;
+		nbytes = len - aend;
+		break;
+	case PGAS_MSG_MEDIUM_BOUNCE: {
+		struct pgas_bounce_ref ref;
+		const struct pgas_geometry *geo = &pgas__job.conduit.geo;
+
+		memcpy(&ref, body + aend, sizeof(ref));
+		if (ref.index >= geo->bounce_bufs || ref.nbytes > geo->bounce_size)
+			pgas__fatal("bad bounce reference %u/%u from rank %u", ref.index,
+				    ref.nbytes, tok.src);
+		bounce = (struct pgas_bounce_hdr *)pgas_bounce_buf(
+				pgas__g.peers[pgas__g.rank].bounce, geo, tok.src, chan, ref.index);
+		buf = (unsigned char *)bounce + PGAS_CACHELINE;
+		nbytes = ref.nbytes;
+		break;
+	}
+	case PGAS_MSG_LONG: {
+		struct pgas_long_ref ref;
+
+		memcpy(&ref, body + aend, sizeof(ref));
+		buf = (void *)(uintptr_t)ref.addr;
+		nbytes = (size_t)ref.nbytes;
+		break;
+	}
+	default:
+		pgas__fatal("unknown message type %u from rank %u", type, tok.src);
+	}
+
+	pgas__job.handler_depth++;
+	pgas__g.send_block |= PGAS__BLOCK_HANDLER;
+	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
+	if (--pgas__job.handler_depth == 0)
+		pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
+
+	if (bounce)
+		atomic_store_explicit((_Atomic uint32_t *)&bounce->busy, 0, memory_order_release);
+	in->head += k;
+	in->lap = pgas__lap(in->head);
+	in->next = &in->slots[in->head & pgas__g.mbox_mask];
+	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[chan].head, in->head,
+			      memory_order_release);
+	return 1;
+}
+
+int pgas__progress(unsigned chan_mask, int budget)
+{
+	int n = 0;
+
+	/* Replies first: they complete work and free the peers' credits. */
+	if (chan_mask & PGAS__CHANMASK_REPLY)
+		while (n < budget && handle_one(PGAS_CHAN_REPLY))
+			n++;
+	if (chan_mask & (1u << PGAS_CHAN_REQUEST))
+		while (n < budget && handle_one(PGAS_CHAN_REQUEST))
+			n++;
+	return n;
+}
+
+int pgas__poll_slow(void)
+{
+	static const char call[] = "pgas_poll";
+	unsigned b = pgas__g.send_block;
+
+	if (b & PGAS__BLOCK_DETACHED)
+		return pgas__check_attached(call);
+	if (b & PGAS__BLOCK_HANDLER)
+		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	if (b & PGAS__BLOCK_HSL)
+		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	return pgas__progress(PGAS__CHANMASK_ALL, 64);
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * barrier.c - split-phase dissemination barrier on control-page flags.
+ *
+ * In round k rank r stores its accumulated (id, flags) into the flag of
+ * rank (r + 2^k) mod n and waits for the one from (r - 2^k) mod n; after
+ * ceil(log2 n) rounds every rank has heard, transitively, from every rank.
+ * Each flag has one writer; flags are double-buffered by epoch parity
+ * because a rank can be at most one barrier ahead of any peer.  Named ids
+ * travel with the flags, so a mismatch seen anywhere reaches every rank.
+ */
+#include "internal.h"
+
+static unsigned nrounds(unsigned n)
+{
+	unsigned r = 0;
+
+	while ((1u << r) < n)
+		r++;
+	return r;
+}
+
+/* Folds an incoming (flags, id) into the accumulated state. */
+static void combine(uint32_t flags, uint32_t id)
+{
+	struct pgas__job *j = &pgas__job;
+
+	if (flags & PGAS_BFLAG_MISMATCH)
+		j->barrier_acc_flags |= PGAS_BFLAG_MISMATCH;
+	if (!(flags & PGAS_BFLAG_NAMED))
+		return;
+	if (!(j->barrier_acc_flags & PGAS_BFLAG_NAMED)) {
+		j->barrier_acc_flags |= PGAS_BFLAG_NAMED;
+		j->barrier_acc_id = id;
+	} else if (j->barrier_acc_id != id) {
+		j->barrier_acc_flags |= PGAS_BFLAG_MISMATCH;
+	}
+}
+
+static void send_round(unsigned k)
+{
+	struct pgas__job *j = &pgas__job;
+	unsigned n = pgas__g.nranks;
+	unsigned to = (unsigned)(((uint64_t)pgas__g.rank + (1ull << k)) % n);
+	struct pgas_ctrl_page *ctrl = pgas__g.peers[to].ctrl;
+	struct pgas_barrier_flag *f = &ctrl->barrier[k][j->barrier_epoch & 1];
+
+	f->id = j->barrier_acc_id;
+	f->flags = j->barrier_acc_flags;
+	atomic_store_explicit((_Atomic uint32_t *)&f->epoch, j->barrier_epoch,
+			      memory_order_release);
+	if (pgas__g.wake)
+		pgas__ring_doorbell(ctrl);
+}
+
+/* Runs as many rounds as have arrived; true when the barrier is complete. */
+static bool advance(void)
+{
+	struct pgas__job *j = &pgas__job;
+	unsigned rounds = nrounds(pgas__g.nranks);
+
+	while (j->barrier_round < rounds) {
+		struct pgas_barrier_flag *f =
+			&pgas__g.my_ctrl->barrier[j->barrier_round][j->barrier_epoch & 1];
+
+		if (atomic_load_explicit((_Atomic uint32_t *)&f->epoch, memory_order_acquire) !=
+		    j->barrier_epoch)
+			return false;
+		combine(f->flags, f->id);
+		if (++j->barrier_round < rounds)
+			send_round(j->barrier_round);
+	}
+	return true;
+}
+
+static int check(const char *call, unsigned flags, int want_phase)
+{
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (flags & ~(PGAS_BARRIERFLAG_ANONYMOUS | PGAS_BARRIERFLAG_MISMATCH))
+		return pgas__err(PGAS_ERR_INVAL, call, "unknown flags %#x", flags);
+	if (pgas__job.handler_depth)
+		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	if (pgas__job.hsl_held)
+		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	if (pgas__job.barrier_phase != want_phase)
+		return pgas__err(PGAS_ERR_STATE, call,
+				 want_phase ? "no pgas_barrier_notify before it"
+					    : "previous barrier was notified but not waited for");
+	return PGAS_OK;
+}
+
+int pgas_barrier_notify(uint32_t id, unsigned flags)
+{
+	struct pgas__job *j = &pgas__job;
+	int rc = check("pgas_barrier_notify", flags, 0);
+
+	if (rc)
+		return rc;
+	j->barrier_phase = 1;
+	j->barrier_epoch++;
+	j->barrier_id = id;
+	j->barrier_flags = flags;
+	j->barrier_round = 0;
+	j->barrier_acc_id = id;
+	j->barrier_acc_flags = (flags & PGAS_BARRIERFLAG_ANONYMOUS ? 0 : PGAS_BFLAG_NAMED) |
+			       (flags & PGAS_BARRIERFLAG_MISMATCH ? PGAS_BFLAG_MISMATCH : 0);
+	if (pgas__g.nranks > 1)
+		send_round(0);
+	return PGAS_OK;
+}
+
+/* Result of a completed barrier, for wait(id, flags). */
+static int finish(const char *call, uint32_t id, unsigned flags)
+{
+	struct pgas__job *j = &pgas__job;
+	bool anon = flags & PGAS_BARRIERFLAG_ANONYMOUS;
+
+	j->barrier_phase = 0;
+	if (anon != !!(j->barrier_flags & PGAS_BARRIERFLAG_ANONYMOUS) ||
+	    (!anon && id != j->barrier_id))
+		return pgas__err(PGAS_ERR_BARRIER_MISMATCH, call,
+				 "id %#x / flags %#x differ from notify's id %#x / flags %#x",
+				 id, flags, j->barrier_id, j->barrier_flags);
+	if ((j->barrier_acc_flags & PGAS_BFLAG_MISMATCH) || (flags & PGAS_BARRIERFLAG_MISMATCH))
+		return pgas__err(PGAS_ERR_BARRIER_MISMATCH, call,
+				 "barrier %u: named ids differ between ranks or a rank passed PGAS_BARRIERFLAG_MISMATCH",
+				 j->barrier_epoch);
+	return PGAS_OK;
+}
+
+int pgas_barrier_wait(uint32_t id, unsigned flags)
+{
+	static const char call[] = "pgas_barrier_wait";
+	int rc = check(call, flags, 1);
+
+	if (rc)
+		return rc;
+	if (!advance()) {
+		struct pgas__waiter w = PGAS__WAITER_INIT;
+
+		do
+			pgas__wait_step(&w);
+		while (!advance());
+	}
+	return finish(call, id, flags);
+}
+
+int pgas_barrier_try(uint32_t id, unsigned flags)
+{
+	static const char call[] = "pgas_barrier_try";
+	int rc = check(call, flags, 1);
+
+	if (rc)
+		return rc;
+	pgas__progress(PGAS__CHANMASK_ALL, 64);
+	if (!advance())
+		return PGAS_ERR_NOT_READY;
+	return finish(call, id, flags);
+}
+
+int pgas_barrier(uint32_t id, unsigned flags)
+{
+	int rc = pgas_barrier_notify(id, flags);
+
+	return rc ? rc : pgas_barrier_wait(id, flags);
+}

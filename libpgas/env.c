@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * env.c - the single table of environment variables.
+ *
+ * Every knob of libpgas is one row here: name, default, bounds and what it
+ * does.  PGAS_VERBOSEENV=1 prints the table with the values in force.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
+
+enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM };
+
+struct env_var {
+	const char *name;
+	enum var_kind kind;
+	const char *dflt;
+	unsigned long long min, max;
+	const char *const *choices;	/* VAR_ENUM: NULL-terminated */
+	size_t offset;			/* into struct pgas_config */
+	const char *help;
+};
+
+static const char *const wait_modes[] = { "auto", "spin", "yield", "block", NULL };
+static const char *const error_modes[] = { "print", "quiet", "abort", NULL };
+static const char *const conduits[] = { "auto", "shm", "kmod", NULL };
+
+#define CFG(field) offsetof(struct pgas_config, field)
+static const struct env_var vars[] = {
+	{ "PGAS_CONDUIT", VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
+	  "device: kmod if /dev/pgas exists, else shm" },
+	{ "PGAS_WAIT_MODE", VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
+	  "how waits idle: auto = spin if ranks <= cpus, else spin-then-block" },
+	{ "PGAS_SPIN_LIMIT", VAR_UINT, "2000", 1, 100000000, NULL, CFG(spin_limit),
+	  "polls before a yield/block wait gives the cpu away" },
+	{ "PGAS_MBOX_SLOTS", VAR_UINT, "256", 16, 32768, NULL, CFG(mbox_slots),
+	  "64-byte slots per mailbox ring (power of two)" },
+	{ "PGAS_NOTIFY_ENTRIES", VAR_UINT, "1024", 16, 1u << 20, NULL, CFG(notify_entries),
+	  "entries of the notification ring (power of two)" },
+	{ "PGAS_MAX_MEDIUM", VAR_UINT, "8192", 512, 1u << 20, NULL, CFG(max_medium),
+	  "largest AM Medium payload in bytes" },
+	{ "PGAS_AM_PACKET_MAX", VAR_UINT, "952", 56, PGAS_STATUS_MAX_LEN, NULL, CFG(packet_max),
+	  "largest AM body sent as VELO packets; larger Medium payloads use a bounce buffer" },
+	{ "PGAS_BOUNCE_BUFS", VAR_UINT, "2", 1, 64, NULL, CFG(bounce_bufs),
+	  "bounce buffers per source rank and channel" },
+	{ "PGAS_SEGMENT_SIZE", VAR_SIZE, "64M", 0, 1ull << 40, NULL, CFG(segment_size),
+	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
+	{ "PGAS_ERROR_MODE", VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
+	  "on a failed call: print the message, stay quiet, or abort" },
+	{ "PGAS_VERBOSEENV", VAR_UINT, "0", 0, 1, NULL, CFG(verbose_env),
+	  "1 = rank 0 prints this table at init" },
+};
+#undef CFG
+
+static int parse(const struct env_var *v, const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (v->kind == VAR_ENUM) {
+		for (unsigned i = 0; v->choices[i]; i++)
+			if (!strcmp(s, v->choices[i])) {
+				*out = i;
+				return 0;
+			}
+		return -1;
+	}
+	if (*s == '-')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	if (v->kind == VAR_SIZE && *end) {
+		unsigned shift = *end == 'K' || *end == 'k' ? 10 :
+				 *end == 'M' || *end == 'm' ? 20 :
+				 *end == 'G' || *end == 'g' ? 30 : 0;
+
+		if (!shift || end[1] || *out > (~0ull >> shift))
+			return -1;
+		*out <<= shift;
+		end++;
+	}
+	if (*end || *out < v->min || *out > v->max)
+		return -1;
+	return 0;
+}
+
+static void store(const struct env_var *v, unsigned long long val)
+{
+	char *field = (char *)&pgas__cfg + v->offset;
+
+	if (v->kind == VAR_SIZE)
+		*(size_t *)field = (size_t)val;
+	else if (v->kind == VAR_ENUM)
+		*(int *)field = (int)val;
+	else
+		*(unsigned *)field = (unsigned)val;
+}
+
+static int is_pow2(unsigned x)
+{
+	return x && !(x & (x - 1));
+}
+
+int pgas__config_load(char *msg, size_t msglen)
+{
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const struct env_var *v = &vars[i];
+		const char *s = getenv(v->name);
+		unsigned long long val;
+
+		if (parse(v, v->dflt, &val))
+			abort();	/* a bad default is a bug of this table */
+		if (s && parse(v, s, &val)) {
+			if (v->kind == VAR_ENUM)
+				snprintf(msg, msglen, "%s=%s: expected one of %s|%s|%s%s%s",
+					 v->name, s, v->choices[0], v->choices[1], v->choices[2],
+					 v->choices[3] ? "|" : "", v->choices[3] ? v->choices[3] : "");
+			else
+				snprintf(msg, msglen, "%s=%s: expected a number from %llu to %llu",
+					 v->name, s, v->min, v->max);
+			return PGAS_ERR_INVAL;
+		}
+		store(v, val);
+	}
+	if (!is_pow2(pgas__cfg.mbox_slots) || !is_pow2(pgas__cfg.notify_entries)) {
+		snprintf(msg, msglen, "PGAS_MBOX_SLOTS=%u / PGAS_NOTIFY_ENTRIES=%u: must be powers of two",
+			 pgas__cfg.mbox_slots, pgas__cfg.notify_entries);
+		return PGAS_ERR_INVAL;
+	}
+	/* A packet message may take at most half a ring. */
+	if (pgas__cfg.packet_max > pgas__cfg.mbox_slots / 2 * PGAS_SLOT_PAYLOAD) {
+		snprintf(msg, msglen,
+			 "PGAS_AM_PACKET_MAX=%u: at most %u with PGAS_MBOX_SLOTS=%u (half a ring)",
+			 pgas__cfg.packet_max, pgas__cfg.mbox_slots / 2 * PGAS_SLOT_PAYLOAD,
+			 pgas__cfg.mbox_slots);
+		return PGAS_ERR_INVAL;
+	}
+	return PGAS_OK;
+}
+
+void pgas__config_print(FILE *f)
+{
+	fprintf(f, "libpgas %d.%d configuration (variable = value  [default] description):\n",
+		PGAS_VERSION_MAJOR, PGAS_VERSION_MINOR);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const struct env_var *v = &vars[i];
+		const char *field = (const char *)&pgas__cfg + v->offset;
+		const char *set = getenv(v->name) ? " (set)" : "";
+
+		if (v->kind == VAR_ENUM)
+			fprintf(f, "  %-20s = %-8s [%s]%s %s\n", v->name,
+				v->choices[*(const int *)field], v->dflt, set, v->help);
+		else if (v->kind == VAR_SIZE)
+			fprintf(f, "  %-20s = %-8zu [%s]%s %s\n", v->name,
+				*(const size_t *)field, v->dflt, set, v->help);
+		else
+			fprintf(f, "  %-20s = %-8u [%s]%s %s\n", v->name,
+				*(const unsigned *)field, v->dflt, set, v->help);
+	}
+}
+
+void pgas_print_config(void *file)
+{
+	pgas__config_print(file ? file : stdout);
+}

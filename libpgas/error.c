@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/* error.c - one place where failures are worded, recorded and reported. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+static _Thread_local char last_error[512];
+
+const char *pgas_strerror(int err)
+{
+	switch (err) {
+	case PGAS_OK: return "success";
+	case PGAS_ERR_INVAL: return "invalid argument";
+	case PGAS_ERR_RANK: return "rank out of range";
+	case PGAS_ERR_BOUNDS: return "address range outside the segment";
+	case PGAS_ERR_HANDLER: return "bad handler index";
+	case PGAS_ERR_STATE: return "call not allowed in this state";
+	case PGAS_ERR_NOMEM: return "out of memory";
+	case PGAS_ERR_SYS: return "system call failed";
+	case PGAS_ERR_NOT_READY: return "not complete yet";
+	case PGAS_ERR_BARRIER_MISMATCH: return "barrier mismatch";
+	case PGAS_ERR_SIZE: return "size over a limit";
+	}
+	return "unknown error";
+}
+
+const char *pgas_last_error(void)
+{
+	return last_error;
+}
+
+static void emit(const char *prefix, const char *text)
+{
+	/* One write so that lines of several ranks do not interleave. */
+	char line[640];
+	int n;
+
+	if (pgas__job.initialised)
+		n = snprintf(line, sizeof(line), "pgas[%u]: %s%s\n", pgas__job.conduit.rank,
+			     prefix, text);
+	else
+		n = snprintf(line, sizeof(line), "pgas: %s%s\n", prefix, text);
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+int pgas__err(int err, const char *call, const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(last_error, sizeof(last_error), "%s: %s", call, text);
+	if (pgas__cfg.error_mode != PGAS_ERRMODE_QUIET)
+		emit("", last_error);
+	if (pgas__cfg.error_mode == PGAS_ERRMODE_ABORT)
+		abort();
+	return err;
+}
+
+void pgas__fatal(const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	emit("fatal: ", text);
+	/* pgasrun sees the non-zero exit and ends the other ranks. */
+	_exit(70);
+}

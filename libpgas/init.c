@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/* init.c - joining and leaving a job, attaching the segment, job queries. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <unistd.h>
+#include "internal.h"
+
+struct pgas__state pgas__g = { .send_block = PGAS__BLOCK_DETACHED };
+struct pgas__job pgas__job;
+
+int pgas__check_attached(const char *call)
+{
+	if (!pgas__job.attached)
+		return pgas__err(PGAS_ERR_STATE, call,
+				 pgas__job.initialised ? "called before pgas_attach"
+						       : "called before pgas_init");
+	return PGAS_OK;
+}
+
+int pgas_init(int *argc, char ***argv)
+{
+	char msg[320] = "";
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (pgas__job.initialised)
+		return pgas__err(PGAS_ERR_STATE, "pgas_init", "called twice");
+	rc = pgas__config_load(msg, sizeof(msg));
+	if (rc)
+		return pgas__err(rc, "pgas_init", "%s", msg);
+
+	struct pgas_conduit *c = &pgas__job.conduit;
+
+	c->geo.mbox_slots = pgas__cfg.mbox_slots;
+	c->geo.notify_entries = pgas__cfg.notify_entries;
+	c->geo.bounce_bufs = pgas__cfg.bounce_bufs;
+	c->geo.bounce_size = (uint32_t)PGAS__ALIGN_UP(pgas__cfg.max_medium, PGAS_CACHELINE);
+	if (pgas__cfg.conduit == PGAS_CONDUIT_KMOD)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_init",
+				 "PGAS_CONDUIT=kmod: this build has no kmod conduit yet");
+	c->kind = PGAS_CONDUIT_SHM;
+	rc = pgas_shm_open(c, msg, sizeof(msg));
+	if (rc)
+		return pgas__err(rc, "pgas_init", "shm conduit: %s", msg);
+	pgas__job.initialised = true;
+	pgas__g.rank = c->rank;
+	pgas__wait_setup();
+	if (pgas__cfg.verbose_env && c->rank == 0)
+		pgas__config_print(stderr);
+	return PGAS_OK;
+}
+
+int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
+{
+	static const char call[] = "pgas_attach";
+	struct pgas_conduit *c = &pgas__job.conduit;
+	char msg[320] = "";
+	int rc;
+
+	if (!pgas__job.initialised)
+		return pgas__err(PGAS_ERR_STATE, call, "called before pgas_init");
+	if (pgas__job.attached)
+		return pgas__err(PGAS_ERR_STATE, call, "called twice");
+	if (!table && count)
+		return pgas__err(PGAS_ERR_INVAL, call, "handler table is NULL but count is %zu", count);
+	for (size_t i = 0; i < count; i++) {
+		unsigned idx = table[i].index;
+
+		if (idx == 0 || idx >= PGAS_MAX_HANDLERS)
+			return pgas__err(PGAS_ERR_HANDLER, call,
+					 "table[%zu].index = %u (must be 1..%d; 0 is reserved)",
+					 i, idx, PGAS_MAX_HANDLERS - 1);
+		if (!table[i].fn)
+			return pgas__err(PGAS_ERR_HANDLER, call, "table[%zu] (index %u) has no function",
+					 i, idx);
+		for (size_t j = 0; j < i; j++)
+			if (table[j].index == idx)
+				return pgas__err(PGAS_ERR_HANDLER, call,
+						 "handler index %u registered twice (table[%zu] and table[%zu])",
+						 idx, j, i);
+	}
+	if (segsize == 0)
+		segsize = pgas__cfg.segment_size;
+	if (segsize > ((size_t)1 << 40))
+		return pgas__err(PGAS_ERR_SIZE, call, "segment size %zu over the 1 TiB limit", segsize);
+	segsize = PGAS__ALIGN_UP(segsize, (size_t)sysconf(_SC_PAGESIZE));
+
+	rc = pgas_shm_attach(c, segsize, msg, sizeof(msg));
+	if (rc)
+		return pgas__err(rc, call, "%s", msg);
+	pgas__g.peers = calloc(c->nranks, sizeof(*pgas__g.peers));
+	if (!pgas__g.peers)
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
+	for (unsigned r = 0; r < c->nranks; r++) {
+		struct pgas__peer *p = &pgas__g.peers[r];
+		const struct pgas_conduit_ep *ep = &c->eps[r];
+
+		p->seg_remote = (char *)(uintptr_t)ep->seg_remote;
+		p->seg_delta = (intptr_t)ep->seg - (intptr_t)ep->seg_remote;
+		p->seg_size = ep->seg_size;
+		p->ctrl = ep->ctrl;
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			p->mbox[ch] = ep->mbox[ch];
+		p->notify = ep->notify;
+		p->bounce = ep->bounce;
+	}
+	for (size_t i = 0; i < count; i++)
+		pgas__g.handlers[table[i].index] = table[i].fn;
+	rc = pgas__am_setup();
+	if (rc)
+		return rc;
+	pgas__job.attached = true;
+	pgas__g.nranks = c->nranks;
+	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
+	/* Nobody may send to a rank before its handlers are registered. */
+	return pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+}
+
+void pgas_exit(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	if (code != 0)
+		_exit(code);	/* pgasrun ends the other ranks */
+	if (pgas__job.initialised) {
+		pgas__am_teardown();
+		pgas_shm_close(&pgas__job.conduit);
+	}
+	free(pgas__g.peers);
+	pgas__g.peers = NULL;
+	pgas__g.nranks = 0;
+	pgas__g.send_block = PGAS__BLOCK_DETACHED;
+	pgas__job.initialised = pgas__job.attached = false;
+	exit(0);
+}
+
+unsigned pgas_rank(void)
+{
+	return pgas__job.conduit.rank;
+}
+
+unsigned pgas_nranks(void)
+{
+	return pgas__job.initialised ? pgas__job.conduit.nranks : 0;
+}
+
+int pgas_seginfo(pgas_seginfo_t *info, unsigned count)
+{
+	int rc = pgas__check_attached("pgas_seginfo");
+
+	if (rc)
+		return rc;
+	if (!info && count)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_seginfo", "info is NULL, count %u", count);
+	if (count > pgas__g.nranks)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_seginfo", "count %u > %u ranks",
+				 count, pgas__g.nranks);
+	for (unsigned r = 0; r < count; r++) {
+		info[r].addr = pgas__g.peers[r].seg_remote;
+		info[r].size = pgas__g.peers[r].seg_size;
+	}
+	return PGAS_OK;
+}
+
+void *pgas_segment_addr(unsigned rank)
+{
+	return rank < pgas__g.nranks ? pgas__g.peers[rank].seg_remote : NULL;
+}
+
+size_t pgas_segment_size(unsigned rank)
+{
+	return rank < pgas__g.nranks ? pgas__g.peers[rank].seg_size : 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* internal.h - what the .c files of libpgas share; not installed. */
+#ifndef PGAS_INTERNAL_H
+#define PGAS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "pgas.h"
+#include "../conduit/conduit.h"
+
+#define PGAS__ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
+
+/* ---- configuration (env.c): the one table of environment variables ------ */
+
+enum pgas_wait_mode {
+	PGAS_WAIT_AUTO,		/* spin if ranks <= cpus, else spin-then-block */
+	PGAS_WAIT_SPIN,
+	PGAS_WAIT_YIELD,	/* spin, then sched_yield between polls */
+	PGAS_WAIT_BLOCK,	/* spin, then sleep on the doorbell futex */
+};
+
+enum pgas_error_mode {
+	PGAS_ERRMODE_PRINT,
+	PGAS_ERRMODE_QUIET,
+	PGAS_ERRMODE_ABORT,
+};
+
+struct pgas_config {
+	unsigned mbox_slots;
+	unsigned notify_entries;
+	unsigned max_medium;
+	unsigned packet_max;	/* Medium bodies above this use a bounce buffer */
+	unsigned bounce_bufs;
+	size_t segment_size;	/* used when attach gets 0 */
+	int wait_mode;		/* enum pgas_wait_mode, as configured */
+	unsigned spin_limit;
+	int error_mode;
+	int verbose_env;
+	int conduit;		/* enum pgas_conduit_kind */
+};
+
+extern struct pgas_config pgas__cfg;
+/* Reads the environment; on a bad value fills msg and returns an error. */
+int pgas__config_load(char *msg, size_t msglen);
+void pgas__config_print(FILE *f);
+
+/* ---- errors (error.c) ---------------------------------------------------- */
+
+/* Records and reports "call: message"; returns err. */
+int pgas__err(int err, const char *call, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), cold));
+/* An error nobody can be told about through a return value: ends the job. */
+void pgas__fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn, cold));
+
+/* ---- state shared by the .c files ---------------------------------------- */
+
+/* Reasons in pgas__g.send_block. */
+#define PGAS__BLOCK_DETACHED	1u
+#define PGAS__BLOCK_HANDLER	2u
+#define PGAS__BLOCK_HSL		4u
+
+struct pgas_token {
+	unsigned src;
+	unsigned chan;		/* channel the message arrived on */
+	bool replied;
+};
+
+struct pgas__job {
+	bool initialised;
+	bool attached;
+	unsigned hsl_held;	/* handler-safe locks this thread holds */
+	unsigned handler_depth;
+	struct pgas_conduit conduit;
+	/* Reassembly buffers of multi-slot messages, one per channel. */
+	unsigned char *body_buf[PGAS_NCHAN];
+	/* Barrier state (barrier.c). */
+	uint32_t barrier_epoch;
+	int barrier_phase;	/* 0 idle, 1 notified */
+	uint32_t barrier_id;
+	unsigned barrier_flags;
+	unsigned barrier_round;
+	uint32_t barrier_acc_flags;
+	uint32_t barrier_acc_id;
+	bool barrier_result_ready;
+	int barrier_result;
+	/* Access region (rma.c). */
+	bool in_region;
+	/* Notification ring consumer state. */
+	uint64_t notify_head;
+	int wait_mode;		/* resolved: never PGAS_WAIT_AUTO */
+};
+
+extern struct pgas__job pgas__job;
+
+/* am.c */
+int pgas__am_setup(void);
+void pgas__am_teardown(void);
+/* Runs up to 'budget' messages of the channels in chan_mask; returns count. */
+int pgas__progress(unsigned chan_mask, int budget);
+#define PGAS__CHANMASK_ALL ((1u << PGAS_CHAN_REQUEST) | (1u << PGAS_CHAN_REPLY))
+#define PGAS__CHANMASK_REPLY (1u << PGAS_CHAN_REPLY)
+/* Which channels a thread may poll while it waits in its current state. */
+unsigned pgas__wait_chanmask(void);
+
+/* wait.c */
+void pgas__wait_setup(void);
+
+/* Checks that the job is attached; returns an error naming call if not. */
+int pgas__check_attached(const char *call);
+
+#endif /* PGAS_INTERNAL_H */

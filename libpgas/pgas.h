@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pgas.h - libpgas public API: active messages, one-sided put/get, barriers.
+ *
+ * Every call returns 0 (PGAS_OK) or a negative PGAS_ERR_* code; on failure
+ * the message naming the call and the offending value is available from
+ * pgas_last_error() and, unless PGAS_ERROR_MODE=quiet, printed to stderr
+ * (PGAS_ERROR_MODE=abort aborts instead).
+ *
+ * Threads: calls come from one thread per process.
+ *
+ * Completion and ordering of RMA (put/get/memset):
+ *  - Local completion: the source buffer of a put may be reused, and the
+ *    destination of a get holds the data.
+ *  - Remote completion: the data is in the target's memory and visible to
+ *    any rank that synchronises with the initiator afterwards (barrier, an
+ *    AM sent after the completion, a put issued after the completion).
+ *  - Blocking calls return remotely complete.  Non-blocking calls (_nb with
+ *    an explicit handle, _nbi with the implicit one) are complete after the
+ *    matching sync.  On conduits that copy in the calling thread (shm, and
+ *    pgas.ko below its offload threshold) they complete before returning
+ *    and their handle is PGAS_HANDLE_DONE; code must not rely on that.
+ *  - No ordering between two outstanding non-blocking operations.  An AM
+ *    sent after a put completed is delivered after the put's data.
+ *  - AM Long: the payload is in the target's segment before the handler
+ *    runs.  AM LongAsync: the same; the source buffer may be reused only
+ *    after the call returns (which is when the copy is done here).
+ */
+#ifndef PGAS_H
+#define PGAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PGAS_VERSION_MAJOR 0
+#define PGAS_VERSION_MINOR 1
+
+/* ---- errors -------------------------------------------------------------- */
+
+enum pgas_err {
+	PGAS_OK = 0,
+	PGAS_ERR_INVAL = -1,		/* bad argument */
+	PGAS_ERR_RANK = -2,		/* rank out of range */
+	PGAS_ERR_BOUNDS = -3,		/* outside a segment */
+	PGAS_ERR_HANDLER = -4,		/* bad or unregistered handler index */
+	PGAS_ERR_STATE = -5,		/* call not allowed now */
+	PGAS_ERR_NOMEM = -6,
+	PGAS_ERR_SYS = -7,		/* system call failed */
+	PGAS_ERR_NOT_READY = -8,	/* try: not complete yet */
+	PGAS_ERR_BARRIER_MISMATCH = -9,
+	PGAS_ERR_SIZE = -10,		/* size over a limit */
+};
+
+const char *pgas_strerror(int err);
+/* Message of the most recent failure of this thread ("" if none). */
+const char *pgas_last_error(void);
+
+/* ---- job ----------------------------------------------------------------- */
+
+typedef struct pgas_token *pgas_token_t;
+
+/*
+ * AM handler.  args: nargs 32-bit arguments.  buf/nbytes: Medium payload
+ * (valid until the handler returns, 8-byte aligned) or Long payload (in
+ * this rank's segment); NULL/0 for Short.
+ */
+typedef void (*pgas_handler_fn)(pgas_token_t token, void *buf, size_t nbytes,
+				const uint32_t *args, unsigned nargs);
+
+typedef struct {
+	unsigned index;			/* 1..PGAS_MAX_HANDLERS-1; 0 is reserved */
+	pgas_handler_fn fn;
+} pgas_handler_entry_t;
+
+#define PGAS_MAX_HANDLERS 256
+#define PGAS_AM_MAX_ARGS 16
+
+typedef struct {
+	void *addr;			/* in the owner's address space */
+	size_t size;
+} pgas_seginfo_t;
+
+/* Joins the job (pgasrun's or a one-rank job without pgasrun). */
+int pgas_init(int *argc, char ***argv);
+/* Registers handlers and creates this rank's segment (collective). */
+int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize);
+/* Leaves the job: code 0 = this rank is done; non-zero ends the whole job. */
+void pgas_exit(int code) __attribute__((noreturn));
+
+unsigned pgas_rank(void);
+unsigned pgas_nranks(void);
+/* Segment of every rank: info[0..count), count <= pgas_nranks(). */
+int pgas_seginfo(pgas_seginfo_t *info, unsigned count);
+void *pgas_segment_addr(unsigned rank);	/* NULL if out of range */
+size_t pgas_segment_size(unsigned rank);
+
+/* Configuration: the env table (PGAS_VERBOSEENV=1 prints it at init). */
+void pgas_print_config(void *file /* FILE * */);
+
+/* ---- active messages ----------------------------------------------------- */
+
+size_t pgas_am_max_medium(void);
+size_t pgas_am_max_long(unsigned rank);
+int pgas_token_rank(pgas_token_t token, unsigned *rank);
+
+static inline int pgas_am_request_short(unsigned rank, unsigned handler,
+					const uint32_t *args, unsigned nargs);
+int pgas_am_request_medium(unsigned rank, unsigned handler,
+			   const void *buf, size_t nbytes,
+			   const uint32_t *args, unsigned nargs);
+/* dst: address in rank's segment, as that rank sees it. */
+int pgas_am_request_long(unsigned rank, unsigned handler,
+			 const void *buf, size_t nbytes, void *dst,
+			 const uint32_t *args, unsigned nargs);
+int pgas_am_request_long_async(unsigned rank, unsigned handler,
+			       const void *buf, size_t nbytes, void *dst,
+			       const uint32_t *args, unsigned nargs);
+
+/* From a request handler only, at most once per request. */
+int pgas_am_reply_short(pgas_token_t token, unsigned handler,
+			const uint32_t *args, unsigned nargs);
+int pgas_am_reply_medium(pgas_token_t token, unsigned handler,
+			 const void *buf, size_t nbytes,
+			 const uint32_t *args, unsigned nargs);
+int pgas_am_reply_long(pgas_token_t token, unsigned handler,
+		       const void *buf, size_t nbytes, void *dst,
+		       const uint32_t *args, unsigned nargs);
+
+/* Runs pending handlers; returns how many ran (>= 0) or an error. */
+static inline int pgas_poll(void);
+
+/* Polls (spin, yield or block per PGAS_WAIT_MODE) until cond is true. */
+#define pgas_block_until(cond)						\
+	do {								\
+		struct pgas__waiter pgas__w = PGAS__WAITER_INIT;	\
+		while (!(cond))						\
+			pgas__wait_step(&pgas__w);			\
+	} while (0)
+
+/* ---- handler-safe locks ------------------------------------------------------ */
+
+/*
+ * A lock that may be taken inside handlers.  While a thread holds one it
+ * must not send requests or poll (those calls fail with PGAS_ERR_STATE):
+ * a handler run by that poll could wait for the same lock forever.
+ */
+typedef struct {
+	int locked;
+} pgas_hsl_t;
+#define PGAS_HSL_INITIALIZER { 0 }
+int pgas_hsl_init(pgas_hsl_t *lock);
+int pgas_hsl_destroy(pgas_hsl_t *lock);
+int pgas_hsl_lock(pgas_hsl_t *lock);
+int pgas_hsl_unlock(pgas_hsl_t *lock);
+/* 0 = taken, PGAS_ERR_NOT_READY = held by someone else. */
+int pgas_hsl_trylock(pgas_hsl_t *lock);
+
+/* ---- one-sided RMA ------------------------------------------------------- */
+
+typedef uint64_t pgas_handle_t;
+#define PGAS_HANDLE_DONE ((pgas_handle_t)0)
+
+static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes);
+static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nbytes);
+static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
+			      const void *src, size_t nbytes);
+static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
+			      const void *src, size_t nbytes);
+static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes);
+static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t nbytes);
+
+/* Register-value forms: nbytes is 1, 2, 4 or 8; dst/src naturally aligned. */
+static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t nbytes);
+static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
+			       size_t nbytes);
+int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes);
+
+/* Explicit handles: wait = block, try = PGAS_ERR_NOT_READY if pending. */
+static inline int pgas_wait_syncnb(pgas_handle_t handle);
+static inline int pgas_try_syncnb(pgas_handle_t handle);
+/* all: every handle; some: at least one (completed ones become DONE). */
+int pgas_wait_syncnb_all(pgas_handle_t *handles, size_t count);
+int pgas_try_syncnb_all(pgas_handle_t *handles, size_t count);
+int pgas_wait_syncnb_some(pgas_handle_t *handles, size_t count);
+int pgas_try_syncnb_some(pgas_handle_t *handles, size_t count);
+
+/* Implicit handle: every _nbi put / get issued so far. */
+static inline int pgas_wait_syncnbi_puts(void);
+static inline int pgas_wait_syncnbi_gets(void);
+static inline int pgas_wait_syncnbi_all(void);
+static inline int pgas_try_syncnbi_puts(void);
+static inline int pgas_try_syncnbi_gets(void);
+static inline int pgas_try_syncnbi_all(void);
+
+/* Access region: the _nbi operations between begin and end get one handle. */
+int pgas_begin_nbi_accessregion(void);
+int pgas_end_nbi_accessregion(pgas_handle_t *handle);
+
+/* Signalling put: put, then a completer notification in rank's ring. */
+int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes,
+		    uint32_t tag);
+typedef struct {
+	unsigned src;		/* rank that wrote the notification */
+	unsigned kind;		/* enum pgas_notify_kind of pgas_abi.h */
+	uint32_t size;
+	uint32_t tag;
+} pgas_notification_t;
+/* 1 = one notification taken, 0 = none pending, < 0 error. */
+int pgas_notify_poll(pgas_notification_t *out);
+
+/* ---- barrier ------------------------------------------------------------- */
+
+#define PGAS_BARRIERFLAG_ANONYMOUS 1u	/* matches any id */
+#define PGAS_BARRIERFLAG_MISMATCH 2u	/* force a mismatch */
+
+int pgas_barrier_notify(uint32_t id, unsigned flags);
+/* PGAS_ERR_BARRIER_MISMATCH if named ids differed or a rank forced it. */
+int pgas_barrier_wait(uint32_t id, unsigned flags);
+/* As wait, or PGAS_ERR_NOT_READY without blocking. */
+int pgas_barrier_try(uint32_t id, unsigned flags);
+int pgas_barrier(uint32_t id, unsigned flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "pgas_fast.h"
+
+#endif /* PGAS_H */

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pgas_fast.h - the inline fast path of libpgas (included by pgas.h).
+ *
+ * Everything here is loads, stores, memcpy and atomics on memory the conduit
+ * mapped: no syscalls, no locks, no function pointers.  Anything unusual
+ * (an error, a full ring, a multi-slot message) leaves through an
+ * out-of-line pgas__*() call.  Names with a double underscore are not API.
+ */
+#ifndef PGAS_FAST_H
+#define PGAS_FAST_H
+
+#include <stdatomic.h>
+#include <string.h>
+#include "../uapi/pgas_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PGAS__LIKELY(x) __builtin_expect(!!(x), 1)
+#define PGAS__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PGAS__COLD __attribute__((cold, noinline))
+
+/* One peer endpoint as this process sees it (hot fields first). */
+struct pgas__peer {
+	char *seg_remote;		/* segment base in the peer's address space */
+	intptr_t seg_delta;		/* local mapping minus seg_remote */
+	size_t seg_size;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_mbox_slot *mbox[PGAS_NCHAN];
+	uint64_t head_seen[PGAS_NCHAN];	/* last head read from ctrl (credits) */
+	struct pgas_notify_entry *notify;
+	unsigned char *bounce;		/* peer's bounce area (for our buffers) */
+	uint32_t bounce_next[PGAS_NCHAN];
+	uint64_t notify_head_seen;
+};
+
+/* One of my own rings, as its consumer. */
+struct pgas__inbox {
+	struct pgas_mbox_slot *slots;
+	uint64_t head;			/* next slot to consume */
+	uint32_t lap;			/* lap expected at head */
+	struct pgas_mbox_slot *next;	/* &slots[head & mask] */
+};
+
+struct pgas__state {
+	/* Hot, read by every inline call. */
+	unsigned nranks;		/* 0 until attached: fails rank checks */
+	unsigned rank;
+	struct pgas__peer *peers;
+	uint64_t status_src;		/* PGAS_STATUS(0, rank, 0, 0, 0, 0) */
+	uint32_t mbox_mask;		/* mbox_slots - 1 */
+	uint32_t mbox_shift;		/* log2(mbox_slots) */
+	/* Non-zero when sends are not allowed: not attached, in a handler, HSL. */
+	unsigned send_block;
+	unsigned wake;			/* peers may sleep: ring their doorbell */
+	struct pgas__inbox inbox[PGAS_NCHAN];
+	struct pgas_ctrl_page *my_ctrl;
+	pgas_handler_fn handlers[PGAS_MAX_HANDLERS];
+	/* Implicit-handle operations that may still be pending. */
+	uint64_t nbi_puts_pending;
+	uint64_t nbi_gets_pending;
+};
+
+extern struct pgas__state pgas__g;
+
+/* State of one wait loop (see wait.c). */
+struct pgas__waiter {
+	unsigned spins;
+	uint32_t bell;		/* doorbell value read before the last check */
+	unsigned char armed;	/* bell is valid: the next step may sleep */
+	unsigned char nosleep;	/* waiting on something no doorbell announces */
+};
+#define PGAS__WAITER_INIT { 0, 0, 0, 0 }
+void pgas__wait_step(struct pgas__waiter *w);
+
+/* Out-of-line helpers, in the library's .c files. */
+int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n);
+int pgas__am_short_slow(unsigned rank, unsigned handler,
+			const uint32_t *args, unsigned nargs);
+void pgas__mbox_wait_space(unsigned rank, unsigned chan, uint64_t need_head);
+void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
+int pgas__poll_slow(void);
+int pgas__sync_pending(const char *call, int what, int block);
+int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n);
+
+/*
+ * Translates addr (in rank's address space) to this process's mapping of
+ * rank's segment, or NULL when [addr, addr+n) is not inside that segment.
+ */
+static inline char *pgas__xlate(unsigned rank, const void *addr, size_t n)
+{
+	const struct pgas__peer *p;
+	uintptr_t off;
+
+	if (PGAS__UNLIKELY(rank >= pgas__g.nranks))
+		return NULL;
+	p = &pgas__g.peers[rank];
+	off = (uintptr_t)addr - (uintptr_t)p->seg_remote;
+	if (PGAS__UNLIKELY(off > p->seg_size || n > p->seg_size - off))
+		return NULL;
+	return (char *)addr + p->seg_delta;
+}
+
+/* ---- RMA ----------------------------------------------------------------- */
+
+static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes)
+{
+	char *d = pgas__xlate(rank, dst, nbytes);
+
+	if (PGAS__UNLIKELY(!d || (!src && nbytes)))
+		return pgas__rma_fail("pgas_put_nbi", rank, dst, nbytes);
+	memcpy(d, src, nbytes);
+	return PGAS_OK;
+}
+
+static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t nbytes)
+{
+	const char *s = pgas__xlate(rank, src, nbytes);
+
+	if (PGAS__UNLIKELY(!s || (!dst && nbytes)))
+		return pgas__rma_fail("pgas_get_nbi", rank, src, nbytes);
+	memcpy(dst, s, nbytes);
+	return PGAS_OK;
+}
+
+static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes)
+{
+	char *d = pgas__xlate(rank, dst, nbytes);
+
+	if (PGAS__UNLIKELY(!d || (!src && nbytes)))
+		return pgas__rma_fail("pgas_put", rank, dst, nbytes);
+	memcpy(d, src, nbytes);
+	atomic_thread_fence(memory_order_release);
+	return PGAS_OK;
+}
+
+static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nbytes)
+{
+	const char *s = pgas__xlate(rank, src, nbytes);
+
+	if (PGAS__UNLIKELY(!s || (!dst && nbytes)))
+		return pgas__rma_fail("pgas_get", rank, src, nbytes);
+	atomic_thread_fence(memory_order_acquire);
+	memcpy(dst, s, nbytes);
+	return PGAS_OK;
+}
+
+static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
+			      const void *src, size_t nbytes)
+{
+	char *d = pgas__xlate(rank, dst, nbytes);
+
+	if (PGAS__UNLIKELY(!d || !handle || (!src && nbytes)))
+		return pgas__rma_fail("pgas_put_nb", rank, dst, nbytes);
+	memcpy(d, src, nbytes);
+	*handle = PGAS_HANDLE_DONE;
+	return PGAS_OK;
+}
+
+static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
+			      const void *src, size_t nbytes)
+{
+	const char *s = pgas__xlate(rank, src, nbytes);
+
+	if (PGAS__UNLIKELY(!s || !handle || (!dst && nbytes)))
+		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
+	memcpy(dst, s, nbytes);
+	*handle = PGAS_HANDLE_DONE;
+	return PGAS_OK;
+}
+
+/* Natural alignment and a size of 1, 2, 4 or 8, in one test. */
+#define PGAS__VAL_OK(addr, n)						\
+	((n) && (n) <= 8 && !((n) & ((n) - 1)) && !((uintptr_t)(addr) & ((n) - 1)))
+
+static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t nbytes)
+{
+	char *d = pgas__xlate(rank, dst, nbytes);
+
+	if (PGAS__UNLIKELY(!d || !PGAS__VAL_OK(d, nbytes)))
+		return pgas__val_fail("pgas_put_val", rank, dst, nbytes);
+	switch (nbytes) {
+	case 1: atomic_store_explicit((_Atomic uint8_t *)d, (uint8_t)value, memory_order_release); break;
+	case 2: atomic_store_explicit((_Atomic uint16_t *)d, (uint16_t)value, memory_order_release); break;
+	case 4: atomic_store_explicit((_Atomic uint32_t *)d, (uint32_t)value, memory_order_release); break;
+	default: atomic_store_explicit((_Atomic uint64_t *)d, value, memory_order_release); break;
+	}
+	return PGAS_OK;
+}
+
+static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
+			       size_t nbytes)
+{
+	const char *s = pgas__xlate(rank, src, nbytes);
+
+	if (PGAS__UNLIKELY(!s || !value || !PGAS__VAL_OK(s, nbytes)))
+		return pgas__val_fail("pgas_get_val", rank, src, nbytes);
+	switch (nbytes) {
+	case 1: *value = atomic_load_explicit((_Atomic uint8_t *)s, memory_order_acquire); break;
+	case 2: *value = atomic_load_explicit((_Atomic uint16_t *)s, memory_order_acquire); break;
+	case 4: *value = atomic_load_explicit((_Atomic uint32_t *)s, memory_order_acquire); break;
+	default: *value = atomic_load_explicit((_Atomic uint64_t *)s, memory_order_acquire); break;
+	}
+	return PGAS_OK;
+}
+
+/* Values of pgas__sync_pending()'s 'what'. */
+#define PGAS__NBI_PUTS 1
+#define PGAS__NBI_GETS 2
+
+static inline int pgas_wait_syncnb(pgas_handle_t handle)
+{
+	if (PGAS__LIKELY(handle == PGAS_HANDLE_DONE)) {
+		atomic_thread_fence(memory_order_acq_rel);
+		return PGAS_OK;
+	}
+	return pgas__sync_pending("pgas_wait_syncnb", 0, 1);
+}
+
+static inline int pgas_try_syncnb(pgas_handle_t handle)
+{
+	if (PGAS__LIKELY(handle == PGAS_HANDLE_DONE)) {
+		atomic_thread_fence(memory_order_acq_rel);
+		return PGAS_OK;
+	}
+	return pgas__sync_pending("pgas_try_syncnb", 0, 0);
+}
+
+#define PGAS__SYNC_NBI(name, mask, block)				\
+	static inline int name(void)					\
+	{								\
+		if (PGAS__LIKELY(!(((mask) & PGAS__NBI_PUTS ? pgas__g.nbi_puts_pending : 0) | \
+				   ((mask) & PGAS__NBI_GETS ? pgas__g.nbi_gets_pending : 0)))) { \
+			atomic_thread_fence(memory_order_acq_rel);	\
+			return PGAS_OK;					\
+		}							\
+		return pgas__sync_pending(#name, (mask), (block));	\
+	}
+PGAS__SYNC_NBI(pgas_wait_syncnbi_puts, PGAS__NBI_PUTS, 1)
+PGAS__SYNC_NBI(pgas_wait_syncnbi_gets, PGAS__NBI_GETS, 1)
+PGAS__SYNC_NBI(pgas_wait_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 1)
+PGAS__SYNC_NBI(pgas_try_syncnbi_puts, PGAS__NBI_PUTS, 0)
+PGAS__SYNC_NBI(pgas_try_syncnbi_gets, PGAS__NBI_GETS, 0)
+PGAS__SYNC_NBI(pgas_try_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 0)
+#undef PGAS__SYNC_NBI
+
+/* ---- active messages ----------------------------------------------------- */
+
+/* Lap number stored in a status word for ring ticket t. */
+static inline uint32_t pgas__lap(uint64_t t)
+{
+	return (uint32_t)((t >> pgas__g.mbox_shift) + 1) & 0xffffu;
+}
+
+/*
+ * AM Short request: one slot when the arguments fit in 56 bytes (up to 14),
+ * otherwise the multi-slot path.  Reserve, write, publish (see pgas_abi.h).
+ */
+static inline int pgas_am_request_short(unsigned rank, unsigned handler,
+					const uint32_t *args, unsigned nargs)
+{
+	struct pgas__peer *p;
+	struct pgas_mbox_slot *slot;
+	uint64_t t;
+
+	if (PGAS__UNLIKELY(rank >= pgas__g.nranks || handler >= PGAS_MAX_HANDLERS ||
+			   !pgas__g.handlers[handler] || nargs > PGAS_SLOT_PAYLOAD / 4 ||
+			   (!args && nargs) || pgas__g.send_block))
+		return pgas__am_short_slow(rank, handler, args, nargs);
+	p = &pgas__g.peers[rank];
+	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[PGAS_CHAN_REQUEST].tail,
+				      1, memory_order_relaxed);
+	if (PGAS__UNLIKELY(t - p->head_seen[PGAS_CHAN_REQUEST] > pgas__g.mbox_mask))
+		pgas__mbox_wait_space(rank, PGAS_CHAN_REQUEST, t + 1);
+	slot = &p->mbox[PGAS_CHAN_REQUEST][t & pgas__g.mbox_mask];
+	memcpy(slot->payload, args, (size_t)nargs * 4);
+	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
+			      pgas__g.status_src | pgas__lap(t) |
+			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
+			      memory_order_release);
+	if (PGAS__UNLIKELY(pgas__g.wake))
+		pgas__ring_doorbell(p->ctrl);
+	return PGAS_OK;
+}
+
+/* Runs handlers if a message waits in either of my rings. */
+static inline int pgas_poll(void)
+{
+	const struct pgas__inbox *req = &pgas__g.inbox[PGAS_CHAN_REQUEST];
+	const struct pgas__inbox *rep = &pgas__g.inbox[PGAS_CHAN_REPLY];
+
+	if (PGAS__LIKELY(pgas__g.send_block == 0 &&
+			 (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
+					       memory_order_relaxed) & 0xffffu) != req->lap &&
+			 (atomic_load_explicit((_Atomic uint64_t *)&rep->next->status,
+					       memory_order_relaxed) & 0xffffu) != rep->lap))
+		return 0;
+	return pgas__poll_slow();
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PGAS_FAST_H */

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rma.c - the slow side of put/get: error reports, handles, access regions,
+ * memset and the signalling put with its notification ring.
+ *
+ * On this conduit every transfer is a copy by the initiating thread and is
+ * complete when the call returns; a handle is therefore always
+ * PGAS_HANDLE_DONE and anything else is not a handle of this job.
+ */
+#include "internal.h"
+
+int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n)
+{
+	const struct pgas__peer *p;
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (rank >= pgas__g.nranks)
+		return pgas__err(PGAS_ERR_RANK, call, "rank %u out of range (job has %u ranks)",
+				 rank, pgas__g.nranks);
+	p = &pgas__g.peers[rank];
+	if (pgas__xlate(rank, addr, n))
+		return pgas__err(PGAS_ERR_INVAL, call,
+				 "local buffer or handle pointer is NULL (nbytes %zu)", n);
+	return pgas__err(PGAS_ERR_BOUNDS, call,
+			 "[%p, +%zu) is outside rank %u's segment [%p, +%zu)",
+			 addr, n, rank, (void *)p->seg_remote, p->seg_size);
+}
+
+int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n)
+{
+	if (n != 1 && n != 2 && n != 4 && n != 8)
+		return pgas__err(PGAS_ERR_INVAL, call, "nbytes %zu (must be 1, 2, 4 or 8)", n);
+	if (pgas__xlate(rank, addr, n) && ((uintptr_t)addr & (n - 1)))
+		return pgas__err(PGAS_ERR_INVAL, call, "address %p not aligned to %zu", addr, n);
+	return pgas__rma_fail(call, rank, addr, n);
+}
+
+int pgas__sync_pending(const char *call, int what, int block)
+{
+	(void)block;
+	if (!what)	/* an explicit handle other than PGAS_HANDLE_DONE */
+		return pgas__err(PGAS_ERR_INVAL, call, "not a handle of this job");
+	/* Implicit operations are never left pending by this conduit. */
+	return pgas__err(PGAS_ERR_STATE, call, "implicit-handle counters corrupted");
+}
+
+static int sync_many(const char *call, pgas_handle_t *handles, size_t count)
+{
+	if (!handles && count)
+		return pgas__err(PGAS_ERR_INVAL, call, "handles is NULL but count is %zu", count);
+	for (size_t i = 0; i < count; i++)
+		if (handles[i] != PGAS_HANDLE_DONE)
+			return pgas__err(PGAS_ERR_INVAL, call,
+					 "handles[%zu] = %#llx is not a handle of this job", i,
+					 (unsigned long long)handles[i]);
+	atomic_thread_fence(memory_order_acq_rel);
+	return PGAS_OK;
+}
+
+int pgas_wait_syncnb_all(pgas_handle_t *handles, size_t count)
+{
+	return sync_many("pgas_wait_syncnb_all", handles, count);
+}
+
+int pgas_try_syncnb_all(pgas_handle_t *handles, size_t count)
+{
+	return sync_many("pgas_try_syncnb_all", handles, count);
+}
+
+int pgas_wait_syncnb_some(pgas_handle_t *handles, size_t count)
+{
+	return sync_many("pgas_wait_syncnb_some", handles, count);
+}
+
+int pgas_try_syncnb_some(pgas_handle_t *handles, size_t count)
+{
+	return sync_many("pgas_try_syncnb_some", handles, count);
+}
+
+int pgas_begin_nbi_accessregion(void)
+{
+	static const char call[] = "pgas_begin_nbi_accessregion";
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (pgas__job.in_region)
+		return pgas__err(PGAS_ERR_STATE, call, "already inside an access region");
+	pgas__job.in_region = true;
+	return PGAS_OK;
+}
+
+int pgas_end_nbi_accessregion(pgas_handle_t *handle)
+{
+	static const char call[] = "pgas_end_nbi_accessregion";
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (!handle)
+		return pgas__err(PGAS_ERR_INVAL, call, "handle is NULL");
+	if (!pgas__job.in_region)
+		return pgas__err(PGAS_ERR_STATE, call, "no access region is open");
+	pgas__job.in_region = false;
+	*handle = PGAS_HANDLE_DONE;
+	return PGAS_OK;
+}
+
+int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)
+{
+	char *d = pgas__xlate(rank, dst, nbytes);
+
+	if (!d)
+		return pgas__rma_fail("pgas_memset", rank, dst, nbytes);
+	memset(d, byte, nbytes);
+	atomic_thread_fence(memory_order_release);
+	return PGAS_OK;
+}
+
+/* ---- signalling put and the notification ring --------------------------- */
+
+static uint32_t notify_lap(uint64_t t)
+{
+	return (uint32_t)((t / pgas__job.conduit.geo.notify_entries) + 1) & 0xffffu;
+}
+
+int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
+{
+	static const char call[] = "pgas_put_signal";
+	uint64_t entries = pgas__job.conduit.geo.notify_entries;
+	struct pgas__peer *p;
+	struct pgas_notify_entry *e;
+	uint64_t t;
+	char *d = pgas__xlate(rank, dst, nbytes);
+
+	if (!d || (!src && nbytes))
+		return pgas__rma_fail(call, rank, dst, nbytes);
+	if (nbytes > UINT32_MAX)
+		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu does not fit a notification",
+				 nbytes);
+	if (pgas__job.hsl_held)
+		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	memcpy(d, src, nbytes);
+	p = &pgas__g.peers[rank];
+	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->notify.tail, 1,
+				      memory_order_relaxed);
+	if (t - p->notify_head_seen >= entries) {
+		struct pgas__waiter w = { .nosleep = 1 };
+
+		for (;;) {
+			p->notify_head_seen = atomic_load_explicit(
+				(_Atomic uint64_t *)&p->ctrl->notify.head, memory_order_acquire);
+			if (t - p->notify_head_seen < entries)
+				break;
+			pgas__wait_step(&w);
+		}
+	}
+	e = &p->notify[t & (entries - 1)];
+	e->size = (uint32_t)nbytes;
+	e->tag = tag;
+	atomic_store_explicit((_Atomic uint64_t *)&e->status,
+			      PGAS_NOTIFY_STATUS(notify_lap(t), pgas__g.rank, PGAS_NOTIFY_COMPLETER),
+			      memory_order_release);
+	if (pgas__g.wake)
+		pgas__ring_doorbell(p->ctrl);
+	return PGAS_OK;
+}
+
+int pgas_notify_poll(pgas_notification_t *out)
+{
+	static const char call[] = "pgas_notify_poll";
+	uint64_t entries = pgas__job.conduit.geo.notify_entries;
+	uint64_t h = pgas__job.notify_head;
+	struct pgas_notify_entry *e;
+	uint64_t s;
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (!out)
+		return pgas__err(PGAS_ERR_INVAL, call, "out is NULL");
+	e = &pgas__g.peers[pgas__g.rank].notify[h & (entries - 1)];
+	s = atomic_load_explicit((_Atomic uint64_t *)&e->status, memory_order_acquire);
+	if (PGAS_NOTIFY_LAP(s) != notify_lap(h))
+		return 0;
+	out->src = PGAS_NOTIFY_SRC(s);
+	out->kind = PGAS_NOTIFY_KIND(s);
+	out->size = e->size;
+	out->tag = e->tag;
+	pgas__job.notify_head = h + 1;
+	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->notify.head, h + 1,
+			      memory_order_release);
+	return 1;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pgasrun - starts an N-rank job on this host.
+ *
+ *   pgasrun -n N [-t SECONDS] [-v] program [args...]
+ *
+ * Relays the bootstrap all-gather (conduit/shm/bootstrap.h), forwards
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT to the ranks, and when a rank exits with a
+ * non-zero code or dies of a signal, names it, ends the others (SIGTERM,
+ * then SIGKILL after a grace period) and exits non-zero.  Ranks die with
+ * the launcher (PR_SET_PDEATHSIG), so no rank outlives it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "../conduit/shm/bootstrap.h"
+
+#define GRACE_MS 2000
+#define PGAS_MAX_ENDPOINTS_LAUNCH 1024u
+
+struct rank {
+	pid_t pid;
+	int sock;		/* our end; -1 once closed */
+	bool running;
+	bool sent;		/* contributed to the current all-gather */
+	struct pgas_boot_msg msg;
+	int fd;			/* descriptor it sent with msg, or -1 */
+};
+
+static struct rank *ranks;
+static unsigned nranks, nrunning, round_count;
+static bool verbose, aborting;
+static int exit_code;
+static long long kill_deadline_ms;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pgasrun -n N [-t SECONDS] [-v] program [args...]\n"
+		"  -n N        number of ranks (1..%u)\n"
+		"  -t SECONDS  end the job (exit 124) if it runs longer\n"
+		"  -v          report each rank's start and exit\n",
+		PGAS_MAX_ENDPOINTS_LAUNCH);
+}
+
+static void signal_all(int sig)
+{
+	for (unsigned r = 0; r < nranks; r++)
+		if (ranks[r].running)
+			kill(ranks[r].pid, sig);
+}
+
+/* Ends the job after a failure; the first failure decides the exit code. */
+static void abort_job(int code)
+{
+	if (aborting)
+		return;
+	aborting = true;
+	exit_code = code;
+	signal_all(SIGTERM);
+	kill_deadline_ms = now_ms() + GRACE_MS;
+}
+
+static void close_sock(struct rank *rk)
+{
+	if (rk->sock >= 0)
+		close(rk->sock);
+	rk->sock = -1;
+}
+
+static void reset_round(void)
+{
+	for (unsigned r = 0; r < nranks; r++) {
+		if (ranks[r].fd >= 0)
+			close(ranks[r].fd);
+		ranks[r].fd = -1;
+		ranks[r].sent = false;
+	}
+	round_count = 0;
+}
+
+static void relay_round(void)
+{
+	for (unsigned dst = 0; dst < nranks; dst++) {
+		if (ranks[dst].sock < 0)
+			continue;
+		for (unsigned src = 0; src < nranks; src++) {
+			int rc = pgas_boot_send(ranks[dst].sock, &ranks[src].msg, ranks[src].fd);
+
+			if (rc < 0 && rc != -EPIPE && rc != -ECONNRESET) {
+				fprintf(stderr, "pgasrun: relaying to rank %u: %s\n", dst,
+					strerror(-rc));
+				abort_job(1);
+				return;
+			}
+		}
+	}
+	reset_round();
+}
+
+static void on_message(unsigned r)
+{
+	struct rank *rk = &ranks[r];
+	struct pgas_boot_msg m;
+	int fd, rc = pgas_boot_recv(rk->sock, &m, &fd);
+
+	if (rc == 0 || rc == -ECONNRESET) {	/* the rank closed its end */
+		close_sock(rk);
+		return;
+	}
+	if (rc < 0 || rk->sent) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "pgasrun: rank %u broke the bootstrap protocol (%s)\n", r,
+			rc < 0 ? strerror(-rc) : "two messages in one exchange");
+		close_sock(rk);
+		abort_job(1);
+		return;
+	}
+	m.src = r;
+	rk->msg = m;
+	rk->fd = fd;
+	rk->sent = true;
+	if (++round_count == nranks)
+		relay_round();
+}
+
+static void on_exit_status(pid_t pid, int status)
+{
+	unsigned r;
+
+	for (r = 0; r < nranks && ranks[r].pid != pid; r++)
+		;
+	if (r == nranks)
+		return;
+	ranks[r].running = false;
+	nrunning--;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		if (!aborting) {
+			fprintf(stderr, "pgasrun: rank %u (pid %d) was killed by signal %d (%s); ending the job\n",
+				r, (int)pid, sig, strsignal(sig));
+			abort_job(128 + sig);
+		} else if (verbose) {
+			fprintf(stderr, "pgasrun: rank %u ended by signal %d\n", r, sig);
+		}
+	} else {
+		int code = WEXITSTATUS(status);
+
+		if (code && !aborting) {
+			fprintf(stderr, "pgasrun: rank %u (pid %d) exited with code %d; ending the job\n",
+				r, (int)pid, code);
+			abort_job(code);
+		} else if (!code && round_count && !ranks[r].sent && !aborting) {
+			fprintf(stderr, "pgasrun: rank %u exited during a bootstrap exchange the others wait in; ending the job\n",
+				r);
+			abort_job(1);
+		} else if (verbose) {
+			fprintf(stderr, "pgasrun: rank %u exited with code %d\n", r, code);
+		}
+	}
+}
+
+static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child)
+{
+	pid_t launcher = getpid();
+	pid_t pid = fork();
+	char buf[32];
+
+	if (pid < 0) {
+		perror("pgasrun: fork");
+		abort_job(1);
+		return;
+	}
+	if (pid > 0) {
+		ranks[r].pid = pid;
+		ranks[r].running = true;
+		nrunning++;
+		if (verbose)
+			fprintf(stderr, "pgasrun: rank %u is pid %d\n", r, (int)pid);
+		return;
+	}
+	/* child */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != launcher)
+		_exit(1);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	if (fcntl(sv_child, F_SETFD, 0) < 0)
+		_exit(127);
+	snprintf(buf, sizeof(buf), "%u", r);
+	setenv(PGAS_ENV_RANK, buf, 1);
+	snprintf(buf, sizeof(buf), "%u", nranks);
+	setenv(PGAS_ENV_NRANKS, buf, 1);
+	snprintf(buf, sizeof(buf), "%d", sv_child);
+	setenv(PGAS_ENV_BOOT_FD, buf, 1);
+	execvp(argv[0], argv);
+	fprintf(stderr, "pgasrun: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = 0, limit_s = 0;
+	long long deadline_ms = 0;
+	sigset_t mask, oldmask;
+	struct pollfd *pfd;
+	int opt, sfd, *child_socks;
+	char *end;
+
+	while ((opt = getopt(argc, argv, "+n:t:vh")) != -1) {
+		switch (opt) {
+		case 'n':
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || n == 0 || n > PGAS_MAX_ENDPOINTS_LAUNCH) {
+				fprintf(stderr, "pgasrun: -n %s: expected 1..%u ranks\n", optarg,
+					PGAS_MAX_ENDPOINTS_LAUNCH);
+				return 2;
+			}
+			break;
+		case 't':
+			errno = 0;
+			limit_s = strtoul(optarg, &end, 10);
+			if (errno || *end || limit_s == 0) {
+				fprintf(stderr, "pgasrun: -t %s: expected a number of seconds > 0\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!n || optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	nranks = (unsigned)n;
+	ranks = calloc(nranks, sizeof(*ranks));
+	child_socks = calloc(nranks, sizeof(int));
+	pfd = calloc(nranks + 1, sizeof(*pfd));
+	if (!ranks || !child_socks || !pfd) {
+		fprintf(stderr, "pgasrun: out of memory for %u ranks\n", nranks);
+		return 1;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		perror("pgasrun: signalfd");
+		return 1;
+	}
+	for (unsigned r = 0; r < nranks; r++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+			perror("pgasrun: socketpair");
+			return 1;
+		}
+		ranks[r].sock = sv[0];
+		ranks[r].fd = -1;
+		child_socks[r] = sv[1];
+	}
+	for (unsigned r = 0; r < nranks && !aborting; r++)
+		spawn(r, argv + optind, &oldmask, child_socks[r]);
+	for (unsigned r = 0; r < nranks; r++)
+		close(child_socks[r]);
+	if (limit_s)
+		deadline_ms = now_ms() + (long long)limit_s * 1000;
+
+	while (nrunning) {
+		unsigned np = 0;
+		int timeout = -1;
+		long long t = now_ms();
+
+		if (deadline_ms && t >= deadline_ms && !aborting) {
+			fprintf(stderr, "pgasrun: time limit of %lu s reached; ending the job\n",
+				limit_s);
+			abort_job(124);
+			signal_all(SIGKILL);
+		}
+		if (aborting && t >= kill_deadline_ms)
+			signal_all(SIGKILL);
+		if (aborting)
+			timeout = (int)(kill_deadline_ms > t ? kill_deadline_ms - t : 100);
+		else if (deadline_ms)
+			timeout = (int)(deadline_ms - t);
+
+		pfd[np].fd = sfd;
+		pfd[np++].events = POLLIN;
+		for (unsigned r = 0; r < nranks; r++)
+			if (ranks[r].sock >= 0) {
+				pfd[np].fd = ranks[r].sock;
+				pfd[np++].events = POLLIN;
+			}
+		if (poll(pfd, np, timeout) < 0 && errno != EINTR) {
+			perror("pgasrun: poll");
+			abort_job(1);
+			signal_all(SIGKILL);
+		}
+		for (unsigned i = 1; i < np; i++) {
+			if (!pfd[i].revents)
+				continue;
+			for (unsigned r = 0; r < nranks; r++)
+				if (ranks[r].sock == pfd[i].fd) {
+					on_message(r);
+					break;
+				}
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					break;
+				fprintf(stderr, "pgasrun: got signal %u (%s); passing it to the ranks\n",
+					si.ssi_signo, strsignal((int)si.ssi_signo));
+				if (aborting) {
+					signal_all(SIGKILL);
+				} else {
+					signal_all((int)si.ssi_signo);
+					aborting = true;
+					exit_code = 128 + (int)si.ssi_signo;
+					kill_deadline_ms = now_ms() + GRACE_MS;
+				}
+				break;
+			}
+		}
+		for (;;) {
+			int status;
+			pid_t pid = waitpid(-1, &status, WNOHANG);
+
+			if (pid <= 0)
+				break;
+			on_exit_status(pid, status);
+		}
+	}
+	reset_round();
+	for (unsigned r = 0; r < nranks; r++)
+		close_sock(&ranks[r]);
+	free(ranks);
+	free(child_socks);
+	free(pfd);
+	return exit_code;
+}
