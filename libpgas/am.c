@@ -348,6 +348,14 @@ size_t pgas_am_max_medium(void)
 	return pgas__cfg.max_medium;
 }
 
+size_t pgas_am_medium_inline_max(unsigned nargs)
+{
+	size_t aend = args_end(PGAS_MSG_MEDIUM, nargs > PGAS_AM_MAX_ARGS ? PGAS_AM_MAX_ARGS : nargs);
+	size_t max = pgas__cfg.packet_max > aend ? pgas__cfg.packet_max - aend : 0;
+
+	return max < pgas__cfg.max_medium ? max : pgas__cfg.max_medium;
+}
+
 size_t pgas_am_max_long(unsigned rank)
 {
 	return pgas_segment_size(rank);

@@ -104,6 +104,9 @@ void pgas_print_config(void *file /* FILE * */);
 /* ---- active messages ----------------------------------------------------- */
 
 size_t pgas_am_max_medium(void);
+/* Largest Medium payload, with nargs args, carried inline in VELO packets;
+ * larger ones go through a bounce buffer (PGAS_AM_PACKET_MAX). */
+size_t pgas_am_medium_inline_max(unsigned nargs);
 size_t pgas_am_max_long(unsigned rank);
 int pgas_token_rank(pgas_token_t token, unsigned *rank);
 

@@ -7,6 +7,7 @@
  * complete when the call returns; a handle is therefore always
  * PGAS_HANDLE_DONE and anything else is not a handle of this job.
  */
+#include <stdlib.h>
 #include "internal.h"
 
 int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n)
@@ -126,6 +127,59 @@ static uint32_t notify_lap(uint64_t t)
 	return (uint32_t)((t / pgas__job.conduit.geo.notify_entries) + 1) & 0xffffu;
 }
 
+/*
+ * Notifications taken out of my ring while I waited for room in a peer's:
+ * two ranks signalling each other with full rings would otherwise wait
+ * for each other forever.  pgas_notify_poll() serves these first.
+ */
+static struct {
+	pgas_notification_t *q;
+	size_t head, tail, cap;
+} backlog;
+
+/* Takes the next notification out of my ring: 1, or 0 if none. */
+static int take_own(pgas_notification_t *out)
+{
+	uint64_t entries = pgas__job.conduit.geo.notify_entries;
+	uint64_t h = pgas__job.notify_head;
+	struct pgas_notify_entry *e = &pgas__g.peers[pgas__g.rank].notify[h & (entries - 1)];
+	uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&e->status, memory_order_acquire);
+
+	if (PGAS_NOTIFY_LAP(s) != notify_lap(h))
+		return 0;
+	out->src = PGAS_NOTIFY_SRC(s);
+	out->kind = PGAS_NOTIFY_KIND(s);
+	out->size = e->size;
+	out->tag = e->tag;
+	pgas__job.notify_head = h + 1;
+	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->notify.head, h + 1,
+			      memory_order_release);
+	return 1;
+}
+
+static void drain_own_ring(void)
+{
+	pgas_notification_t nt;
+
+	while (take_own(&nt)) {
+		if (backlog.tail - backlog.head == backlog.cap) {
+			size_t cap = backlog.cap ? 2 * backlog.cap : 256;
+			pgas_notification_t *q = malloc(cap * sizeof(*q));
+
+			if (!q)
+				pgas__fatal("no memory to keep %zu notifications", cap);
+			for (size_t i = backlog.head; i < backlog.tail; i++)
+				q[i - backlog.head] = backlog.q[i % backlog.cap];
+			free(backlog.q);
+			backlog.q = q;
+			backlog.tail -= backlog.head;
+			backlog.head = 0;
+			backlog.cap = cap;
+		}
+		backlog.q[backlog.tail++ % backlog.cap] = nt;
+	}
+}
+
 int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
 {
 	static const char call[] = "pgas_put_signal";
@@ -154,6 +208,7 @@ int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, ui
 				(_Atomic uint64_t *)&p->ctrl->notify.head, memory_order_acquire);
 			if (t - p->notify_head_seen < entries)
 				break;
+			drain_own_ring();
 			pgas__wait_step(&w);
 		}
 	}
@@ -171,26 +226,15 @@ int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, ui
 int pgas_notify_poll(pgas_notification_t *out)
 {
 	static const char call[] = "pgas_notify_poll";
-	uint64_t entries = pgas__job.conduit.geo.notify_entries;
-	uint64_t h = pgas__job.notify_head;
-	struct pgas_notify_entry *e;
-	uint64_t s;
 	int rc = pgas__check_attached(call);
 
 	if (rc)
 		return rc;
 	if (!out)
 		return pgas__err(PGAS_ERR_INVAL, call, "out is NULL");
-	e = &pgas__g.peers[pgas__g.rank].notify[h & (entries - 1)];
-	s = atomic_load_explicit((_Atomic uint64_t *)&e->status, memory_order_acquire);
-	if (PGAS_NOTIFY_LAP(s) != notify_lap(h))
-		return 0;
-	out->src = PGAS_NOTIFY_SRC(s);
-	out->kind = PGAS_NOTIFY_KIND(s);
-	out->size = e->size;
-	out->tag = e->tag;
-	pgas__job.notify_head = h + 1;
-	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->notify.head, h + 1,
-			      memory_order_release);
-	return 1;
+	if (backlog.head != backlog.tail) {
+		*out = backlog.q[backlog.head++ % backlog.cap];
+		return 1;
+	}
+	return take_own(out);
 }
