@@ -88,11 +88,13 @@ $(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpgas.a
 
 # ---- tests ------------------------------------------------------------------
 
-check: all
+check:
+	scripts/deps.sh test
+	$(MAKE) all
 	scripts/check-all.sh
 
 check-native: all
-	scripts/check-native.sh
+	scripts/check-native.sh $(B)
 
 check-vm check-kunit:
 	@echo "$@: this tier arrives with pgas.ko (issue 3); nothing to run yet"

@@ -227,7 +227,7 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 			pgas__wait_step(&w);
 	}
 	atomic_store_explicit((_Atomic uint32_t *)&bh->busy, 1, memory_order_relaxed);
-	memcpy(bb + PGAS_CACHELINE, buf, nbytes);
+	pgas__copy(bb + PGAS_CACHELINE, buf, nbytes);
 	am_send(chan, rank, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref, sizeof(ref),
 		NULL, 0);
 	return PGAS_OK;
@@ -248,7 +248,7 @@ static int long_(const char *call, unsigned chan, unsigned rank, unsigned handle
 	d = pgas__xlate(rank, dst, nbytes);
 	if (!d)
 		return pgas__rma_fail(call, rank, dst, nbytes);
-	memcpy(d, buf, nbytes);
+	pgas__copy(d, buf, nbytes);
 	/* am_send's release store orders the payload before the header. */
 	am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL, 0);
 	return PGAS_OK;
@@ -477,5 +477,6 @@ int pgas__poll_slow(void)
 		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
 	if (b & PGAS__BLOCK_HSL)
 		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	pgas__barrier_progress();
 	return pgas__progress(PGAS__CHANMASK_ALL, 64);
 }

@@ -59,6 +59,10 @@ static bool advance(void)
 	struct pgas__job *j = &pgas__job;
 	unsigned rounds = nrounds(pgas__g.nranks);
 
+	if (j->barrier_round >= rounds) {
+		pgas__g.barrier_pending = 0;
+		return true;
+	}
 	while (j->barrier_round < rounds) {
 		struct pgas_barrier_flag *f =
 			&pgas__g.my_ctrl->barrier[j->barrier_round][j->barrier_epoch & 1];
@@ -70,7 +74,14 @@ static bool advance(void)
 		if (++j->barrier_round < rounds)
 			send_round(j->barrier_round);
 	}
+	pgas__g.barrier_pending = 0;
 	return true;
+}
+
+void pgas__barrier_progress(void)
+{
+	if (pgas__g.barrier_pending)
+		advance();
 }
 
 static int check(const char *call, unsigned flags, int want_phase)
@@ -107,8 +118,10 @@ int pgas_barrier_notify(uint32_t id, unsigned flags)
 	j->barrier_acc_id = id;
 	j->barrier_acc_flags = (flags & PGAS_BARRIERFLAG_ANONYMOUS ? 0 : PGAS_BFLAG_NAMED) |
 			       (flags & PGAS_BARRIERFLAG_MISMATCH ? PGAS_BFLAG_MISMATCH : 0);
-	if (pgas__g.nranks > 1)
+	if (pgas__g.nranks > 1) {
+		pgas__g.barrier_pending = 1;
 		send_round(0);
+	}
 	return PGAS_OK;
 }
 

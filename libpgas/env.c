@@ -11,6 +11,7 @@
 #include "internal.h"
 
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
+bool pgas__cfg_loaded;
 
 enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM };
 
@@ -30,6 +31,9 @@ static const char *const conduits[] = { "auto", "shm", "kmod", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
+	/* First, so that a failure to load the rest is reported as asked. */
+	{ "PGAS_ERROR_MODE", VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
+	  "on a failed call: print the message, stay quiet, or abort" },
 	{ "PGAS_CONDUIT", VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
 	  "device: kmod if /dev/pgas exists, else shm" },
 	{ "PGAS_WAIT_MODE", VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
@@ -48,8 +52,6 @@ static const struct env_var vars[] = {
 	  "bounce buffers per source rank and channel" },
 	{ "PGAS_SEGMENT_SIZE", VAR_SIZE, "64M", 0, 1ull << 40, NULL, CFG(segment_size),
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
-	{ "PGAS_ERROR_MODE", VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
-	  "on a failed call: print the message, stay quiet, or abort" },
 	{ "PGAS_VERBOSEENV", VAR_UINT, "0", 0, 1, NULL, CFG(verbose_env),
 	  "1 = rank 0 prints this table at init" },
 };
@@ -107,6 +109,7 @@ static int is_pow2(unsigned x)
 
 int pgas__config_load(char *msg, size_t msglen)
 {
+	pgas__cfg_loaded = true;
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const struct env_var *v = &vars[i];
 		const char *s = getenv(v->name);
@@ -131,7 +134,10 @@ int pgas__config_load(char *msg, size_t msglen)
 			 pgas__cfg.mbox_slots, pgas__cfg.notify_entries);
 		return PGAS_ERR_INVAL;
 	}
-	/* A packet message may take at most half a ring. */
+	/* A packet message may take at most half a ring; the default yields. */
+	if (pgas__cfg.packet_max > pgas__cfg.mbox_slots / 2 * PGAS_SLOT_PAYLOAD &&
+	    !getenv("PGAS_AM_PACKET_MAX"))
+		pgas__cfg.packet_max = pgas__cfg.mbox_slots / 2 * PGAS_SLOT_PAYLOAD;
 	if (pgas__cfg.packet_max > pgas__cfg.mbox_slots / 2 * PGAS_SLOT_PAYLOAD) {
 		snprintf(msg, msglen,
 			 "PGAS_AM_PACKET_MAX=%u: at most %u with PGAS_MBOX_SLOTS=%u (half a ring)",

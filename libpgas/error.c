@@ -52,6 +52,11 @@ int pgas__err(int err, const char *call, const char *fmt, ...)
 	char text[400];
 	va_list ap;
 
+	if (!pgas__cfg_loaded) {	/* a call before pgas_init */
+		char ignored[256];
+
+		pgas__config_load(ignored, sizeof(ignored));
+	}
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);

@@ -41,6 +41,7 @@ struct pgas_config {
 };
 
 extern struct pgas_config pgas__cfg;
+extern bool pgas__cfg_loaded;
 /* Reads the environment; on a bad value fills msg and returns an error. */
 int pgas__config_load(char *msg, size_t msglen);
 void pgas__config_print(FILE *f);
@@ -103,6 +104,9 @@ int pgas__progress(unsigned chan_mask, int budget);
 #define PGAS__CHANMASK_REPLY (1u << PGAS_CHAN_REPLY)
 /* Which channels a thread may poll while it waits in its current state. */
 unsigned pgas__wait_chanmask(void);
+
+/* barrier.c: runs the rounds of a notified barrier that have arrived. */
+void pgas__barrier_progress(void);
 
 /* wait.c */
 void pgas__wait_setup(void);

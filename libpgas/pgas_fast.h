@@ -22,6 +22,16 @@ extern "C" {
 #define PGAS__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PGAS__COLD __attribute__((cold, noinline))
 
+/*
+ * A fence.  TSan does not model fences (GCC rejects them under it); there
+ * the ordering it checks comes from the acquire/release atomics alone.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define PGAS__FENCE(order) __asm__ __volatile__("" ::: "memory")
+#else
+#define PGAS__FENCE(order) atomic_thread_fence(order)
+#endif
+
 /* One peer endpoint as this process sees it (hot fields first). */
 struct pgas__peer {
 	char *seg_remote;		/* segment base in the peer's address space */
@@ -55,6 +65,7 @@ struct pgas__state {
 	/* Non-zero when sends are not allowed: not attached, in a handler, HSL. */
 	unsigned send_block;
 	unsigned wake;			/* peers may sleep: ring their doorbell */
+	unsigned barrier_pending;	/* notified, not complete: polls advance it */
 	struct pgas__inbox inbox[PGAS_NCHAN];
 	struct pgas_ctrl_page *my_ctrl;
 	pgas_handler_fn handlers[PGAS_MAX_HANDLERS];
@@ -105,13 +116,20 @@ static inline char *pgas__xlate(unsigned rank, const void *addr, size_t n)
 
 /* ---- RMA ----------------------------------------------------------------- */
 
+/* memcpy, but zero bytes may come with NULL pointers (memcpy's UB). */
+static inline void pgas__copy(void *dst, const void *src, size_t n)
+{
+	if (PGAS__LIKELY(n))
+		memcpy(dst, src, n);
+}
+
 static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes)
 {
 	char *d = pgas__xlate(rank, dst, nbytes);
 
 	if (PGAS__UNLIKELY(!d || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put_nbi", rank, dst, nbytes);
-	memcpy(d, src, nbytes);
+	pgas__copy(d, src, nbytes);
 	return PGAS_OK;
 }
 
@@ -121,7 +139,7 @@ static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t
 
 	if (PGAS__UNLIKELY(!s || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nbi", rank, src, nbytes);
-	memcpy(dst, s, nbytes);
+	pgas__copy(dst, s, nbytes);
 	return PGAS_OK;
 }
 
@@ -131,8 +149,8 @@ static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nby
 
 	if (PGAS__UNLIKELY(!d || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put", rank, dst, nbytes);
-	memcpy(d, src, nbytes);
-	atomic_thread_fence(memory_order_release);
+	pgas__copy(d, src, nbytes);
+	PGAS__FENCE(memory_order_release);
 	return PGAS_OK;
 }
 
@@ -142,8 +160,8 @@ static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nby
 
 	if (PGAS__UNLIKELY(!s || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get", rank, src, nbytes);
-	atomic_thread_fence(memory_order_acquire);
-	memcpy(dst, s, nbytes);
+	PGAS__FENCE(memory_order_acquire);
+	pgas__copy(dst, s, nbytes);
 	return PGAS_OK;
 }
 
@@ -154,7 +172,7 @@ static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
 
 	if (PGAS__UNLIKELY(!d || !handle || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put_nb", rank, dst, nbytes);
-	memcpy(d, src, nbytes);
+	pgas__copy(d, src, nbytes);
 	*handle = PGAS_HANDLE_DONE;
 	return PGAS_OK;
 }
@@ -166,7 +184,7 @@ static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
 
 	if (PGAS__UNLIKELY(!s || !handle || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
-	memcpy(dst, s, nbytes);
+	pgas__copy(dst, s, nbytes);
 	*handle = PGAS_HANDLE_DONE;
 	return PGAS_OK;
 }
@@ -213,7 +231,7 @@ static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
 static inline int pgas_wait_syncnb(pgas_handle_t handle)
 {
 	if (PGAS__LIKELY(handle == PGAS_HANDLE_DONE)) {
-		atomic_thread_fence(memory_order_acq_rel);
+		PGAS__FENCE(memory_order_acq_rel);
 		return PGAS_OK;
 	}
 	return pgas__sync_pending("pgas_wait_syncnb", 0, 1);
@@ -222,7 +240,7 @@ static inline int pgas_wait_syncnb(pgas_handle_t handle)
 static inline int pgas_try_syncnb(pgas_handle_t handle)
 {
 	if (PGAS__LIKELY(handle == PGAS_HANDLE_DONE)) {
-		atomic_thread_fence(memory_order_acq_rel);
+		PGAS__FENCE(memory_order_acq_rel);
 		return PGAS_OK;
 	}
 	return pgas__sync_pending("pgas_try_syncnb", 0, 0);
@@ -233,7 +251,7 @@ static inline int pgas_try_syncnb(pgas_handle_t handle)
 	{								\
 		if (PGAS__LIKELY(!(((mask) & PGAS__NBI_PUTS ? pgas__g.nbi_puts_pending : 0) | \
 				   ((mask) & PGAS__NBI_GETS ? pgas__g.nbi_gets_pending : 0)))) { \
-			atomic_thread_fence(memory_order_acq_rel);	\
+			PGAS__FENCE(memory_order_acq_rel);	\
 			return PGAS_OK;					\
 		}							\
 		return pgas__sync_pending(#name, (mask), (block));	\
@@ -275,7 +293,8 @@ static inline int pgas_am_request_short(unsigned rank, unsigned handler,
 	if (PGAS__UNLIKELY(t - p->head_seen[PGAS_CHAN_REQUEST] > pgas__g.mbox_mask))
 		pgas__mbox_wait_space(rank, PGAS_CHAN_REQUEST, t + 1);
 	slot = &p->mbox[PGAS_CHAN_REQUEST][t & pgas__g.mbox_mask];
-	memcpy(slot->payload, args, (size_t)nargs * 4);
+	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
+		((uint32_t *)slot->payload)[i] = args[i];
 	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
 			      pgas__g.status_src | pgas__lap(t) |
 			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
@@ -291,7 +310,7 @@ static inline int pgas_poll(void)
 	const struct pgas__inbox *req = &pgas__g.inbox[PGAS_CHAN_REQUEST];
 	const struct pgas__inbox *rep = &pgas__g.inbox[PGAS_CHAN_REPLY];
 
-	if (PGAS__LIKELY(pgas__g.send_block == 0 &&
+	if (PGAS__LIKELY((pgas__g.send_block | pgas__g.barrier_pending) == 0 &&
 			 (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
 					       memory_order_relaxed) & 0xffffu) != req->lap &&
 			 (atomic_load_explicit((_Atomic uint64_t *)&rep->next->status,

@@ -56,7 +56,7 @@ static int sync_many(const char *call, pgas_handle_t *handles, size_t count)
 			return pgas__err(PGAS_ERR_INVAL, call,
 					 "handles[%zu] = %#llx is not a handle of this job", i,
 					 (unsigned long long)handles[i]);
-	atomic_thread_fence(memory_order_acq_rel);
+	PGAS__FENCE(memory_order_acq_rel);
 	return PGAS_OK;
 }
 
@@ -116,7 +116,7 @@ int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)
 	if (!d)
 		return pgas__rma_fail("pgas_memset", rank, dst, nbytes);
 	memset(d, byte, nbytes);
-	atomic_thread_fence(memory_order_release);
+	PGAS__FENCE(memory_order_release);
 	return PGAS_OK;
 }
 
@@ -196,7 +196,7 @@ int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, ui
 				 nbytes);
 	if (pgas__job.hsl_held)
 		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
-	memcpy(d, src, nbytes);
+	pgas__copy(d, src, nbytes);
 	p = &pgas__g.peers[rank];
 	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->notify.tail, 1,
 				      memory_order_relaxed);

@@ -61,6 +61,8 @@ void pgas__wait_step(struct pgas__waiter *w)
 	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
 	unsigned mask = pgas__wait_chanmask();
 
+	if (!pgas__job.handler_depth)
+		pgas__barrier_progress();
 	if (mask && pgas__progress(mask, 64) > 0) {
 		w->spins = 0;
 		w->armed = 0;

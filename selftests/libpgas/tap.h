@@ -23,7 +23,7 @@ static unsigned t_failed_here, t_cases, t_cases_failed;
 static size_t t_seg_usable;
 
 __attribute__((format(printf, 4, 5)))
-static void t_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+static inline void t_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -50,7 +50,7 @@ static void t_fail(const char *file, int line, const char *expr, const char *fmt
 	} while (0)
 
 /* Attaches with room for the harness page after the test's own segsize. */
-static int t_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
+static inline int t_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 {
 	int rc = pgas_attach(table, count, segsize + T_PAGE);
 
@@ -58,13 +58,13 @@ static int t_attach(const pgas_handler_entry_t *table, size_t count, size_t segs
 	return rc;
 }
 
-static uint64_t *t_slot(unsigned rank)
+static inline uint64_t *t_slot(unsigned rank)
 {
 	return (uint64_t *)((char *)pgas_segment_addr(0) + pgas_segment_size(0) - T_PAGE) + rank;
 }
 
 /* Collective: reports one test case. */
-static void t_case(const char *fmt, ...)
+static inline void t_case(const char *fmt, ...)
 {
 	unsigned me = pgas_rank(), n = pgas_nranks();
 	char name[256];
@@ -93,7 +93,7 @@ static void t_case(const char *fmt, ...)
 	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 }
 
-static void t_done(void)
+static inline void t_done(void)
 {
 	if (pgas_rank() == 0) {
 		printf("1..%u\n", t_cases);

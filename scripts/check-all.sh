@@ -1,0 +1,49 @@
+#!/bin/bash
+# The whole test suite (`make check`): every tier that exists, each ending
+# with its own "N passed, N failed"; this script adds them up and ends with
+# the total on a line of its own.
+#
+#   native        libpgas over the shm conduit (plain -O2 build)
+#   native-asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   native-tsan   the same under ThreadSanitizer (1-3 ranks)
+#   vm, kunit     arrive with pgas.ko
+set -u
+cd "$(dirname "$0")/.."
+total_pass=0
+total_fail=0
+
+# tier NAME CMD...: runs one tier, echoes its output, adds its counts.
+tier() {
+	local name=$1 out line p f
+	shift
+	echo "=== tier $name"
+	out=$(mktemp)
+	"$@" 2>&1 | tee "$out"
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "not ok - tier $name printed no result line"
+		total_fail=$((total_fail + 1))
+	else
+		p=$(echo "$line" | sed -E 's/.*\b([0-9]+) passed.*/\1/')
+		f=$(echo "$line" | sed -E 's/.*\b([0-9]+) failed.*/\1/')
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+	fi
+	rm -f "$out"
+}
+
+build_or_fail() {
+	if ! make -s -j2 "$@" all >/dev/null; then
+		echo "not ok - make $* failed"
+		total_fail=$((total_fail + 1))
+		return 1
+	fi
+}
+
+build_or_fail && tier native scripts/check-native.sh build
+build_or_fail SAN=asan && PGAS_TEST_RANKS="1 2 3 4" tier native-asan scripts/check-native.sh build/asan
+build_or_fail SAN=tsan && PGAS_TEST_RANKS="1 2 3" tier native-tsan scripts/check-native.sh build/tsan
+
+echo
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

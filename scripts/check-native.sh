@@ -1,0 +1,135 @@
+#!/bin/bash
+# Native tier: libpgas over the shm conduit, multi-process via pgasrun.
+#
+#   scripts/check-native.sh [BUILD_DIR]     (default: build)
+#
+# Runs every test program at 1, 2, 3, 4 and 8 ranks, the storm with tiny
+# mailboxes and in every wait mode, the configuration test, and the
+# launcher's failure handling (killed rank, exit code, time limit, signal
+# forwarding, no orphans, nothing left in /dev/shm).  Counts TAP lines; a
+# run whose exit code is not 0 or whose plan does not match counts as a
+# failure.  Ends with "N passed, N failed".
+set -u
+B=${1:-build}
+RANKS=${PGAS_TEST_RANKS:-"1 2 3 4 8"}
+TLIMIT=${PGAS_TEST_TIMEOUT:-300}
+RUN="$B/bin/pgasrun"
+pass=0
+fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+export PGAS_ERROR_MODE=quiet
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+# run_tap LABEL CMD...: runs a TAP-printing job and counts its lines.
+run_tap() {
+	local label=$1 rc p f plan
+	shift
+	"$@" >"$log" 2>"$log.err"
+	rc=$?
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -n 1)
+	sed 's/^/    /' "$log" | grep -v -e '^    ok ' -e '^    1\.\.' || true
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
+		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
+		sed 's/^/    # /' "$log.err" | tail -n 20
+	else
+		echo "ok - $label ($p cases)"
+	fi
+	rm -f "$log.err"
+}
+
+shm_before=$(ls /dev/shm 2>/dev/null | sort)
+
+for n in $RANKS; do
+	for t in rma am errors barrier; do
+		run_tap "$t -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
+	done
+	run_tap "traffic -n $n (16-slot mailboxes)" \
+		env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/traffic"
+done
+for mode in spin yield block; do
+	run_tap "traffic -n 3, PGAS_WAIT_MODE=$mode" \
+		env PGAS_WAIT_MODE=$mode PGAS_MBOX_SLOTS=32 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/traffic" 5000
+done
+run_tap "barrier -n 8 oversubscribed, block mode" \
+	env PGAS_WAIT_MODE=block "$RUN" -n 8 -t "$TLIMIT" "$B/tests/barrier" 500
+run_tap "config (one rank, no launcher)" "$B/tests/config"
+
+# ---- launcher behaviour -------------------------------------------------------
+
+lc="$B/tests/lifecycle"
+start=$(date +%s)
+"$RUN" -n 4 -t 60 "$lc" kill 2 >/dev/null 2>"$log"
+rc=$?
+took=$(($(date +%s) - start))
+if [ $rc -eq 137 ] && grep -q "rank 2 (pid [0-9]*) was killed by signal 9" "$log" && [ $took -lt 30 ]; then
+	ok "SIGKILLed rank: pgasrun names rank 2 and signal 9, exits 137 in ${took}s"
+else
+	notok "SIGKILLed rank: exit $rc after ${took}s: $(cat "$log")"
+fi
+
+"$RUN" -n 3 -t 60 "$lc" exit 1 7 >/dev/null 2>"$log"
+rc=$?
+if [ $rc -eq 7 ] && grep -q "rank 1 (pid [0-9]*) exited with code 7" "$log"; then
+	ok "rank exiting with code 7 ends the job with code 7"
+else
+	notok "exit code propagation: exit $rc: $(cat "$log")"
+fi
+
+"$RUN" -n 3 -t 2 "$lc" hang >/dev/null 2>"$log"
+rc=$?
+if [ $rc -eq 124 ] && grep -q "time limit of 2 s" "$log"; then
+	ok "time limit: a hung job is ended with exit code 124"
+else
+	notok "time limit: exit $rc: $(cat "$log")"
+fi
+
+"$RUN" -n 3 "$lc" hang >"$log.out" 2>"$log" &
+runpid=$!
+for _ in $(seq 100); do
+	[ "$(grep -c ready "$log.out" 2>/dev/null)" = 3 ] && break
+	sleep 0.1
+done
+kill -TERM $runpid
+wait $runpid
+rc=$?
+if [ $rc -eq 143 ] && grep -q "passing it to the ranks" "$log"; then
+	ok "SIGTERM to pgasrun is forwarded; job ends with 143"
+else
+	notok "signal forwarding: exit $rc: $(cat "$log")"
+fi
+rm -f "$log.out"
+
+"$RUN" -n 3 -t 60 "$lc" ok >/dev/null 2>"$log"
+rc=$?
+if [ $rc -eq 0 ]; then ok "clean job exits 0"; else notok "clean job: exit $rc: $(cat "$log")"; fi
+
+"$RUN" -n 0 "$lc" >/dev/null 2>&1
+rc1=$?
+"$RUN" -n 2 /nonexistent/program >/dev/null 2>"$log"
+rc2=$?
+if [ $rc1 -eq 2 ] && [ $rc2 -eq 127 ] && grep -q "cannot run /nonexistent/program" "$log"; then
+	ok "bad -n is a usage error (2); a missing program exits 127 with its name"
+else
+	notok "launcher argument errors: $rc1 $rc2 $(cat "$log")"
+fi
+
+sleep 0.2
+orphans=$(pgrep -f "$B/tests/" || true)
+if [ -z "$orphans" ]; then ok "no rank outlived its job"; else notok "orphans: $orphans"; fi
+shm_after=$(ls /dev/shm 2>/dev/null | sort)
+if [ "$shm_before" = "$shm_after" ]; then
+	ok "nothing left in /dev/shm"
+else
+	notok "/dev/shm changed: $(diff <(echo "$shm_before") <(echo "$shm_after"))"
+fi
+
+echo "native ($B): $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Installs what a target of this project needs from Debian's packages, and
+# nothing that is already there.  Run as root (or with sudo available).
+#
+#   scripts/deps.sh build    compiler and make (the demo and the library)
+#   scripts/deps.sh test     + valgrind (instruction-count checks)
+#   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
+set -eu
+want=(gcc make libc6-dev)
+case "${1:-build}" in
+build) ;;
+test) want+=(valgrind) ;;
+bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
+*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# An index older than a day (or none) is refreshed first.
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
+	$SUDO apt-get update -qq
+fi
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
