@@ -28,7 +28,9 @@ $(error SAN must be empty, asan or tsan)
 endif
 
 OPT      ?= -O2
-CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -fPIC $(SANFLAGS) $(EXTRA_CFLAGS)
+CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror $(SANFLAGS) $(EXTRA_CFLAGS)
+# The library's objects serve the shared library too; programs stay PIE.
+LIBFLAGS := -fPIC
 CPPFLAGS := -I. -Ilibpgas
 LDFLAGS  := $(SANFLAGS)
 
@@ -59,7 +61,7 @@ benches: $(BENCHES)
 
 $(B)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
 
 $(B)/lib/libpgas.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -50,7 +50,7 @@ static const struct env_var vars[] = {
 	  "largest AM body sent as VELO packets; larger Medium payloads use a bounce buffer" },
 	{ "PGAS_BOUNCE_BUFS", VAR_UINT, "2", 1, 64, NULL, CFG(bounce_bufs),
 	  "bounce buffers per source rank and channel" },
-	{ "PGAS_SEGMENT_SIZE", VAR_SIZE, "64M", 0, 1ull << 40, NULL, CFG(segment_size),
+	{ "PGAS_SEGMENT_SIZE", VAR_SIZE, "64M", 4096, 1ull << 40, NULL, CFG(segment_size),
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
 	{ "PGAS_VERBOSEENV", VAR_UINT, "0", 0, 1, NULL, CFG(verbose_env),
 	  "1 = rank 0 prints this table at init" },

@@ -96,22 +96,40 @@ int pgas__poll_slow(void);
 int pgas__sync_pending(const char *call, int what, int block);
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n);
 
+/* Every segment is at least this large (pgas_attach rounds up to pages). */
+#define PGAS__MIN_SEGMENT 4096
+
+/* Is [off, off+n) inside a segment of p? One compare for small constant n. */
+static inline int pgas__in_segment(const struct pgas__peer *p, uintptr_t off, size_t n)
+{
+	if (__builtin_constant_p(n) && n <= PGAS__MIN_SEGMENT)
+		return off <= p->seg_size - n;
+	return off <= p->seg_size && n <= p->seg_size - off;
+}
+
 /*
  * Translates addr (in rank's address space) to this process's mapping of
- * rank's segment, or NULL when [addr, addr+n) is not inside that segment.
+ * rank's segment into *out; false when rank or [addr, addr+n) is bad.
  */
-static inline char *pgas__xlate(unsigned rank, const void *addr, size_t n)
+static inline int pgas__map(unsigned rank, const void *addr, size_t n, char **out)
 {
 	const struct pgas__peer *p;
-	uintptr_t off;
 
 	if (PGAS__UNLIKELY(rank >= pgas__g.nranks))
-		return NULL;
+		return 0;
 	p = &pgas__g.peers[rank];
-	off = (uintptr_t)addr - (uintptr_t)p->seg_remote;
-	if (PGAS__UNLIKELY(off > p->seg_size || n > p->seg_size - off))
-		return NULL;
-	return (char *)addr + p->seg_delta;
+	if (PGAS__UNLIKELY(!pgas__in_segment(p, (uintptr_t)addr - (uintptr_t)p->seg_remote, n)))
+		return 0;
+	*out = (char *)addr + p->seg_delta;
+	return 1;
+}
+
+/* The same, NULL when bad (for paths where a pointer result reads better). */
+static inline char *pgas__xlate(unsigned rank, const void *addr, size_t n)
+{
+	char *d;
+
+	return pgas__map(rank, addr, n, &d) ? d : NULL;
 }
 
 /* ---- RMA ----------------------------------------------------------------- */
@@ -125,9 +143,9 @@ static inline void pgas__copy(void *dst, const void *src, size_t n)
 
 static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes)
 {
-	char *d = pgas__xlate(rank, dst, nbytes);
+	char *d;
 
-	if (PGAS__UNLIKELY(!d || (!src && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put_nbi", rank, dst, nbytes);
 	pgas__copy(d, src, nbytes);
 	return PGAS_OK;
@@ -135,9 +153,9 @@ static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t
 
 static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t nbytes)
 {
-	const char *s = pgas__xlate(rank, src, nbytes);
+	char *s;
 
-	if (PGAS__UNLIKELY(!s || (!dst && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nbi", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
 	return PGAS_OK;
@@ -145,9 +163,9 @@ static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t
 
 static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes)
 {
-	char *d = pgas__xlate(rank, dst, nbytes);
+	char *d;
 
-	if (PGAS__UNLIKELY(!d || (!src && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put", rank, dst, nbytes);
 	pgas__copy(d, src, nbytes);
 	PGAS__FENCE(memory_order_release);
@@ -156,9 +174,9 @@ static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nby
 
 static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nbytes)
 {
-	const char *s = pgas__xlate(rank, src, nbytes);
+	char *s;
 
-	if (PGAS__UNLIKELY(!s || (!dst && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get", rank, src, nbytes);
 	PGAS__FENCE(memory_order_acquire);
 	pgas__copy(dst, s, nbytes);
@@ -168,9 +186,9 @@ static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nby
 static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
 			      const void *src, size_t nbytes)
 {
-	char *d = pgas__xlate(rank, dst, nbytes);
+	char *d;
 
-	if (PGAS__UNLIKELY(!d || !handle || (!src && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || !handle || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put_nb", rank, dst, nbytes);
 	pgas__copy(d, src, nbytes);
 	*handle = PGAS_HANDLE_DONE;
@@ -180,9 +198,9 @@ static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
 static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
 			      const void *src, size_t nbytes)
 {
-	const char *s = pgas__xlate(rank, src, nbytes);
+	char *s;
 
-	if (PGAS__UNLIKELY(!s || !handle || (!dst && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || !handle || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
 	*handle = PGAS_HANDLE_DONE;
@@ -195,9 +213,9 @@ static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
 
 static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t nbytes)
 {
-	char *d = pgas__xlate(rank, dst, nbytes);
+	char *d;
 
-	if (PGAS__UNLIKELY(!d || !PGAS__VAL_OK(d, nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || !PGAS__VAL_OK(d, nbytes)))
 		return pgas__val_fail("pgas_put_val", rank, dst, nbytes);
 	switch (nbytes) {
 	case 1: atomic_store_explicit((_Atomic uint8_t *)d, (uint8_t)value, memory_order_release); break;
@@ -211,9 +229,10 @@ static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t 
 static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
 			       size_t nbytes)
 {
-	const char *s = pgas__xlate(rank, src, nbytes);
+	char *s;
 
-	if (PGAS__UNLIKELY(!s || !value || !PGAS__VAL_OK(s, nbytes)))
+	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || !value ||
+			   !PGAS__VAL_OK(s, nbytes)))
 		return pgas__val_fail("pgas_get_val", rank, src, nbytes);
 	switch (nbytes) {
 	case 1: *value = atomic_load_explicit((_Atomic uint8_t *)s, memory_order_acquire); break;

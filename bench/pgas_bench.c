@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pgas_bench - libpgas on 2 ranks, and the physical limits measured in the
+ * same job:
+ *
+ *   limit.cacheline_rtt   two processes bouncing one shared cache line
+ *   limit.store8/load8    a plain 8-byte store (load) + release (acquire)
+ *                         fence through the same mapping pgas_put uses
+ *   limit.memcpy.S        memcpy of S bytes
+ *
+ *   pgas_bench [section...]   sections: lat am bw rate barrier (default all)
+ *
+ * Rank 0 reports; values are the best of BENCH_REPS repetitions.
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pgas.h"
+#include "bench.h"
+
+enum { H_PING = 1, H_PONG, H_SINK, H_MED, H_MED_PONG, H_LONG };
+
+static unsigned me;
+static volatile unsigned pongs, sunk;
+
+static void h_ping(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
+{
+	(void)b; (void)n;
+	pgas_am_reply_short(t, H_PONG, a, na);
+}
+
+static void h_pong(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
+{
+	(void)t; (void)b; (void)n; (void)a; (void)na;
+	pongs++;
+}
+
+static void h_sink(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
+{
+	(void)t; (void)b; (void)n; (void)a; (void)na;
+	sunk++;
+}
+
+static void h_med(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
+{
+	(void)a; (void)na;
+	pgas_am_reply_medium(t, H_MED_PONG, b, n, NULL, 0);
+}
+
+static void h_long(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
+{
+	unsigned src;
+
+	(void)a; (void)na;
+	pgas_token_rank(t, &src);
+	pgas_am_reply_long(t, H_PONG, b, n, pgas_segment_addr(src), NULL, 0);
+}
+
+/* ---- the physical limit ---------------------------------------------------- */
+
+/* Rank 0 and rank 1 bounce a counter in one line of rank 1's segment. */
+static void limit_cacheline(void)
+{
+	/* Each rank reaches the line through its own mapping of rank 1's segment. */
+	_Atomic uint64_t *mine = (_Atomic uint64_t *)pgas__xlate(
+		1, (char *)pgas_segment_addr(1) + 8192, 8);
+	const uint64_t iters = 200000;
+	double best = 1e9;
+
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0;
+
+		atomic_store(mine, 0);
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = bench_now();
+		for (uint64_t i = 0; i < iters; i++) {
+			if (me == 0) {
+				atomic_store_explicit(mine, 2 * i + 1, memory_order_release);
+				while (atomic_load_explicit(mine, memory_order_acquire) != 2 * i + 2)
+					;
+			} else {
+				while (atomic_load_explicit(mine, memory_order_acquire) != 2 * i + 1)
+					;
+				atomic_store_explicit(mine, 2 * i + 2, memory_order_release);
+			}
+		}
+		if ((bench_now() - t0) / (double)iters < best)
+			best = (bench_now() - t0) / (double)iters;
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	}
+	if (me == 0)
+		bench_result("limit.cacheline_rtt", best * 1e6, "us");
+}
+
+/* ---- latency of 8-byte put/get -------------------------------------------- */
+
+static void lat_put_get(void)
+{
+	const uint64_t iters = 2000000;
+	uint64_t *remote = (uint64_t *)pgas_segment_addr(1) + 2048;
+	_Atomic uint64_t *direct = (_Atomic uint64_t *)pgas__xlate(1, remote, 8);
+	double best[4] = { 1e9, 1e9, 1e9, 1e9 };
+	uint64_t v = 0, acc = 0;
+
+	if (me != 0)
+		return;
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0 = bench_now(), t;
+
+		for (uint64_t i = 0; i < iters; i++)
+			pgas_put(1, remote, &i, 8);
+		t = (bench_now() - t0) / (double)iters;
+		best[0] = t < best[0] ? t : best[0];
+		t0 = bench_now();
+		for (uint64_t i = 0; i < iters; i++) {
+			atomic_store_explicit(direct, i, memory_order_relaxed);
+			atomic_thread_fence(memory_order_release);
+		}
+		t = (bench_now() - t0) / (double)iters;
+		best[1] = t < best[1] ? t : best[1];
+		t0 = bench_now();
+		for (uint64_t i = 0; i < iters; i++) {
+			pgas_get(&v, 1, remote, 8);
+			acc += v;
+		}
+		t = (bench_now() - t0) / (double)iters;
+		best[2] = t < best[2] ? t : best[2];
+		t0 = bench_now();
+		for (uint64_t i = 0; i < iters; i++) {
+			atomic_thread_fence(memory_order_acquire);
+			acc += atomic_load_explicit(direct, memory_order_relaxed);
+		}
+		t = (bench_now() - t0) / (double)iters;
+		best[3] = t < best[3] ? t : best[3];
+	}
+	if (acc == 42)	/* keep the loads */
+		printf("#\n");
+	bench_result("pgas.put8", best[0] * 1e9, "ns");
+	bench_result("limit.store8", best[1] * 1e9, "ns");
+	bench_result("pgas.get8", best[2] * 1e9, "ns");
+	bench_result("limit.load8", best[3] * 1e9, "ns");
+}
+
+/* Put ping-pong: rank 0 puts a flag into rank 1, which puts one back. */
+static void lat_put_pingpong(void)
+{
+	const uint64_t iters = 200000;
+	uint64_t *flag0 = (uint64_t *)pgas_segment_addr(0) + 4096;
+	uint64_t *flag1 = (uint64_t *)pgas_segment_addr(1) + 4096;
+	volatile uint64_t *mine = me == 0 ? flag0 : flag1;
+	double best = 1e9;
+
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0;
+
+		*mine = 0;
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = bench_now();
+		for (uint64_t i = 1; i <= iters; i++) {
+			if (me == 0) {
+				pgas_put_val(1, flag1, i, 8);
+				while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
+					;
+			} else {
+				while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
+					;
+				pgas_put_val(0, flag0, i, 8);
+			}
+		}
+		if ((bench_now() - t0) / (double)iters < best)
+			best = (bench_now() - t0) / (double)iters;
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	}
+	if (me == 0)
+		bench_result("pgas.put8_pingpong", best * 1e6, "us");
+}
+
+/* ---- AM round trips ------------------------------------------------------- */
+
+static double am_rtt(unsigned handler, size_t size, unsigned iters, int kind)
+{
+	static unsigned char buf[1 << 16];
+	double best = 1e9;
+
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0;
+
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		pongs = 0;
+		t0 = bench_now();
+		if (me == 0) {
+			for (unsigned i = 0; i < iters; i++) {
+				uint32_t arg = i;
+
+				if (kind == 0)
+					pgas_am_request_short(1, handler, &arg, 1);
+				else if (kind == 1)
+					pgas_am_request_medium(1, handler, buf, size, NULL, 0);
+				else
+					pgas_am_request_long(1, handler, buf, size,
+							     pgas_segment_addr(1), NULL, 0);
+				pgas_block_until(pongs == i + 1);
+			}
+			if ((bench_now() - t0) / iters < best)
+				best = (bench_now() - t0) / iters;
+		}
+		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);	/* rank 1 serves while waiting */
+	}
+	return best * 1e6;
+}
+
+static void am_section(void)
+{
+	static const size_t med[] = { 8, 56, 256, 512, 952, 1024, 2048, 4096, 8192 };
+	static const size_t lng[] = { 8, 4096, 65536 };
+	char name[64];
+	double v;
+
+	v = am_rtt(H_PING, 0, 200000, 0);
+	if (me == 0)
+		bench_result("pgas.am_short_rtt", v, "us");
+	for (unsigned i = 0; i < sizeof(med) / sizeof(med[0]); i++) {
+		if (med[i] > pgas_am_max_medium())
+			continue;
+		v = am_rtt(H_MED, med[i], 50000, 1);
+		snprintf(name, sizeof(name), "pgas.am_medium_rtt.%zu", med[i]);
+		if (me == 0)
+			bench_result(name, v, "us");
+	}
+	for (unsigned i = 0; i < sizeof(lng) / sizeof(lng[0]); i++) {
+		v = am_rtt(H_LONG, lng[i], 20000, 2);
+		snprintf(name, sizeof(name), "pgas.am_long_rtt.%zu", lng[i]);
+		if (me == 0)
+			bench_result(name, v, "us");
+	}
+}
+
+/* ---- bandwidth -------------------------------------------------------------- */
+
+static void bw_section(void)
+{
+	static unsigned char *src, *dst;
+	size_t max = (size_t)4 << 20;
+	char name[64];
+
+	src = malloc(max);
+	dst = malloc(max);
+	memset(src, 1, max);
+	memset(dst, 2, max);
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	if (me == 0) {
+		char *remote = pgas_segment_addr(1);
+
+		for (size_t s = 8; s <= max; s *= 4) {
+			size_t iters = ((size_t)256 << 20) / s > 2000000 ? 2000000 : ((size_t)256 << 20) / s;
+			double bp = 1e9, bg = 1e9, bm = 1e9, t0, t;
+
+			if (iters < 20)
+				iters = 20;
+			for (int rep = 0; rep < BENCH_REPS; rep++) {
+				t0 = bench_now();
+				for (size_t i = 0; i < iters; i++)
+					pgas_put_nbi(1, remote, src, s);
+				pgas_wait_syncnbi_puts();
+				t = bench_now() - t0;
+				bp = t < bp ? t : bp;
+				t0 = bench_now();
+				for (size_t i = 0; i < iters; i++)
+					pgas_get_nbi(dst, 1, remote, s);
+				pgas_wait_syncnbi_gets();
+				t = bench_now() - t0;
+				bg = t < bg ? t : bg;
+				t0 = bench_now();
+				for (size_t i = 0; i < iters; i++) {
+					memcpy(dst, src, s);
+					__asm__ __volatile__("" ::: "memory");
+				}
+				t = bench_now() - t0;
+				bm = t < bm ? t : bm;
+			}
+			snprintf(name, sizeof(name), "pgas.put_bw.%zu", s);
+			bench_result(name, (double)s * iters / bp / 1e6, "MB/s");
+			snprintf(name, sizeof(name), "pgas.get_bw.%zu", s);
+			bench_result(name, (double)s * iters / bg / 1e6, "MB/s");
+			snprintf(name, sizeof(name), "limit.memcpy_bw.%zu", s);
+			bench_result(name, (double)s * iters / bm / 1e6, "MB/s");
+		}
+	}
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	free(src);
+	free(dst);
+}
+
+/* ---- message rate and barrier ---------------------------------------------- */
+
+static void rate_section(void)
+{
+	const unsigned msgs = 2000000;
+	double best = 1e9;
+
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0;
+
+		sunk = 0;
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = bench_now();
+		if (me == 0)
+			for (unsigned i = 0; i < msgs; i++)
+				pgas_am_request_short(1, H_SINK, NULL, 0);
+		else
+			pgas_block_until(sunk == msgs);
+		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);
+		if (bench_now() - t0 < best)
+			best = bench_now() - t0;
+	}
+	if (me == 0)
+		bench_result("pgas.am_short_rate", msgs / best / 1e6, "Mmsg/s");
+}
+
+static void barrier_section(void)
+{
+	const unsigned iters = 500000;
+	double best = 1e9;
+
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0;
+
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = bench_now();
+		for (unsigned i = 0; i < iters; i++)
+			pgas_barrier(i, 0);
+		if ((bench_now() - t0) / iters < best)
+			best = (bench_now() - t0) / iters;
+	}
+	if (me == 0)
+		bench_result("pgas.barrier", best * 1e6, "us");
+}
+
+static int want(int argc, char **argv, const char *section)
+{
+	if (argc < 2)
+		return 1;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], section))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const pgas_handler_entry_t table[] = {
+		{ H_PING, h_ping }, { H_PONG, h_pong }, { H_SINK, h_sink },
+		{ H_MED, h_med }, { H_MED_PONG, h_pong }, { H_LONG, h_long },
+	};
+
+	if (pgas_init(&argc, &argv) || pgas_attach(table, 6, (size_t)8 << 20))
+		return 1;
+	me = pgas_rank();
+	if (pgas_nranks() != 2) {
+		if (me == 0)
+			fprintf(stderr, "pgas_bench: run with pgasrun -n 2\n");
+		pgas_exit(2);
+	}
+	if (want(argc, argv, "lat")) {
+		limit_cacheline();
+		lat_put_get();
+		lat_put_pingpong();
+	}
+	if (want(argc, argv, "am"))
+		am_section();
+	if (want(argc, argv, "bw"))
+		bw_section();
+	if (want(argc, argv, "rate"))
+		rate_section();
+	if (want(argc, argv, "barrier"))
+		barrier_section();
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	pgas_exit(0);
+}
