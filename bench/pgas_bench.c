@@ -136,44 +136,80 @@ static void lat_put_get(void)
 	}
 	if (acc == 42)	/* keep the loads */
 		printf("#\n");
-	bench_result("pgas.put8", best[0] * 1e9, "ns");
-	bench_result("limit.store8", best[1] * 1e9, "ns");
-	bench_result("pgas.get8", best[2] * 1e9, "ns");
-	bench_result("limit.load8", best[3] * 1e9, "ns");
+	bench_result("pgas.put8_call", best[0] * 1e9, "ns");
+	bench_result("limit.store8_call", best[1] * 1e9, "ns");
+	bench_result("pgas.get8_call", best[2] * 1e9, "ns");
+	bench_result("limit.load8_call", best[3] * 1e9, "ns");
 }
 
-/* Put ping-pong: rank 0 puts a flag into rank 1, which puts one back. */
-static void lat_put_pingpong(void)
+/*
+ * Ping-pongs on two flags, one in each rank's segment; how a rank writes
+ * the peer's flag and reads its own is the variant:
+ *   0 limit.store_pingpong  raw store through the mapping / raw local load
+ *   1 pgas.put8_pingpong    pgas_put / raw local load
+ *   2 limit.load_pingpong   raw local store / raw load through the mapping
+ *   3 pgas.get8_pingpong    raw local store / pgas_get of the peer's flag
+ * In 2 and 3 each rank polls the peer's flag remotely.
+ */
+static double pingpong(int variant)
 {
 	const uint64_t iters = 200000;
-	uint64_t *flag0 = (uint64_t *)pgas_segment_addr(0) + 4096;
-	uint64_t *flag1 = (uint64_t *)pgas_segment_addr(1) + 4096;
-	volatile uint64_t *mine = me == 0 ? flag0 : flag1;
+	unsigned peer = 1 - me;
+	uint64_t *mine = (uint64_t *)pgas_segment_addr(me) + 4096;
+	uint64_t *theirs = (uint64_t *)pgas_segment_addr(peer) + 4096;
+	_Atomic uint64_t *theirs_mapped = (_Atomic uint64_t *)pgas__xlate(peer, theirs, 8);
 	double best = 1e9;
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
 		double t0;
 
-		*mine = 0;
+		__atomic_store_n(mine, 0, __ATOMIC_RELEASE);
 		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 		t0 = bench_now();
 		for (uint64_t i = 1; i <= iters; i++) {
-			if (me == 0) {
-				pgas_put_val(1, flag1, i, 8);
-				while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
-					;
-			} else {
-				while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
-					;
-				pgas_put_val(0, flag0, i, 8);
+			/* rank 0 sends first; rank 1 answers */
+			for (int step = 0; step < 2; step++) {
+				if ((step == 0) == (me == 0)) {		/* send i */
+					if (variant == 0)
+						atomic_store_explicit(theirs_mapped, i, memory_order_release);
+					else if (variant == 1)
+						pgas_put(peer, theirs, &i, 8);
+					else
+						__atomic_store_n(mine, i, __ATOMIC_RELEASE);
+				} else {				/* wait for i */
+					uint64_t v = 0;
+
+					if (variant == 2)
+						while (atomic_load_explicit(theirs_mapped, memory_order_acquire) != i)
+							;
+					else if (variant == 3)
+						do
+							pgas_get(&v, peer, theirs, 8);
+						while (v != i);
+					else
+						while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
+							;
+				}
 			}
 		}
 		if ((bench_now() - t0) / (double)iters < best)
 			best = (bench_now() - t0) / (double)iters;
 		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 	}
-	if (me == 0)
-		bench_result("pgas.put8_pingpong", best * 1e6, "us");
+	return best * 1e6;
+}
+
+static void lat_pingpongs(void)
+{
+	static const char *const names[] = { "limit.store_pingpong", "pgas.put8_pingpong",
+					     "limit.load_pingpong", "pgas.get8_pingpong" };
+
+	for (int v = 0; v < 4; v++) {
+		double t = pingpong(v);
+
+		if (me == 0)
+			bench_result(names[v], t, "us");
+	}
 }
 
 /* ---- AM round trips ------------------------------------------------------- */
@@ -294,6 +330,34 @@ static void bw_section(void)
 
 /* ---- message rate and barrier ---------------------------------------------- */
 
+/* One-way Medium messages of 'size' bytes, as fast as they go. */
+static void medium_rate(size_t size)
+{
+	static unsigned char buf[8192];
+	const unsigned msgs = 200000;
+	double best = 1e9;
+	char name[64];
+
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0;
+
+		sunk = 0;
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = bench_now();
+		if (me == 0)
+			for (unsigned i = 0; i < msgs; i++)
+				pgas_am_request_medium(1, H_SINK, buf, size, NULL, 0);
+		else
+			pgas_block_until(sunk == msgs);
+		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);
+		if (bench_now() - t0 < best)
+			best = bench_now() - t0;
+	}
+	snprintf(name, sizeof(name), "pgas.am_medium_rate.%zu", size);
+	if (me == 0)
+		bench_result(name, msgs / best / 1e6, "Mmsg/s");
+}
+
 static void rate_section(void)
 {
 	const unsigned msgs = 2000000;
@@ -316,6 +380,8 @@ static void rate_section(void)
 	}
 	if (me == 0)
 		bench_result("pgas.am_short_rate", msgs / best / 1e6, "Mmsg/s");
+	medium_rate(256);
+	medium_rate(1024);
 }
 
 static void barrier_section(void)
@@ -365,7 +431,7 @@ int main(int argc, char **argv)
 	if (want(argc, argv, "lat")) {
 		limit_cacheline();
 		lat_put_get();
-		lat_put_pingpong();
+		lat_pingpongs();
 	}
 	if (want(argc, argv, "am"))
 		am_section();

@@ -24,6 +24,14 @@ static size_t args_end(unsigned type, unsigned nargs)
 				      : PGAS__ALIGN_UP((size_t)nargs * 4, 8);
 }
 
+/* Longest body a message can have: a Medium packet, or 16 args + a trailer. */
+static size_t body_limit(void)
+{
+	size_t control = (size_t)PGAS_AM_MAX_ARGS * 4 + sizeof(struct pgas_long_ref);
+
+	return pgas__cfg.packet_max > control ? pgas__cfg.packet_max : control;
+}
+
 int pgas__am_setup(void)
 {
 	struct pgas_conduit *c = &pgas__job.conduit;
@@ -36,8 +44,7 @@ int pgas__am_setup(void)
 		struct pgas__inbox *in = &pgas__g.inbox[ch];
 
 		pgas__job.body_buf[ch] = aligned_alloc(PGAS_CACHELINE,
-				PGAS__ALIGN_UP(pgas__cfg.packet_max + PGAS_SLOT_PAYLOAD,
-					       PGAS_CACHELINE));
+				PGAS__ALIGN_UP(body_limit(), PGAS_CACHELINE));
 		if (!pgas__job.body_buf[ch])
 			return pgas__err(PGAS_ERR_NOMEM, "pgas_attach", "no memory for AM buffers");
 		in->slots = c->eps[c->rank].mbox[ch];
@@ -389,9 +396,9 @@ static int handle_one(unsigned chan)
 	if (k == 1) {
 		body = in->next->payload;
 	} else {
-		if (len > pgas__cfg.packet_max)
-			pgas__fatal("message of %u bytes from rank %u exceeds PGAS_AM_PACKET_MAX=%u",
-				    len, tok.src, pgas__cfg.packet_max);
+		if (len > body_limit())
+			pgas__fatal("message of %u bytes from rank %u exceeds the %zu-byte limit",
+				    len, tok.src, body_limit());
 		body = pgas__job.body_buf[chan];
 		for (unsigned i = 0; i < k; i++) {
 			size_t off = (size_t)i * PGAS_SLOT_PAYLOAD;

@@ -46,9 +46,11 @@ static const struct env_var vars[] = {
 	  "entries of the notification ring (power of two)" },
 	{ "PGAS_MAX_MEDIUM", VAR_UINT, "8192", 512, 1u << 20, NULL, CFG(max_medium),
 	  "largest AM Medium payload in bytes" },
-	{ "PGAS_AM_PACKET_MAX", VAR_UINT, "952", 56, PGAS_STATUS_MAX_LEN, NULL, CFG(packet_max),
+	/* Measured (docs/libpgas.md): bounce buffers beat multi-slot packets in
+	 * round trip and rate for every Medium larger than one slot. */
+	{ "PGAS_AM_PACKET_MAX", VAR_UINT, "56", 56, PGAS_STATUS_MAX_LEN, NULL, CFG(packet_max),
 	  "largest AM body sent as VELO packets; larger Medium payloads use a bounce buffer" },
-	{ "PGAS_BOUNCE_BUFS", VAR_UINT, "2", 1, 64, NULL, CFG(bounce_bufs),
+	{ "PGAS_BOUNCE_BUFS", VAR_UINT, "8", 1, 64, NULL, CFG(bounce_bufs),
 	  "bounce buffers per source rank and channel" },
 	{ "PGAS_SEGMENT_SIZE", VAR_SIZE, "64M", 4096, 1ull << 40, NULL, CFG(segment_size),
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },

@@ -54,6 +54,14 @@ for n in $RANKS; do
 	run_tap "traffic -n $n (16-slot mailboxes)" \
 		env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/traffic"
 done
+# Medium payloads as multi-slot VELO packets (the default sends them via
+# bounce buffers as soon as they exceed one slot).
+for n in 2 3; do
+	run_tap "am -n $n, Medium as multi-slot packets" \
+		env PGAS_AM_PACKET_MAX=952 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/am"
+	run_tap "traffic -n $n, Medium as multi-slot packets, 64-slot mailboxes" \
+		env PGAS_AM_PACKET_MAX=1792 PGAS_MBOX_SLOTS=64 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/traffic" 5000
+done
 for mode in spin yield block; do
 	run_tap "traffic -n 3, PGAS_WAIT_MODE=$mode" \
 		env PGAS_WAIT_MODE=$mode PGAS_MBOX_SLOTS=32 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/traffic" 5000

@@ -183,7 +183,8 @@ static void test_medium(void)
 
 		for (unsigned d = 0; d < n; d++)
 			for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-				medium_roundtrip(d, sizes[s], nargs);
+				if (sizes[s] <= max)	/* inl - 1 wraps when nothing fits inline */
+					medium_roundtrip(d, sizes[s], nargs);
 	}
 	T_EQ(pgas_am_request_medium(me, H_MED, echo_buf, max + 1, NULL, 0), PGAS_ERR_SIZE);
 	pgas_barrier(2, 0);

@@ -1,0 +1,74 @@
+#!/bin/bash
+# make bench: libpgas, the physical limits and the peers, on 2 ranks, in one
+# run.  Writes build/bench/results.txt (raw RESULT lines), report.txt (the
+# table) and report.json.  A peer that cannot be built or run is reported as
+# skipped, never estimated.
+set -u
+cd "$(dirname "$0")/.."
+B=build
+OUT=$B/bench
+mkdir -p "$OUT/peers"
+raw=$OUT/results.txt
+: >"$raw"
+scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
+make -s all || exit 1
+
+note() { echo "NOTE $*" >>"$raw"; echo "bench: $*" >&2; }
+# run LABEL PREFIX_REWRITE CMD...: appends RESULT lines (optionally renamed).
+run() {
+	local label=$1 rename=$2
+	shift 2
+	echo "bench: $label" >&2
+	if ! "$@" >"$OUT/last.out" 2>"$OUT/last.err"; then
+		grep -q RESULT "$OUT/last.out" || { note "$label: failed: $(tail -n 3 "$OUT/last.err" | tr '\n' ' ')"; return; }
+		note "$label: non-zero exit ignored (results were printed before it)"
+	fi
+	grep '^RESULT ' "$OUT/last.out" | sed "s/^RESULT pgas\./RESULT $rename./" >>"$raw"
+}
+
+export PGAS_WAIT_MODE=spin
+run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench
+# AM Medium through each path, to choose PGAS_AM_PACKET_MAX.
+PGAS_AM_PACKET_MAX=56 run "libpgas, Medium via bounce buffers" pgas_bounce \
+	$B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench am rate
+PGAS_MBOX_SLOTS=512 PGAS_AM_PACKET_MAX=8232 run "libpgas, Medium via VELO packets" pgas_packets \
+	$B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench am rate
+unset PGAS_WAIT_MODE
+
+# Instruction counts of the critical paths (deterministic).
+if command -v valgrind >/dev/null; then
+	rm -f "$OUT"/callgrind.*
+	$B/bin/pgasrun -n 2 -t 600 valgrind --tool=callgrind \
+		--callgrind-out-file="$OUT/callgrind.%q{PGAS_RANK}" $B/bench/icount 2>/dev/null
+	callgrind_annotate --inclusive=yes "$OUT/callgrind.0" 2>/dev/null |
+		sed -n 's/^ *\([0-9,]*\) .*=> .*:\(ic_[a-z_0-9]*\) (\([0-9,]*\)x)$/\1 \2 \3/p' |
+		tr -d , | while read -r ir fn calls; do
+			echo "RESULT icount.${fn#ic_} $(awk "BEGIN{print $ir/$calls}") instr" >>"$raw"
+		done
+else
+	note "instruction counts: skipped (valgrind missing)"
+fi
+
+# Peers.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if command -v mpicc.openmpi >/dev/null &&
+	mpicc.openmpi -O2 -o "$OUT/peers/mpi_openmpi" bench/peers/mpi_bench.c 2>"$OUT/last.err"; then
+	run "Open MPI" openmpi mpirun.openmpi --oversubscribe -n 2 "$OUT/peers/mpi_openmpi" openmpi
+else
+	note "Open MPI: skipped (not installed or did not build)"
+fi
+if command -v mpicc.mpich >/dev/null &&
+	mpicc.mpich -O2 -o "$OUT/peers/mpi_mpich" bench/peers/mpi_bench.c 2>"$OUT/last.err"; then
+	run "MPICH" mpich mpirun.mpich -n 2 "$OUT/peers/mpi_mpich" mpich
+else
+	note "MPICH: skipped (not installed or did not build)"
+fi
+if command -v oshcc >/dev/null &&
+	oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err"; then
+	UCX_TLS=sm,self run "OpenSHMEM (oshmem)" oshmem \
+		timeout 300 oshrun --oversubscribe -n 2 "$OUT/peers/shmem"
+else
+	note "OpenSHMEM: skipped (oshcc missing or did not build)"
+fi
+rm -f "$OUT/last.out" "$OUT/last.err"
+python3 scripts/bench_report.py "$raw" "$OUT/report.txt" "$OUT/report.json" && cat "$OUT/report.txt"

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Turns the RESULT lines of scripts/bench.sh into a table and JSON.
+
+Every ratio is computed from values measured in the same run.  A ratio whose
+operand is missing is printed as 'skipped'.
+"""
+import json
+import sys
+
+raw, txt_path, json_path = sys.argv[1:4]
+res, notes = {}, []
+for line in open(raw):
+    f = line.split()
+    if f and f[0] == "RESULT":
+        res[f[1]] = (float(f[2]), f[3])
+    elif f and f[0] == "NOTE":
+        notes.append(line[5:].strip())
+
+
+def v(name):
+    return res[name][0] if name in res else None
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+rows = []  # (section, metric, value, unit, [(ratio label, ratio, target)])
+
+
+def row(section, metric, name, comparisons):
+    val = v(name)
+    unit = res[name][1] if name in res else ""
+    rows.append((section, metric, val, unit,
+                 [(lbl, ratio(val, v(other)) if not inv else ratio(v(other), val), tgt)
+                  for lbl, other, inv, tgt in comparisons]))
+
+
+# The physical limit: the faster of the one-line and two-line ping-pongs.
+if "limit.cacheline_rtt" in res and "limit.store_pingpong" in res:
+    res["limit.line_rtt"] = (min(v("limit.cacheline_rtt"), v("limit.store_pingpong")), "us")
+clrt = "limit.line_rtt"
+row("limit", "cache-line round trip (best of below)", clrt, [])
+row("limit", "  one line, both ranks write it", "limit.cacheline_rtt", [])
+row("limit", "  two lines, raw stores (= put pattern)", "limit.store_pingpong", [])
+row("limit", "  two lines, raw remote loads", "limit.load_pingpong", [])
+row("latency", "AM Short round trip", "pgas.am_short_rtt",
+    [("/cacheline", clrt, False, "<=2"),
+     ("/OpenMPI pingpong", "openmpi.pingpong8_rtt", False, ""),
+     ("/MPICH pingpong", "mpich.pingpong8_rtt", False, "")])
+row("latency", "put 8 B latency (ping-pong of puts)", "pgas.put8_pingpong",
+    [("/raw store ping-pong", "limit.store_pingpong", False, "<=1.5"),
+     ("/OpenMPI pingpong", "openmpi.pingpong8_rtt", False, "")])
+row("latency", "get 8 B latency (ping-pong polled by gets)", "pgas.get8_pingpong",
+    [("/raw load ping-pong", "limit.load_pingpong", False, "<=1.5")])
+row("overhead", "blocking put 8 B, per call in a loop", "pgas.put8_call",
+    [("/store+release fence", "limit.store8_call", False, "")])
+row("overhead", "blocking get 8 B, per call in a loop", "pgas.get8_call",
+    [("/load+acquire fence", "limit.load8_call", False, "")])
+for peer, pname in (("openmpi", "Open MPI"), ("mpich", "MPICH")):
+    row("latency", f"{pname} MPI_Put 8 B + flush", f"{peer}.put8_flush",
+        [("pgas put/this", "pgas.put8_call", True, "")])
+    row("latency", f"{pname} MPI_Get 8 B + flush", f"{peer}.get8_flush",
+        [("pgas get/this", "pgas.get8_call", True, "")])
+row("latency", "OpenSHMEM put 8 B + quiet", "oshmem.put8_quiet",
+    [("pgas put/this", "pgas.put8_call", True, "")])
+row("latency", "OpenSHMEM get 8 B", "oshmem.get8", [("pgas get/this", "pgas.get8_call", True, "")])
+row("barrier", "pgas_barrier", "pgas.barrier",
+    [("/cacheline", clrt, False, "<=1.5"),
+     ("/OpenMPI", "openmpi.barrier", False, ""),
+     ("/MPICH", "mpich.barrier", False, ""),
+     ("/OpenSHMEM", "oshmem.barrier", False, "")])
+for name in sorted((k for k in res if k.startswith("pgas.am_medium_rtt.")),
+                   key=lambda k: int(k.rsplit(".", 1)[1])):
+    size = name.rsplit(".", 1)[1]
+    row("AM Medium", f"round trip {size} B (default)", name,
+        [("/cacheline", clrt, False, ""),
+         ("packets/bounce", f"pgas_packets.am_medium_rtt.{size}", False, ""),
+         ])
+    res.setdefault("_", (0, ""))
+    rows[-1][4].append(("packets us", v(f"pgas_packets.am_medium_rtt.{size}"), ""))
+    rows[-1][4].append(("bounce us", v(f"pgas_bounce.am_medium_rtt.{size}"), ""))
+for name in sorted((k for k in res if k.startswith("pgas.am_long_rtt.")),
+                   key=lambda k: int(k.rsplit(".", 1)[1])):
+    row("AM Long", f"round trip {name.rsplit('.', 1)[1]} B", name, [("/cacheline", clrt, False, "")])
+sizes = sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("pgas.put_bw.")})
+for s in sizes:
+    for op in ("put", "get"):
+        row("bandwidth", f"{op} {s} B", f"pgas.{op}_bw.{s}",
+            [("/memcpy", f"limit.memcpy_bw.{s}", False, ">=0.9" if s >= 1 << 20 else ""),
+             ("/OpenMPI", f"openmpi.{op}_bw.{s}", False, ""),
+             ("/MPICH", f"mpich.{op}_bw.{s}", False, "")])
+row("rate", "AM Short messages (one way)", "pgas.am_short_rate", [])
+for size in (256, 1024):
+    row("rate", f"AM Medium {size} B messages (default)", f"pgas.am_medium_rate.{size}", [])
+    rows[-1][4].append(("packets", v(f"pgas_packets.am_medium_rate.{size}"), ""))
+    rows[-1][4].append(("bounce", v(f"pgas_bounce.am_medium_rate.{size}"), ""))
+for fn, tgt in (("put_nbi8", "<=16"), ("sync_nbi_puts", "<=11"), ("get_nbi8", ""),
+                ("am_short", "<=60"), ("poll_idle", ""), ("barrier_notify", "")):
+    row("instructions", fn, f"icount.{fn}", [])
+    rows[-1][4].append(("target", None, tgt))
+
+
+def fmt(x):
+    return "skipped" if x is None else (f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}")
+
+
+def meets(r, tgt, val):
+    x = val if r is None else r
+    if not tgt or x is None:
+        return ""
+    op, lim = tgt[:2], float(tgt[2:])
+    return " ok" if (x <= lim if op == "<=" else x >= lim) else " MISSED"
+
+
+lines = ["libpgas benchmark, 2 ranks, one run (ratios from the same run)", ""]
+for sec, metric, val, unit, comps in rows:
+    cells = []
+    for lbl, r, tgt in comps:
+        if lbl == "target":
+            cells.append(f"target {tgt}{meets(None, tgt, val)}")
+        else:
+            cells.append(f"{lbl} {fmt(r)}" + (f" (target {tgt}{meets(r, tgt, val)})" if tgt else ""))
+    lines.append(f"{sec:<12} {metric:<38} {fmt(val):>9} {unit:<7} " + "  ".join(cells))
+if notes:
+    lines += ["", "notes:"] + [f"  {n}" for n in notes]
+open(txt_path, "w").write("\n".join(lines) + "\n")
+json.dump({"results": {k: {"value": a, "unit": u} for k, (a, u) in res.items() if k != "_"},
+           "rows": [{"section": s, "metric": m, "value": val, "unit": u,
+                     "ratios": [{"label": l, "ratio": r, "target": t} for l, r, t in c]}
+                    for s, m, val, u, c in rows],
+           "notes": notes}, open(json_path, "w"), indent=1)
