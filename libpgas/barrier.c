@@ -20,6 +20,16 @@ static unsigned nrounds(unsigned n)
 	return r;
 }
 
+/*
+ * The epoch as written in a flag word: never 0 (a flag never written), and
+ * different from the value two barriers earlier in the same parity slot.
+ * Parity comes from the 64-bit counter itself, so it alternates forever.
+ */
+static uint32_t wire_epoch(uint64_t e)
+{
+	return (uint32_t)(e % 0x3fffffffu) + 1;
+}
+
 /* Folds an incoming (flags, id) into the accumulated state. */
 static void combine(uint32_t flags, uint32_t id)
 {
@@ -43,11 +53,10 @@ static void send_round(unsigned k)
 	unsigned n = pgas__g.nranks;
 	unsigned to = (unsigned)(((uint64_t)pgas__g.rank + (1ull << k)) % n);
 	struct pgas_ctrl_page *ctrl = pgas__g.peers[to].ctrl;
-	struct pgas_barrier_flag *f = &ctrl->barrier[k][j->barrier_epoch & 1];
 
-	f->id = j->barrier_acc_id;
-	f->flags = j->barrier_acc_flags;
-	atomic_store_explicit((_Atomic uint32_t *)&f->epoch, j->barrier_epoch,
+	atomic_store_explicit((_Atomic uint64_t *)&ctrl->barrier[k].flag[j->barrier_epoch & 1],
+			      PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags,
+						j->barrier_acc_id),
 			      memory_order_release);
 	if (pgas__g.wake)
 		pgas__ring_doorbell(ctrl);
@@ -57,20 +66,21 @@ static void send_round(unsigned k)
 static bool advance(void)
 {
 	struct pgas__job *j = &pgas__job;
-	unsigned rounds = nrounds(pgas__g.nranks);
+	unsigned rounds = j->barrier_rounds;
 
 	if (j->barrier_round >= rounds) {
 		pgas__g.barrier_pending = 0;
 		return true;
 	}
 	while (j->barrier_round < rounds) {
-		struct pgas_barrier_flag *f =
-			&pgas__g.my_ctrl->barrier[j->barrier_round][j->barrier_epoch & 1];
+		uint64_t w = atomic_load_explicit(
+			(_Atomic uint64_t *)&pgas__g.my_ctrl->barrier[j->barrier_round]
+				.flag[j->barrier_epoch & 1],
+			memory_order_acquire);
 
-		if (atomic_load_explicit((_Atomic uint32_t *)&f->epoch, memory_order_acquire) !=
-		    j->barrier_epoch)
+		if (PGAS_BARRIER_EPOCH(w) != j->barrier_wire)
 			return false;
-		combine(f->flags, f->id);
+		combine(PGAS_BARRIER_FLAGS(w), PGAS_BARRIER_ID(w));
 		if (++j->barrier_round < rounds)
 			send_round(j->barrier_round);
 	}
@@ -112,6 +122,8 @@ int pgas_barrier_notify(uint32_t id, unsigned flags)
 		return rc;
 	j->barrier_phase = 1;
 	j->barrier_epoch++;
+	j->barrier_wire = wire_epoch(j->barrier_epoch);
+	j->barrier_rounds = nrounds(pgas__g.nranks);
 	j->barrier_id = id;
 	j->barrier_flags = flags;
 	j->barrier_round = 0;
@@ -139,8 +151,8 @@ static int finish(const char *call, uint32_t id, unsigned flags)
 				 id, flags, j->barrier_id, j->barrier_flags);
 	if ((j->barrier_acc_flags & PGAS_BFLAG_MISMATCH) || (flags & PGAS_BARRIERFLAG_MISMATCH))
 		return pgas__err(PGAS_ERR_BARRIER_MISMATCH, call,
-				 "barrier %u: named ids differ between ranks or a rank passed PGAS_BARRIERFLAG_MISMATCH",
-				 j->barrier_epoch);
+				 "barrier %llu: named ids differ between ranks or a rank passed PGAS_BARRIERFLAG_MISMATCH",
+				 (unsigned long long)j->barrier_epoch);
 	return PGAS_OK;
 }
 

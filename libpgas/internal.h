@@ -77,7 +77,9 @@ struct pgas__job {
 	/* Reassembly buffers of multi-slot messages, one per channel. */
 	unsigned char *body_buf[PGAS_NCHAN];
 	/* Barrier state (barrier.c). */
-	uint32_t barrier_epoch;
+	uint64_t barrier_epoch;		/* barriers notified so far */
+	uint32_t barrier_wire;		/* its epoch as flags carry it */
+	unsigned barrier_rounds;
 	int barrier_phase;	/* 0 idle, 1 notified */
 	uint32_t barrier_id;
 	unsigned barrier_flags;

@@ -323,17 +323,23 @@ static inline int pgas_am_request_short(unsigned rank, unsigned handler,
 	return PGAS_OK;
 }
 
-/* Runs handlers if a message waits in either of my rings. */
-static inline int pgas_poll(void)
+/* Is a message waiting in either of my rings?  (Only once attached.) */
+static inline int pgas__msgs_waiting(void)
 {
 	const struct pgas__inbox *req = &pgas__g.inbox[PGAS_CHAN_REQUEST];
 	const struct pgas__inbox *rep = &pgas__g.inbox[PGAS_CHAN_REPLY];
 
+	return (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
+				     memory_order_relaxed) & 0xffffu) == req->lap ||
+	       (atomic_load_explicit((_Atomic uint64_t *)&rep->next->status,
+				     memory_order_relaxed) & 0xffffu) == rep->lap;
+}
+
+/* Runs handlers if a message waits in either of my rings. */
+static inline int pgas_poll(void)
+{
 	if (PGAS__LIKELY((pgas__g.send_block | pgas__g.barrier_pending) == 0 &&
-			 (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
-					       memory_order_relaxed) & 0xffffu) != req->lap &&
-			 (atomic_load_explicit((_Atomic uint64_t *)&rep->next->status,
-					       memory_order_relaxed) & 0xffffu) != rep->lap))
+			 !pgas__msgs_waiting()))
 		return 0;
 	return pgas__poll_slow();
 }

@@ -63,7 +63,7 @@ void pgas__wait_step(struct pgas__waiter *w)
 
 	if (!pgas__job.handler_depth)
 		pgas__barrier_progress();
-	if (mask && pgas__progress(mask, 64) > 0) {
+	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
 		w->spins = 0;
 		w->armed = 0;
 		return;

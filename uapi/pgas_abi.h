@@ -42,9 +42,9 @@
  *  clears 'busy' with a RELEASE store after the handler returned; the source
  *  reads it with ACQUIRE.
  *
- *  Barrier flags: each flag has a single writer (the partner of a round); the
- *  writer stores id/flags then the epoch word with RELEASE; the reader loads
- *  the epoch with ACQUIRE.
+ *  Barrier flags: each flag word has a single writer (the partner of a
+ *  round), which stores epoch, id and flags in one RELEASE store; the reader
+ *  loads it with ACQUIRE.
  *
  *  Doorbell: only used when the job's wait mode can sleep.  A producer that
  *  published anything bumps ctrl->doorbell and, if ctrl->sleeping is set,
@@ -174,18 +174,30 @@ struct pgas_ring_ctrl {
 	PGAS_U8 pad1[PGAS_CACHELINE - 8];
 };
 
-/* Dissemination barrier: one flag per round and epoch parity. */
+/*
+ * Dissemination barrier: one flag word per round and epoch parity, written
+ * with ONE 64-bit release store (a reader spinning on the line must not see
+ * the line move once per field).  Each round has a cache line of its own:
+ * different rounds have different writers.
+ *   bits  0..1   flags (PGAS_BFLAG_*)
+ *   bits  2..31  epoch (mod 2^30; 0 = never written)
+ *   bits 32..63  id
+ */
 #define PGAS_BARRIER_ROUNDS	16	/* log2(PGAS_MAX_ENDPOINTS) */
-
-struct pgas_barrier_flag {
-	PGAS_U32 epoch;		/* written last, RELEASE */
-	PGAS_U32 id;
-	PGAS_U32 flags;		/* PGAS_BFLAG_* below */
-	PGAS_U32 pad;
-};
-
 #define PGAS_BFLAG_NAMED	1u	/* 'id' is meaningful */
 #define PGAS_BFLAG_MISMATCH	2u	/* a mismatch was seen upstream */
+#define PGAS_BARRIER_WORD(epoch, flags, id)				\
+	(((unsigned long long)(id) << 32) |				\
+	 (((unsigned long long)(epoch) & 0x3fffffffu) << 2) |		\
+	 ((unsigned long long)(flags) & 3u))
+#define PGAS_BARRIER_EPOCH(w)	((unsigned int)(((w) >> 2) & 0x3fffffffu))
+#define PGAS_BARRIER_FLAGS(w)	((unsigned int)((w) & 3u))
+#define PGAS_BARRIER_ID(w)	((unsigned int)((w) >> 32))
+
+struct pgas_barrier_round {
+	PGAS_U64 flag[2];	/* by epoch parity */
+	PGAS_U8 pad[PGAS_CACHELINE - 16];
+};
 
 struct pgas_ctrl_page {
 	PGAS_U32 magic;		/* PGAS_ABI_MAGIC */
@@ -206,7 +218,7 @@ struct pgas_ctrl_page {
 	PGAS_U32 sleeping;
 	PGAS_U8 pad2[PGAS_CACHELINE - 8];
 
-	struct pgas_barrier_flag barrier[PGAS_BARRIER_ROUNDS][2];
+	struct pgas_barrier_round barrier[PGAS_BARRIER_ROUNDS];
 };
 
 /* Header of one bounce buffer; its data follows at the next cache line. */
