@@ -31,7 +31,7 @@ OPT      ?= -O2
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror $(SANFLAGS) $(EXTRA_CFLAGS)
 # The library's objects serve the shared library too; programs stay PIE.
 LIBFLAGS := -fPIC
-CPPFLAGS := -I. -Ilibpgas
+CPPFLAGS := -I. -Ilibpgas -Iuapi
 LDFLAGS  := $(SANFLAGS)
 
 LIB_SRCS := libpgas/init.c libpgas/env.c libpgas/error.c libpgas/am.c libpgas/rma.c \
@@ -115,13 +115,12 @@ demo:
 	$(B)/bin/pgasrun -n 4 -t 60 $(B)/examples/demo
 
 install: lib tools
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas/uapi \
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas \
 	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(PREFIX)/lib/libpgas.so.0
 	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
-	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h $(DESTDIR)$(PREFIX)/include/pgas/
-	install -m 644 uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/uapi/
+	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/
 	install -m 755 $(B)/bin/pgasrun $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 

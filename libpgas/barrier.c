@@ -21,13 +21,14 @@ static unsigned nrounds(unsigned n)
 }
 
 /*
- * The epoch as written in a flag word: never 0 (a flag never written), and
- * different from the value two barriers earlier in the same parity slot.
- * Parity comes from the 64-bit counter itself, so it alternates forever.
+ * The epoch as a flag word carries it: 1, 2, ... 2^30 - 1, 1, ... — never 0
+ * (a flag never written) and never equal to the value two barriers earlier
+ * in the same parity slot.  Parity comes from the 64-bit counter, so it
+ * alternates forever.
  */
-static uint32_t wire_epoch(uint64_t e)
+static uint32_t next_wire_epoch(uint32_t w)
 {
-	return (uint32_t)(e % 0x3fffffffu) + 1;
+	return w >= 0x3fffffffu ? 1 : w + 1;
 }
 
 /* Folds an incoming (flags, id) into the accumulated state. */
@@ -113,6 +114,11 @@ static int check(const char *call, unsigned flags, int want_phase)
 	return PGAS_OK;
 }
 
+void pgas__barrier_setup(void)
+{
+	pgas__job.barrier_rounds = nrounds(pgas__g.nranks);
+}
+
 int pgas_barrier_notify(uint32_t id, unsigned flags)
 {
 	struct pgas__job *j = &pgas__job;
@@ -122,8 +128,7 @@ int pgas_barrier_notify(uint32_t id, unsigned flags)
 		return rc;
 	j->barrier_phase = 1;
 	j->barrier_epoch++;
-	j->barrier_wire = wire_epoch(j->barrier_epoch);
-	j->barrier_rounds = nrounds(pgas__g.nranks);
+	j->barrier_wire = next_wire_epoch(j->barrier_wire);
 	j->barrier_id = id;
 	j->barrier_flags = flags;
 	j->barrier_round = 0;

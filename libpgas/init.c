@@ -112,6 +112,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		return rc;
 	pgas__job.attached = true;
 	pgas__g.nranks = c->nranks;
+	pgas__barrier_setup();
 	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
 	/* Nobody may send to a rank before its handlers are registered. */
 	return pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);

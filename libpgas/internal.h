@@ -109,6 +109,7 @@ unsigned pgas__wait_chanmask(void);
 
 /* barrier.c: runs the rounds of a notified barrier that have arrived. */
 void pgas__barrier_progress(void);
+void pgas__barrier_setup(void);	/* once nranks is known */
 
 /* wait.c */
 void pgas__wait_setup(void);

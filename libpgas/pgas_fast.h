@@ -12,7 +12,7 @@
 
 #include <stdatomic.h>
 #include <string.h>
-#include "../uapi/pgas_abi.h"
+#include "pgas_abi.h"	/* uapi/ in the tree, beside this file once installed */
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,7 +12,10 @@ res, notes = {}, []
 for line in open(raw):
     f = line.split()
     if f and f[0] == "RESULT":
-        res[f[1]] = (float(f[2]), f[3])
+        value, unit = float(f[2]), f[3]
+        if unit == "ns":  # one time unit, so that every ratio is unit-free
+            value, unit = value / 1000.0, "us"
+        res[f[1]] = (value, unit)
     elif f and f[0] == "NOTE":
         notes.append(line[5:].strip())
 

@@ -129,6 +129,20 @@ else
 	notok "launcher argument errors: $rc1 $rc2 $(cat "$log")"
 fi
 
+# make install: a program built against the installed tree with pkg-config runs.
+inst=$(mktemp -d)
+if [ "$B" = build ] &&
+	make -s install DESTDIR="$inst" PREFIX=/usr >/dev/null 2>"$log" &&
+	cc -std=c11 -Wall -Werror -o "$inst/demo" examples/demo.c \
+		$(PKG_CONFIG_SYSROOT_DIR="$inst" PKG_CONFIG_LIBDIR="$inst/usr/lib/pkgconfig" \
+		  pkg-config --cflags pgas) -L"$inst/usr/lib" -l:libpgas.a 2>>"$log" &&
+	"$inst/usr/bin/pgasrun" -n 2 -t 60 "$inst/demo" 2>>"$log" | grep -q "rank 1/2: ping 101 -> pong 202"; then
+	ok "make install: headers, libraries, pgas.pc and pgasrun build and run the demo"
+elif [ "$B" = build ]; then
+	notok "make install: $(cat "$log")"
+fi
+rm -rf "$inst"
+
 sleep 0.2
 orphans=$(pgrep -f "$B/tests/" || true)
 if [ -z "$orphans" ]; then ok "no rank outlived its job"; else notok "orphans: $orphans"; fi

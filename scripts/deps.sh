@@ -9,7 +9,7 @@ set -eu
 want=(gcc make libc6-dev)
 case "${1:-build}" in
 build) ;;
-test) want+=(valgrind) ;;
+test) want+=(valgrind pkg-config) ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
 *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
 esac

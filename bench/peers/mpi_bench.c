@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 {
 	const char *prefix = argc > 1 ? argv[1] : "mpi";
 	int me, n, iters = 100000;
-	char name[96];
+	char name[96], label[64];
 	double best, t0, t;
 	uint64_t word = 0;
 	char *base;
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 		best = t < best ? t : best;
 	}
 	REPORT("get8_flush", best * 1e6, "us");
-	for (size_t s = 8; s <= max; s *= 4) {
+	for (size_t s = 8; s <= max; s *= 2) {
 		int it = (int)(((size_t)128 << 20) / s > 100000 ? 100000 : ((size_t)128 << 20) / s);
 		double bp = 1e9, bg = 1e9;
 
@@ -122,10 +122,10 @@ int main(int argc, char **argv)
 				bg = t < bg ? t : bg;
 			}
 		}
-		snprintf(name, sizeof(name), "put_bw.%zu", s);
-		REPORT(name, (double)s * it / bp / 1e6, "MB/s");
-		snprintf(name, sizeof(name), "get_bw.%zu", s);
-		REPORT(name, (double)s * it / bg / 1e6, "MB/s");
+		snprintf(label, sizeof(label), "put_bw.%zu", s);
+		REPORT(label, (double)s * it / bp / 1e6, "MB/s");
+		snprintf(label, sizeof(label), "get_bw.%zu", s);
+		REPORT(label, (double)s * it / bg / 1e6, "MB/s");
 	}
 	MPI_Win_unlock_all(win);
 	MPI_Win_free(&win);
