@@ -115,7 +115,7 @@ static void lat_put_get(void)
 		t0 = bench_now();
 		for (uint64_t i = 0; i < iters; i++) {
 			atomic_store_explicit(direct, i, memory_order_relaxed);
-			atomic_thread_fence(memory_order_release);
+			PGAS__FENCE(memory_order_release);
 		}
 		t = (bench_now() - t0) / (double)iters;
 		best[1] = t < best[1] ? t : best[1];
@@ -128,7 +128,7 @@ static void lat_put_get(void)
 		best[2] = t < best[2] ? t : best[2];
 		t0 = bench_now();
 		for (uint64_t i = 0; i < iters; i++) {
-			atomic_thread_fence(memory_order_acquire);
+			PGAS__FENCE(memory_order_acquire);
 			acc += atomic_load_explicit(direct, memory_order_relaxed);
 		}
 		t = (bench_now() - t0) / (double)iters;
@@ -332,13 +332,11 @@ static void bw_section(void)
 
 /* ---- message rate and barrier ---------------------------------------------- */
 
-/* One-way Medium messages of 'size' bytes, as fast as they go. */
-static void medium_rate(size_t size)
+/* One-way AM rate: Short when size is 0, else Medium of size bytes. */
+static void one_way_rate(const char *name, size_t size, unsigned msgs)
 {
 	static unsigned char buf[8192];
-	const unsigned msgs = 200000;
 	double best = 1e9;
-	char name[64];
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
 		double t0;
@@ -347,43 +345,27 @@ static void medium_rate(size_t size)
 		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 		t0 = bench_now();
 		if (me == 0)
-			for (unsigned i = 0; i < msgs; i++)
-				pgas_am_request_medium(1, H_SINK, buf, size, NULL, 0);
+			for (unsigned i = 0; i < msgs; i++) {
+				if (size)
+					pgas_am_request_medium(1, H_SINK, buf, size, NULL, 0);
+				else
+					pgas_am_request_short(1, H_SINK, NULL, 0);
+			}
 		else
 			pgas_block_until(sunk == msgs);
 		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);
 		if (bench_now() - t0 < best)
 			best = bench_now() - t0;
 	}
-	snprintf(name, sizeof(name), "pgas.am_medium_rate.%zu", size);
 	if (me == 0)
 		bench_result(name, msgs / best / 1e6, "Mmsg/s");
 }
 
 static void rate_section(void)
 {
-	const unsigned msgs = 2000000;
-	double best = 1e9;
-
-	for (int rep = 0; rep < BENCH_REPS; rep++) {
-		double t0;
-
-		sunk = 0;
-		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
-		t0 = bench_now();
-		if (me == 0)
-			for (unsigned i = 0; i < msgs; i++)
-				pgas_am_request_short(1, H_SINK, NULL, 0);
-		else
-			pgas_block_until(sunk == msgs);
-		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);
-		if (bench_now() - t0 < best)
-			best = bench_now() - t0;
-	}
-	if (me == 0)
-		bench_result("pgas.am_short_rate", msgs / best / 1e6, "Mmsg/s");
-	medium_rate(256);
-	medium_rate(1024);
+	one_way_rate("pgas.am_short_rate", 0, 2000000);
+	one_way_rate("pgas.am_medium_rate.256", 256, 200000);
+	one_way_rate("pgas.am_medium_rate.1024", 1024, 200000);
 }
 
 static void barrier_section(void)

@@ -161,13 +161,10 @@ static void am_send(unsigned chan, unsigned rank, unsigned type, unsigned handle
 static int check_am(const char *call, unsigned chan, unsigned rank, unsigned handler,
 		    const uint32_t *args, unsigned nargs)
 {
-	int rc = pgas__check_attached(call);
+	int rc = pgas__check_rank(call, rank);
 
 	if (rc)
 		return rc;
-	if (rank >= pgas__g.nranks)
-		return pgas__err(PGAS_ERR_RANK, call, "rank %u out of range (job has %u ranks)",
-				 rank, pgas__g.nranks);
 	if (handler == 0 || handler >= PGAS_MAX_HANDLERS)
 		return pgas__err(PGAS_ERR_HANDLER, call,
 				 "handler index %u out of range 1..%d (0 is reserved)",

@@ -17,6 +17,16 @@ int pgas__check_attached(const char *call)
 	return PGAS_OK;
 }
 
+int pgas__check_rank(const char *call, unsigned rank)
+{
+	int rc = pgas__check_attached(call);
+
+	if (!rc && rank >= pgas__g.nranks)
+		rc = pgas__err(PGAS_ERR_RANK, call, "rank %u out of range (job has %u ranks)",
+			       rank, pgas__g.nranks);
+	return rc;
+}
+
 int pgas_init(int *argc, char ***argv)
 {
 	char msg[320] = "";

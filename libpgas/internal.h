@@ -116,5 +116,7 @@ void pgas__wait_setup(void);
 
 /* Checks that the job is attached; returns an error naming call if not. */
 int pgas__check_attached(const char *call);
+/* The same, and that rank is a rank of the job. */
+int pgas__check_rank(const char *call, unsigned rank);
 
 #endif /* PGAS_INTERNAL_H */

@@ -13,13 +13,10 @@
 int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n)
 {
 	const struct pgas__peer *p;
-	int rc = pgas__check_attached(call);
+	int rc = pgas__check_rank(call, rank);
 
 	if (rc)
 		return rc;
-	if (rank >= pgas__g.nranks)
-		return pgas__err(PGAS_ERR_RANK, call, "rank %u out of range (job has %u ranks)",
-				 rank, pgas__g.nranks);
 	p = &pgas__g.peers[rank];
 	if (pgas__xlate(rank, addr, n))
 		return pgas__err(PGAS_ERR_INVAL, call,
