@@ -27,15 +27,6 @@ struct pgas_geometry {
 	uint32_t bounce_size;
 };
 
-/* Where the objects of one endpoint lie within its ring region. */
-struct pgas_region_layout {
-	size_t ctrl_off;
-	size_t mbox_off[PGAS_NCHAN];
-	size_t notify_off;
-	size_t bounce_off;
-	size_t size;		/* whole region, page aligned */
-};
-
 /* One rank's resources as mapped in this process. */
 struct pgas_conduit_ep {
 	struct pgas_ctrl_page *ctrl;
@@ -57,8 +48,13 @@ struct pgas_conduit {
 	void *priv;
 };
 
-void pgas_region_layout(const struct pgas_geometry *geo, unsigned nranks,
-			struct pgas_region_layout *out);
+/* The layout of pgas_abi.h for a geometry. */
+static inline void pgas_geometry_layout(const struct pgas_geometry *geo, unsigned nranks,
+					struct pgas_region_layout *out)
+{
+	pgas_region_layout(geo->mbox_slots, geo->notify_entries, geo->bounce_bufs,
+			   geo->bounce_size, nranks, out);
+}
 
 /* Bounce buffer of 'src' on channel 'chan', index i, inside an area. */
 static inline unsigned char *pgas_bounce_buf(unsigned char *area,

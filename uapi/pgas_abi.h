@@ -55,6 +55,7 @@
 #define _UAPI_PGAS_ABI_H
 
 #ifdef __KERNEL__
+#include <linux/ioctl.h>
 #include <linux/types.h>
 #define PGAS_U64 __u64
 #define PGAS_U32 __u32
@@ -62,6 +63,7 @@
 #define PGAS_U8  __u8
 #else
 #include <stdint.h>
+#include <linux/ioctl.h>
 #define PGAS_U64 uint64_t
 #define PGAS_U32 uint32_t
 #define PGAS_U16 uint16_t
@@ -118,7 +120,6 @@ enum pgas_msg_type {
 	PGAS_MSG_MEDIUM = 3,	/* body: args, payload */
 	PGAS_MSG_MEDIUM_BOUNCE = 4, /* body: args, struct pgas_bounce_ref */
 	PGAS_MSG_LONG = 5,	/* body: args, struct pgas_long_ref */
-	PGAS_MSG_PEER_GONE = 6,	/* written by pgas.ko when a peer dies */
 };
 
 struct pgas_mbox_slot {
@@ -216,7 +217,9 @@ struct pgas_ctrl_page {
 	/* Wake-up: producers bump doorbell; owner sets sleeping before a wait. */
 	PGAS_U32 doorbell;
 	PGAS_U32 sleeping;
-	PGAS_U8 pad2[PGAS_CACHELINE - 8];
+	/* pgas.ko: peers of the job that died (bumped before the notification). */
+	PGAS_U32 peers_gone;
+	PGAS_U8 pad2[PGAS_CACHELINE - 12];
 
 	struct pgas_barrier_round barrier[PGAS_BARRIER_ROUNDS];
 };
@@ -226,6 +229,120 @@ struct pgas_bounce_hdr {
 	PGAS_U32 busy;		/* 1 while owned by the source */
 	PGAS_U8 pad[PGAS_CACHELINE - 4];
 };
+
+/* ---- one endpoint's ring region ------------------------------------------- */
+
+/*
+ * A ring region is: control page, request ring, reply ring, notification
+ * ring, bounce area (nranks sources x PGAS_NCHAN x bounce_bufs buffers of
+ * PGAS_CACHELINE + bounce_size bytes), each object page aligned.  pgas.ko
+ * and the shm conduit lay it out with this one function.
+ */
+struct pgas_region_layout {
+	PGAS_U64 ctrl_off;
+	PGAS_U64 mbox_off[PGAS_NCHAN];
+	PGAS_U64 notify_off;
+	PGAS_U64 bounce_off;
+	PGAS_U64 size;		/* whole region, page aligned */
+};
+
+#define PGAS_ALIGN_PAGE(x)						\
+	(((x) + PGAS_PAGE_SIZE - 1) & ~(unsigned long long)(PGAS_PAGE_SIZE - 1))
+
+static inline void pgas_region_layout(PGAS_U32 mbox_slots, PGAS_U32 notify_entries,
+				      PGAS_U32 bounce_bufs, PGAS_U32 bounce_size,
+				      PGAS_U32 nranks, struct pgas_region_layout *l)
+{
+	PGAS_U64 off = PGAS_PAGE_SIZE;	/* the control page */
+	unsigned int c;
+
+	l->ctrl_off = 0;
+	for (c = 0; c < PGAS_NCHAN; c++) {
+		l->mbox_off[c] = off;
+		off = PGAS_ALIGN_PAGE(off + (PGAS_U64)mbox_slots * PGAS_SLOT_SIZE);
+	}
+	l->notify_off = off;
+	off = PGAS_ALIGN_PAGE(off + (PGAS_U64)notify_entries * sizeof(struct pgas_notify_entry));
+	l->bounce_off = off;
+	off += (PGAS_U64)nranks * PGAS_NCHAN * bounce_bufs * (PGAS_CACHELINE + (PGAS_U64)bounce_size);
+	l->size = PGAS_ALIGN_PAGE(off);
+}
+
+/* ---- pgas.ko: ioctls on /dev/pgasN ---------------------------------------- */
+
+/*
+ * Every ioctl struct starts with its own size: the kernel accepts any size
+ * from the first version's up to its own, zero-extends shorter ones and
+ * rejects longer ones whose extra bytes are not zero (-E2BIG).  All fields
+ * are naturally aligned and the structs have no implicit padding.
+ *
+ * Sequence (libpgas's kmod conduit):
+ *   launcher: open, JOB_CREATE(nranks) -> job_id, key; keeps the file open
+ *   rank r:   open, JOB_JOIN(job_id, key, vpid r), RINGS_CREATE(geometry)
+ *             -> ring cookie; REG(segment) -> segment cookie; exchange
+ *             cookies out of band; mmap(peer's cookie) for every peer.
+ * Only endpoints of the same job may map each other's objects; joining a
+ * job needs its key and the creator's uid (or CAP_SYS_ADMIN).
+ */
+#define PGAS_IOC_MAGIC		0xE7
+
+struct pgas_ioc_job_create {
+	PGAS_U32 size;		/* sizeof(struct pgas_ioc_job_create) */
+	PGAS_U32 flags;		/* 0 */
+	PGAS_U32 nranks;	/* in: endpoints of the job, 1..PGAS_MAX_ENDPOINTS */
+	PGAS_U32 job_id;	/* out */
+	PGAS_U64 key;		/* out: the secret peers join with */
+};
+
+struct pgas_ioc_job_join {
+	PGAS_U32 size;
+	PGAS_U32 flags;		/* 0 */
+	PGAS_U32 job_id;
+	PGAS_U32 vpid;		/* in: the rank asked for, 0..nranks-1 */
+	PGAS_U64 key;
+	PGAS_U32 nranks;	/* out */
+	PGAS_U32 pad;		/* 0 */
+};
+
+struct pgas_ioc_rings {
+	PGAS_U32 size;
+	PGAS_U32 flags;		/* 0 */
+	PGAS_U32 mbox_slots;	/* power of two, 16..32768 */
+	PGAS_U32 notify_entries;	/* power of two, 16..2^20 */
+	PGAS_U32 bounce_bufs;	/* 1..64 */
+	PGAS_U32 bounce_size;	/* multiple of 64, 64..2^20 */
+	PGAS_U64 region_size;	/* out: bytes to map */
+	PGAS_U64 cookie;	/* out: mmap offset of the region */
+};
+
+#define PGAS_REG_WRITE		1u	/* peers may write (segments) */
+
+struct pgas_ioc_reg {
+	PGAS_U32 size;
+	PGAS_U32 flags;		/* PGAS_REG_* */
+	PGAS_U64 addr;		/* page aligned */
+	PGAS_U64 len;		/* page multiple, > 0 */
+	PGAS_U64 handle;	/* out: for PGAS_IOC_DEREG */
+	PGAS_U64 cookie;	/* out: mmap offset for the job's endpoints */
+};
+
+struct pgas_ioc_dereg {
+	PGAS_U32 size;
+	PGAS_U32 flags;		/* 0 */
+	PGAS_U64 handle;
+};
+
+#define PGAS_IOC_JOB_CREATE	_IOWR(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create)
+#define PGAS_IOC_JOB_JOIN	_IOWR(PGAS_IOC_MAGIC, 2, struct pgas_ioc_job_join)
+#define PGAS_IOC_RINGS_CREATE	_IOWR(PGAS_IOC_MAGIC, 3, struct pgas_ioc_rings)
+#define PGAS_IOC_REG		_IOWR(PGAS_IOC_MAGIC, 4, struct pgas_ioc_reg)
+#define PGAS_IOC_DEREG		_IOW(PGAS_IOC_MAGIC, 5, struct pgas_ioc_dereg)
+
+/*
+ * mmap: the offset is a cookie returned above (a multiple of the page
+ * size, unique per device for its lifetime); the length at most the
+ * object's size.  Ring regions and segments are mapped shared, read-write.
+ */
 
 #undef PGAS_U64
 #undef PGAS_U32

@@ -75,7 +75,7 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	rc = pgas_boot_join(&c->rank, &c->nranks, msg, msglen);
 	if (rc)
 		return rc;
-	pgas_region_layout(&c->geo, c->nranks, &c->layout);
+	pgas_geometry_layout(&c->geo, c->nranks, &c->layout);
 
 	priv = calloc(1, sizeof(*priv));
 	c->eps = calloc(c->nranks, sizeof(*c->eps));

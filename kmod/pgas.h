@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * pgas.h - internals of pgas.ko, the software-loopback PGAS NIC.
+ *
+ * Objects and lifetimes (each holds a reference on the one to its right):
+ *
+ *   mapping (VMA) -> obj -> job -> nic
+ *   endpoint      -> job
+ *   open file     -> nic, and its job (creator) or endpoint (member)
+ *
+ * A nic is a misc device /dev/pgasN.  A job is a protection domain created
+ * by a launcher's file; endpoints join it with its key.  An obj is a thing
+ * that can be mapped: an endpoint's ring region (kernel memory) or a
+ * registration (pinned user memory).  Revoking an obj (deregistration, or
+ * its owner's death) zaps every mapping of it before its memory is
+ * unpinned; the obj itself lives until its last mapping is gone.
+ *
+ * Lock order (outer first):
+ *
+ *   pgas_nics_lock           global list of NICs (load, unload, netlink)
+ *   pgas_file.lock           one open file's role (create/join/rings/reg)
+ *   job->lock                the job's endpoint table
+ *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close)
+ *   obj->vma_lock            the obj's list of mappings
+ *
+ * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
+ * only, innermost; lookups take a reference with kref_get_unless_zero()
+ * under rcu_read_lock().
+ */
+#ifndef PGAS_KMOD_H
+#define PGAS_KMOD_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/idr.h>
+#include <linux/xarray.h>
+
+#include "../uapi/pgas_abi.h"
+
+#define PGAS_MAX_NICS		16
+#define PGAS_MAX_REG_BYTES	(1ULL << 40)
+#define PGAS_MAX_RING_BYTES	(1ULL << 30)
+
+struct pgas_nic {
+	struct kref kref;
+	int id;
+	char name[16];
+	struct miscdevice misc;
+	bool registered;
+	struct list_head node;		/* in pgas_nics, under pgas_nics_lock */
+	struct xarray jobs;		/* job id -> job */
+	struct xarray objs;		/* cookie (page offset) -> obj */
+	atomic64_t next_cookie;		/* in pages; never reused */
+	atomic_t nr_endpoints;
+	atomic_t nr_jobs;
+	atomic64_t pinned_pages;
+	atomic64_t ring_bytes;
+	atomic64_t nr_mmaps;
+	atomic64_t nr_peer_gone;
+};
+
+struct pgas_job {
+	struct kref kref;
+	struct pgas_nic *nic;
+	u32 id;
+	u32 nranks;
+	u64 key;
+	kuid_t uid;
+	struct ida vpids;
+	struct mutex lock;
+	struct pgas_ep **eps;		/* [nranks], under lock */
+};
+
+struct pgas_ep {
+	struct pgas_job *job;
+	u32 vpid;
+	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
+	struct xarray regs;		/* handle -> obj (registrations) */
+};
+
+enum pgas_obj_kind {
+	PGAS_OBJ_RINGS,
+	PGAS_OBJ_REG,
+};
+
+struct pgas_obj {
+	struct kref kref;
+	enum pgas_obj_kind kind;
+	struct pgas_job *job;		/* who may map it */
+	u64 cookie;			/* page offset */
+	unsigned long npages;
+	bool writable;
+	struct mutex vma_lock;
+	bool revoked;			/* under vma_lock */
+	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
+	/* PGAS_OBJ_RINGS */
+	void *vaddr;
+	/* PGAS_OBJ_REG */
+	struct page **pages;
+	struct mm_struct *mm;		/* mmgrab()ed: where it is accounted */
+	bool pinned;
+};
+
+/* pgas_job.c */
+struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);
+struct pgas_job *pgas_job_get_by_id(struct pgas_nic *nic, u32 id);
+void pgas_job_put(struct pgas_job *job);
+bool pgas_key_equal(u64 a, u64 b);
+struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
+void pgas_ep_leave(struct pgas_ep *ep);
+
+/* pgas_mem.c */
+int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
+		     struct pgas_region_layout *out);
+int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
+int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg);
+int pgas_dereg(struct pgas_ep *ep, u64 handle);
+void pgas_ep_release_objs(struct pgas_ep *ep);
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 dead_vpid);
+int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
+u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries);
+
+/* pgas_main.c */
+void pgas_nic_put(struct pgas_nic *nic);
+
+#endif /* PGAS_KMOD_H */
