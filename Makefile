@@ -14,7 +14,11 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 SAN     ?=
 
-ifeq ($(SAN),)
+ifneq ($(STATIC),)
+# Static binaries for the VM tier's initramfs.
+B := build/static
+SANFLAGS := -static
+else ifeq ($(SAN),)
 B := build
 SANFLAGS :=
 else ifeq ($(SAN),asan)
@@ -48,8 +52,13 @@ EXAMPLES   := $(EX_SRCS:examples/%.c=$(B)/examples/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCHES    := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
+KVER ?= $(shell ls /lib/modules 2>/dev/null | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
+VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
+
 .PHONY: all lib tools tests examples benches check check-native check-vm check-kunit \
-        bench demo deps install clean
+        bench demo deps install clean modules modules_install vmtests
 
 all: lib tools examples tests benches
 
@@ -92,14 +101,33 @@ $(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpgas.a
 
 check:
 	scripts/deps.sh test
+	scripts/deps.sh vm
 	$(MAKE) all
 	scripts/check-all.sh
 
 check-native: all
 	scripts/check-native.sh $(B)
 
-check-vm check-kunit:
-	@echo "$@: this tier arrives with pgas.ko (issue 3); nothing to run yet"
+check-vm:
+	scripts/deps.sh vm
+	scripts/vm/run.sh
+
+check-kunit:
+	@echo "check-kunit: not built yet"; echo "kunit: 0 passed, 0 failed"
+
+# ---- pgas.ko (KVER= or KDIR= picks the headers) -------------------------------
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules_install
+
+vmtests: $(VMTESTS)
+
+$(B)/tests/%: selftests/kmod/%.c uapi/pgas_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # ---- benchmarks, demo, install ------------------------------------------------
 
@@ -126,3 +154,4 @@ install: lib tools
 
 clean:
 	rm -rf build
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean >/dev/null 2>&1

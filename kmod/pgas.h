@@ -30,6 +30,7 @@
 #ifndef PGAS_KMOD_H
 #define PGAS_KMOD_H
 
+#include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
@@ -41,8 +42,8 @@
 #include "../uapi/pgas_abi.h"
 
 #define PGAS_MAX_NICS		16
-#define PGAS_MAX_REG_BYTES	(1ULL << 40)
-#define PGAS_MAX_RING_BYTES	(1ULL << 30)
+#define PGAS_MAX_REG_BYTES	BIT_ULL(40)
+#define PGAS_MAX_RING_BYTES	BIT_ULL(30)
 
 struct pgas_nic {
 	struct kref kref;
@@ -64,13 +65,14 @@ struct pgas_nic {
 
 struct pgas_job {
 	struct kref kref;
+	struct rcu_head rcu;		/* lookups run under rcu_read_lock() */
 	struct pgas_nic *nic;
 	u32 id;
 	u32 nranks;
 	u64 key;
 	kuid_t uid;
 	struct ida vpids;
-	struct mutex lock;
+	struct mutex lock;		/* protects eps[] */
 	struct pgas_ep **eps;		/* [nranks], under lock */
 };
 
@@ -78,6 +80,8 @@ struct pgas_ep {
 	struct pgas_job *job;
 	u32 vpid;
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
+	struct pgas_region_layout layout;	/* of rings */
+	u32 notify_entries;
 	struct xarray regs;		/* handle -> obj (registrations) */
 };
 
@@ -88,12 +92,13 @@ enum pgas_obj_kind {
 
 struct pgas_obj {
 	struct kref kref;
+	struct rcu_head rcu;
 	enum pgas_obj_kind kind;
 	struct pgas_job *job;		/* who may map it */
 	u64 cookie;			/* page offset */
 	unsigned long npages;
 	bool writable;
-	struct mutex vma_lock;
+	struct mutex vma_lock;		/* protects revoked, vmas */
 	bool revoked;			/* under vma_lock */
 	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
 	/* PGAS_OBJ_RINGS */

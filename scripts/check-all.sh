@@ -6,7 +6,8 @@
 #   native        libpgas over the shm conduit (plain -O2 build)
 #   native-asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   native-tsan   the same under ThreadSanitizer (1-3 ranks)
-#   vm, kunit     arrive with pgas.ko
+#   kmod-style    pgas.ko warning-free against 6.1 headers, checkpatch-clean
+#   vm            qemu (TCG) boots Debian's kernel: kselftests and libpgas over /dev/pgas
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -43,6 +44,8 @@ build_or_fail() {
 build_or_fail && tier native scripts/check-native.sh build
 build_or_fail SAN=asan && PGAS_TEST_RANKS="1 2 3 4" tier native-asan scripts/check-native.sh build/asan
 build_or_fail SAN=tsan && PGAS_TEST_RANKS="1 2 3" tier native-tsan scripts/check-native.sh build/tsan
+tier kmod-style scripts/check-kmod-style.sh
+tier vm scripts/vm/run.sh
 
 echo
 echo "$total_pass passed, $total_fail failed"

@@ -3,15 +3,17 @@
 # nothing that is already there.  Run as root (or with sudo available).
 #
 #   scripts/deps.sh build    compiler and make (the demo and the library)
-#   scripts/deps.sh test     + valgrind (instruction-count checks)
+#   scripts/deps.sh test     + valgrind, pkg-config
+#   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel image and headers
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 set -eu
 want=(gcc make libc6-dev)
 case "${1:-build}" in
 build) ;;
 test) want+=(valgrind pkg-config) ;;
+vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils) ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
-*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|vm|bench" >&2; exit 2 ;;
 esac
 
 missing=()

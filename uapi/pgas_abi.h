@@ -264,7 +264,8 @@ static inline void pgas_region_layout(PGAS_U32 mbox_slots, PGAS_U32 notify_entri
 	l->notify_off = off;
 	off = PGAS_ALIGN_PAGE(off + (PGAS_U64)notify_entries * sizeof(struct pgas_notify_entry));
 	l->bounce_off = off;
-	off += (PGAS_U64)nranks * PGAS_NCHAN * bounce_bufs * (PGAS_CACHELINE + (PGAS_U64)bounce_size);
+	off += (PGAS_U64)nranks * PGAS_NCHAN * bounce_bufs *
+	       (PGAS_CACHELINE + (PGAS_U64)bounce_size);
 	l->size = PGAS_ALIGN_PAGE(off);
 }
 

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_main.c - pgas.ko: software-loopback PGAS NICs as misc devices.
+ *
+ * Each NIC is /dev/pgasN.  An open file takes one role: the launcher's
+ * (PGAS_IOC_JOB_CREATE: it holds the job while open) or an endpoint's
+ * (PGAS_IOC_JOB_JOIN: rings, registrations and mappings hang off it and are
+ * torn down when the file is released, which is also what happens when its
+ * process dies).  See pgas.h for lifetimes and the lock order.
+ */
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "pgas.h"
+
+static unsigned int nics = 1;
+module_param(nics, uint, 0444);
+MODULE_PARM_DESC(nics, "software-loopback NICs created at load (0-16, default 1)");
+
+static LIST_HEAD(pgas_nics);
+static DEFINE_MUTEX(pgas_nics_lock);
+static DEFINE_IDA(pgas_nic_ida);
+
+struct pgas_file {
+	struct pgas_nic *nic;
+	struct mutex lock;		/* serialises the file's ioctls and mmaps */
+	struct pgas_job *job;		/* created through this file */
+	struct pgas_ep *ep;		/* joined through this file */
+};
+
+static void pgas_nic_free(struct kref *kref)
+{
+	struct pgas_nic *nic = container_of(kref, struct pgas_nic, kref);
+
+	xa_destroy(&nic->jobs);
+	xa_destroy(&nic->objs);
+	ida_free(&pgas_nic_ida, nic->id);
+	kfree(nic);
+}
+
+void pgas_nic_put(struct pgas_nic *nic)
+{
+	kref_put(&nic->kref, pgas_nic_free);
+}
+
+/* ---- ioctls ------------------------------------------------------------------ */
+
+/*
+ * Copies a size-prefixed struct in: any size from min_size up to ksize is
+ * accepted (shorter ones zero-extended), a longer one only if its extra
+ * bytes are zero (else -E2BIG).
+ */
+static int copy_in(void *karg, size_t ksize, size_t min_size, void __user *uarg, u32 *usize)
+{
+	u32 size;
+	int ret;
+
+	if (get_user(size, (u32 __user *)uarg))
+		return -EFAULT;
+	if (size < min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(karg, ksize, uarg, size);
+	if (ret)
+		return ret;
+	*usize = size;
+	return 0;
+}
+
+static int copy_out(void __user *uarg, const void *karg, size_t ksize, u32 usize)
+{
+	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
+}
+
+static int ioc_job_create(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_job_create a;
+	struct pgas_job *job;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags)
+		return -EINVAL;
+	if (pf->job || pf->ep)
+		return -EBUSY;
+	job = pgas_job_create(pf->nic, a.nranks);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	a.job_id = job->id;
+	a.key = job->key;
+	ret = copy_out(uarg, &a, sizeof(a), usize);
+	if (ret) {
+		pgas_job_put(job);
+		return ret;
+	}
+	pf->job = job;
+	return 0;
+}
+
+static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_job_join a;
+	struct pgas_job *job;
+	struct pgas_ep *ep;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.pad)
+		return -EINVAL;
+	if (pf->job || pf->ep)
+		return -EBUSY;
+	job = pgas_job_get_by_id(pf->nic, a.job_id);
+	if (!job)
+		return -ENOENT;
+	if (!pgas_key_equal(a.key, job->key)) {
+		pgas_job_put(job);
+		return -EACCES;
+	}
+	ep = pgas_ep_join(job, a.vpid);
+	a.nranks = job->nranks;
+	pgas_job_put(job);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+	ret = copy_out(uarg, &a, sizeof(a), usize);
+	if (ret) {
+		pgas_ep_leave(ep);
+		return ret;
+	}
+	pf->ep = ep;
+	return 0;
+}
+
+static int ioc_rings(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_rings a;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (!pf->ep)
+		return -EBADFD;
+	ret = pgas_rings_create(pf->ep, &a);
+	if (ret)
+		return ret;
+	/* The rings stay until the file is released, even if this fails. */
+	return copy_out(uarg, &a, sizeof(a), usize);
+}
+
+static int ioc_reg(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_reg a;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (!pf->ep)
+		return -EBADFD;
+	ret = pgas_reg(pf->ep, &a);
+	if (ret)
+		return ret;
+	ret = copy_out(uarg, &a, sizeof(a), usize);
+	if (ret)
+		pgas_dereg(pf->ep, a.handle);
+	return ret;
+}
+
+static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_dereg a;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags)
+		return -EINVAL;
+	if (!pf->ep)
+		return -EBADFD;
+	return pgas_dereg(pf->ep, a.handle);
+}
+
+static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct pgas_file *pf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	/* The struct's own size field versions it, not the size in cmd. */
+	if (_IOC_TYPE(cmd) != PGAS_IOC_MAGIC)
+		return -ENOTTY;
+	mutex_lock(&pf->lock);
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(PGAS_IOC_JOB_CREATE):
+		ret = ioc_job_create(pf, uarg);
+		break;
+	case _IOC_NR(PGAS_IOC_JOB_JOIN):
+		ret = ioc_job_join(pf, uarg);
+		break;
+	case _IOC_NR(PGAS_IOC_RINGS_CREATE):
+		ret = ioc_rings(pf, uarg);
+		break;
+	case _IOC_NR(PGAS_IOC_REG):
+		ret = ioc_reg(pf, uarg);
+		break;
+	case _IOC_NR(PGAS_IOC_DEREG):
+		ret = ioc_dereg(pf, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	mutex_unlock(&pf->lock);
+	return ret;
+}
+
+/* ---- file operations --------------------------------------------------------- */
+
+static int pgas_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;	/* set by misc_open() */
+	struct pgas_nic *nic = container_of(misc, struct pgas_nic, misc);
+	struct pgas_file *pf;
+
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	if (!pf)
+		return -ENOMEM;
+	kref_get(&nic->kref);
+	pf->nic = nic;
+	mutex_init(&pf->lock);
+	file->private_data = pf;
+	return 0;
+}
+
+static int pgas_release(struct inode *inode, struct file *file)
+{
+	struct pgas_file *pf = file->private_data;
+
+	if (pf->ep)
+		pgas_ep_leave(pf->ep);
+	if (pf->job)
+		pgas_job_put(pf->job);
+	pgas_nic_put(pf->nic);
+	mutex_destroy(&pf->lock);
+	kfree(pf);
+	return 0;
+}
+
+static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
+{
+	struct pgas_file *pf = file->private_data;
+	int ret;
+
+	mutex_lock(&pf->lock);
+	ret = pf->ep ? pgas_mmap(pf->ep, vma) : -EBADFD;
+	mutex_unlock(&pf->lock);
+	return ret;
+}
+
+static const struct file_operations pgas_fops = {
+	.owner = THIS_MODULE,
+	.open = pgas_open,
+	.release = pgas_release,
+	.unlocked_ioctl = pgas_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = pgas_mmap_file,
+	.llseek = noop_llseek,
+};
+
+/* ---- sysfs: /sys/class/misc/pgasN/{endpoints,jobs,...} ------------------------ */
+
+static struct pgas_nic *dev_to_nic(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct pgas_nic, misc);
+}
+
+#define PGAS_ATTR(name, expr)							\
+static ssize_t name##_show(struct device *dev, struct device_attribute *attr,	\
+			   char *buf)						\
+{										\
+	struct pgas_nic *nic = dev_to_nic(dev);					\
+										\
+	return sysfs_emit(buf, "%lld\n", (long long)(expr));			\
+}										\
+static DEVICE_ATTR_RO(name)
+
+PGAS_ATTR(endpoints, atomic_read(&nic->nr_endpoints));
+PGAS_ATTR(jobs, atomic_read(&nic->nr_jobs));
+PGAS_ATTR(pinned_pages, atomic64_read(&nic->pinned_pages));
+PGAS_ATTR(ring_bytes, atomic64_read(&nic->ring_bytes));
+PGAS_ATTR(mmaps, atomic64_read(&nic->nr_mmaps));
+PGAS_ATTR(peer_gone, atomic64_read(&nic->nr_peer_gone));
+
+static struct attribute *pgas_attrs[] = {
+	&dev_attr_endpoints.attr,
+	&dev_attr_jobs.attr,
+	&dev_attr_pinned_pages.attr,
+	&dev_attr_ring_bytes.attr,
+	&dev_attr_mmaps.attr,
+	&dev_attr_peer_gone.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(pgas);
+
+/* ---- NICs ----------------------------------------------------------------------- */
+
+static int pgas_nic_create(void)
+{
+	struct pgas_nic *nic;
+	int id, ret;
+
+	id = ida_alloc_max(&pgas_nic_ida, PGAS_MAX_NICS - 1, GFP_KERNEL);
+	if (id < 0)
+		return id;
+	nic = kzalloc(sizeof(*nic), GFP_KERNEL);
+	if (!nic) {
+		ida_free(&pgas_nic_ida, id);
+		return -ENOMEM;
+	}
+	kref_init(&nic->kref);
+	nic->id = id;
+	snprintf(nic->name, sizeof(nic->name), "pgas%d", id);
+	xa_init_flags(&nic->jobs, XA_FLAGS_ALLOC1);
+	xa_init(&nic->objs);
+	atomic64_set(&nic->next_cookie, 1);	/* cookie 0 is never valid */
+	nic->misc.minor = MISC_DYNAMIC_MINOR;
+	nic->misc.name = nic->name;
+	nic->misc.fops = &pgas_fops;
+	nic->misc.groups = pgas_groups;
+	nic->misc.mode = 0660;
+	ret = misc_register(&nic->misc);
+	if (ret) {
+		pgas_nic_put(nic);
+		return ret;
+	}
+	mutex_lock(&pgas_nics_lock);
+	list_add_tail(&nic->node, &pgas_nics);
+	mutex_unlock(&pgas_nics_lock);
+	return id;
+}
+
+/* Called with pgas_nics_lock held. */
+static void pgas_nic_destroy(struct pgas_nic *nic)
+{
+	list_del(&nic->node);
+	misc_deregister(&nic->misc);
+	pgas_nic_put(nic);	/* open files keep it until they are closed */
+}
+
+static void pgas_destroy_all(void)
+{
+	struct pgas_nic *nic, *tmp;
+
+	mutex_lock(&pgas_nics_lock);
+	list_for_each_entry_safe(nic, tmp, &pgas_nics, node)
+		pgas_nic_destroy(nic);
+	mutex_unlock(&pgas_nics_lock);
+}
+
+static int __init pgas_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct pgas_ctrl_page) > PGAS_PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct pgas_mbox_slot) != PGAS_SLOT_SIZE);
+	BUILD_BUG_ON(sizeof(struct pgas_notify_entry) != 16);
+	BUILD_BUG_ON(PAGE_SIZE != PGAS_PAGE_SIZE);
+	if (nics > PGAS_MAX_NICS)
+		return -EINVAL;
+	for (i = 0; i < nics; i++) {
+		ret = pgas_nic_create();
+		if (ret < 0) {
+			pgas_destroy_all();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void __exit pgas_exit(void)
+{
+	pgas_destroy_all();
+}
+
+module_init(pgas_init);
+module_exit(pgas_exit);
+MODULE_DESCRIPTION("Software-loopback PGAS NIC: VELO mailboxes, RMA notifications, registered segments");
+MODULE_AUTHOR("libpgas developers");
+MODULE_LICENSE("Dual MIT/GPL");

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_mem.c - what endpoints map: ring regions and registered memory.
+ *
+ * Ring regions are vmalloc_user() memory laid out by pgas_region_layout().
+ * Registrations pin user memory (FOLL_LONGTERM) and account it against
+ * RLIMIT_MEMLOCK.  Both are mapped into the job's processes as PFN
+ * mappings (VM_PFNMAP | VM_IO: anonymous pages cannot be inserted as
+ * pages, and nobody may pin them again through a peer's mapping).  A PFN
+ * mapping holds no page reference, so every mapping is tracked on its obj
+ * and zapped before the memory behind it is unpinned or freed.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "pgas.h"
+
+/* One VMA mapping an obj. */
+struct pgas_vma {
+	struct list_head node;		/* in obj->vmas */
+	struct vm_area_struct *vma;
+	struct pgas_obj *obj;
+	bool zapped;
+};
+
+static struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
+				  unsigned long npages)
+{
+	struct pgas_obj *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+
+	if (!obj)
+		return NULL;
+	kref_init(&obj->kref);
+	kref_get(&job->kref);
+	obj->job = job;
+	obj->kind = kind;
+	obj->npages = npages;
+	mutex_init(&obj->vma_lock);
+	INIT_LIST_HEAD(&obj->vmas);
+	return obj;
+}
+
+static void obj_free(struct kref *kref)
+{
+	struct pgas_obj *obj = container_of(kref, struct pgas_obj, kref);
+	struct pgas_job *job = obj->job;
+
+	if (obj->kind == PGAS_OBJ_RINGS) {
+		vfree(obj->vaddr);
+		atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+	}
+	kvfree(obj->pages);
+	if (obj->mm)
+		mmdrop(obj->mm);
+	kfree_rcu(obj, rcu);
+	pgas_job_put(job);
+}
+
+static void obj_put(struct pgas_obj *obj)
+{
+	kref_put(&obj->kref, obj_free);
+}
+
+/* Gives obj a cookie no other obj of the NIC has had or will have. */
+static int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
+{
+	/* A guard page between objects; offsets must fit in a loff_t. */
+	u64 end = atomic64_add_return(obj->npages + 1, &nic->next_cookie);
+
+	if (end >= (1ULL << (63 - PAGE_SHIFT)))
+		return -ENOSPC;
+	obj->cookie = end - obj->npages - 1;
+	return xa_insert(&nic->objs, obj->cookie, obj, GFP_KERNEL);
+}
+
+/*
+ * Zaps every mapping of obj and refuses new ones.  Takes each mapper's
+ * mmap_lock before obj->vma_lock, the order ->mmap/->open/->close see.
+ */
+static void obj_revoke(struct pgas_obj *obj)
+{
+	struct mm_struct *mm;
+	struct pgas_vma *pv;
+
+	mutex_lock(&obj->vma_lock);
+	obj->revoked = true;
+	mutex_unlock(&obj->vma_lock);
+	xa_erase(&obj->job->nic->objs, obj->cookie);
+
+	for (;;) {
+		mm = NULL;
+		mutex_lock(&obj->vma_lock);
+		list_for_each_entry(pv, &obj->vmas, node) {
+			if (pv->zapped)
+				continue;
+			if (mmget_not_zero(pv->vma->vm_mm)) {
+				mm = pv->vma->vm_mm;
+				break;
+			}
+			/* That mm is being torn down; exit_mmap() unmaps it. */
+			pv->zapped = true;
+		}
+		mutex_unlock(&obj->vma_lock);
+		if (!mm)
+			break;
+		mmap_read_lock(mm);
+		mutex_lock(&obj->vma_lock);
+		list_for_each_entry(pv, &obj->vmas, node) {
+			if (pv->zapped || pv->vma->vm_mm != mm)
+				continue;
+			zap_vma_ptes(pv->vma, pv->vma->vm_start,
+				     pv->vma->vm_end - pv->vma->vm_start);
+			pv->zapped = true;
+		}
+		mutex_unlock(&obj->vma_lock);
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+}
+
+static void pgas_vm_open(struct vm_area_struct *vma)
+{
+	struct pgas_vma *old = vma->vm_private_data;
+	struct pgas_obj *obj = old->obj;
+	struct pgas_vma *pv = kzalloc(sizeof(*pv), GFP_KERNEL | __GFP_NOFAIL);
+
+	/* A split or moved copy: track it like the original. */
+	kref_get(&obj->kref);
+	pv->vma = vma;
+	pv->obj = obj;
+	mutex_lock(&obj->vma_lock);
+	pv->zapped = old->zapped;
+	list_add(&pv->node, &obj->vmas);
+	mutex_unlock(&obj->vma_lock);
+	vma->vm_private_data = pv;
+}
+
+static void pgas_vm_close(struct vm_area_struct *vma)
+{
+	struct pgas_vma *pv = vma->vm_private_data;
+	struct pgas_obj *obj = pv->obj;
+
+	mutex_lock(&obj->vma_lock);
+	list_del(&pv->node);
+	mutex_unlock(&obj->vma_lock);
+	kfree(pv);
+	obj_put(obj);
+}
+
+static const struct vm_operations_struct pgas_vm_ops = {
+	.open = pgas_vm_open,
+	.close = pgas_vm_close,
+};
+
+static int map_pages(struct pgas_obj *obj, struct vm_area_struct *vma)
+{
+	unsigned long i, pfn;
+	int ret;
+
+	for (i = 0; i < vma_pages(vma); i++) {
+		if (obj->kind == PGAS_OBJ_RINGS)
+			pfn = vmalloc_to_pfn(obj->vaddr + (i << PAGE_SHIFT));
+		else
+			pfn = page_to_pfn(obj->pages[i]);
+		ret = remap_pfn_range(vma, vma->vm_start + (i << PAGE_SHIFT), pfn,
+				      PAGE_SIZE, vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
+{
+	struct pgas_nic *nic = ep->job->nic;
+	struct pgas_obj *obj;
+	struct pgas_vma *pv;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	rcu_read_lock();
+	obj = xa_load(&nic->objs, vma->vm_pgoff);
+	if (obj && !kref_get_unless_zero(&obj->kref))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj)
+		return -EINVAL;
+	ret = -EACCES;
+	if (obj->job != ep->job)
+		goto put;
+	if ((vma->vm_flags & VM_WRITE) && !obj->writable)
+		goto put;
+	ret = -EINVAL;
+	if (vma_pages(vma) > obj->npages)
+		goto put;
+	ret = -ENOMEM;
+	pv = kzalloc(sizeof(*pv), GFP_KERNEL);
+	if (!pv)
+		goto put;
+	if (!obj->writable)
+		vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO;
+
+	/* Under vma_lock: a revocation either sees this mapping or stops it. */
+	mutex_lock(&obj->vma_lock);
+	ret = -ENXIO;
+	if (obj->revoked)
+		goto unlock;
+	ret = map_pages(obj, vma);
+	if (ret)
+		goto unlock;
+	pv->vma = vma;
+	pv->obj = obj;
+	list_add(&pv->node, &obj->vmas);
+	mutex_unlock(&obj->vma_lock);
+	vma->vm_private_data = pv;
+	vma->vm_ops = &pgas_vm_ops;
+	atomic64_inc(&nic->nr_mmaps);
+	return 0;	/* the reference is the mapping's now */
+unlock:
+	mutex_unlock(&obj->vma_lock);
+	kfree(pv);
+put:
+	obj_put(obj);
+	return ret;
+}
+
+/* ---- ring regions --------------------------------------------------------- */
+
+int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
+		     struct pgas_region_layout *out)
+{
+	if (g->flags || !is_power_of_2(g->mbox_slots) || g->mbox_slots < 16 ||
+	    g->mbox_slots > 32768 || !is_power_of_2(g->notify_entries) ||
+	    g->notify_entries < 16 || g->notify_entries > (1U << 20) ||
+	    g->bounce_bufs < 1 || g->bounce_bufs > 64 || g->bounce_size < PGAS_CACHELINE ||
+	    g->bounce_size > (1U << 20) || g->bounce_size % PGAS_CACHELINE)
+		return -EINVAL;
+	pgas_region_layout(g->mbox_slots, g->notify_entries, g->bounce_bufs, g->bounce_size,
+			   nranks, out);
+	return out->size > PGAS_MAX_RING_BYTES ? -E2BIG : 0;
+}
+
+int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
+{
+	struct pgas_nic *nic = ep->job->nic;
+	struct pgas_region_layout layout;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_obj *obj;
+	int ret;
+
+	ret = pgas_ring_layout(arg, ep->job->nranks, &layout);
+	if (ret)
+		return ret;
+	if (ep->rings)
+		return -EEXIST;
+	obj = obj_alloc(ep->job, PGAS_OBJ_RINGS, layout.size >> PAGE_SHIFT);
+	if (!obj)
+		return -ENOMEM;
+	obj->writable = true;
+	obj->vaddr = vmalloc_user(layout.size);
+	if (!obj->vaddr) {
+		obj_put(obj);
+		return -ENOMEM;
+	}
+	atomic64_add(layout.size, &nic->ring_bytes);
+	ctrl = obj->vaddr;
+	ctrl->magic = PGAS_ABI_MAGIC;
+	ctrl->version = PGAS_ABI_VERSION;
+	ctrl->rank = ep->vpid;
+	ctrl->mbox_slots = arg->mbox_slots;
+	ctrl->notify_entries = arg->notify_entries;
+	ctrl->bounce_bufs = arg->bounce_bufs;
+	ctrl->bounce_size = arg->bounce_size;
+	ret = obj_publish(nic, obj);
+	if (ret) {
+		obj_put(obj);
+		return ret;
+	}
+	ep->layout = layout;
+	ep->notify_entries = arg->notify_entries;
+	/* Published last: peer-gone notifications read ep->rings under job->lock. */
+	mutex_lock(&ep->job->lock);
+	ep->rings = obj;
+	mutex_unlock(&ep->job->lock);
+	arg->region_size = layout.size;
+	arg->cookie = obj->cookie << PAGE_SHIFT;
+	return 0;
+}
+
+/*
+ * Reserves one entry of a multi-producer ring whose tail user space bumps
+ * with fetch-add: a compare-and-swap that never takes an entry the owner
+ * has not freed.  Returns the ticket, or U64_MAX when the ring is full or
+ * keeps changing under us (the caller counts the event instead).
+ */
+u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries)
+{
+	u64 t = READ_ONCE(*tail);
+	int tries;
+
+	for (tries = 0; tries < 64; tries++) {
+		if (t - head >= entries)
+			return U64_MAX;
+		if (try_cmpxchg64(tail, &t, t + 1))
+			return t;
+	}
+	return U64_MAX;
+}
+
+/* Called under to->job->lock. */
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 dead_vpid)
+{
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_notify_entry *ring, *e;
+	u64 t, entries;
+
+	atomic64_inc(&to->job->nic->nr_peer_gone);
+	if (!to->rings)
+		return;
+	ctrl = to->rings->vaddr;
+	entries = to->notify_entries;
+	/* Counted first, so a full ring still reports the death. */
+	WRITE_ONCE(ctrl->peers_gone, READ_ONCE(ctrl->peers_gone) + 1);
+	ring = to->rings->vaddr + to->layout.notify_off;
+	/* Acquire: pairs with the owner's release of head (pgas_abi.h). */
+	t = pgas_ring_reserve(&ctrl->notify.tail, smp_load_acquire(&ctrl->notify.head), entries);
+	if (t == U64_MAX)
+		return;
+	e = &ring[t & (entries - 1)];
+	WRITE_ONCE(e->size, 0);
+	WRITE_ONCE(e->tag, dead_vpid);
+	/* Release: the entry before its status, which the owner acquires. */
+	smp_store_release(&e->status,
+			  PGAS_NOTIFY_STATUS((t >> ilog2(entries)) + 1, dead_vpid,
+					     PGAS_NOTIFY_PEER_GONE));
+}
+
+/* ---- registrations ---------------------------------------------------------- */
+
+static void reg_release(struct pgas_obj *obj)
+{
+	struct pgas_nic *nic = obj->job->nic;
+
+	obj_revoke(obj);
+	if (obj->pinned) {
+		unpin_user_pages_dirty_lock(obj->pages, obj->npages, obj->writable);
+		atomic64_sub(obj->npages, &nic->pinned_pages);
+		/* A dead mm's counters died with it. */
+		if (mmget_not_zero(obj->mm)) {
+			account_locked_vm(obj->mm, obj->npages, false);
+			mmput(obj->mm);
+		}
+	}
+	obj_put(obj);
+}
+
+int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
+{
+	struct pgas_nic *nic = ep->job->nic;
+	unsigned long npages, pinned = 0;
+	unsigned int gup = FOLL_LONGTERM;
+	struct pgas_obj *obj;
+	u32 handle;
+	int ret;
+
+	if (arg->flags & ~PGAS_REG_WRITE)
+		return -EINVAL;
+	if (!arg->len || !PAGE_ALIGNED(arg->addr) || !PAGE_ALIGNED(arg->len) ||
+	    arg->len > PGAS_MAX_REG_BYTES || arg->addr + arg->len < arg->addr)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(arg->addr), arg->len))
+		return -EFAULT;
+	npages = arg->len >> PAGE_SHIFT;
+	obj = obj_alloc(ep->job, PGAS_OBJ_REG, npages);
+	if (!obj)
+		return -ENOMEM;
+	obj->writable = arg->flags & PGAS_REG_WRITE;
+	if (obj->writable)
+		gup |= FOLL_WRITE;
+	obj->pages = kvcalloc(npages, sizeof(*obj->pages), GFP_KERNEL);
+	if (!obj->pages) {
+		obj_put(obj);
+		return -ENOMEM;
+	}
+	ret = account_locked_vm(current->mm, npages, true);
+	if (ret) {
+		obj_put(obj);
+		return ret;
+	}
+	mmgrab(current->mm);
+	obj->mm = current->mm;
+	while (pinned < npages) {
+		int chunk = min_t(unsigned long, npages - pinned, 4096);
+
+		ret = pin_user_pages_fast(arg->addr + (pinned << PAGE_SHIFT), chunk, gup,
+					  obj->pages + pinned);
+		if (ret <= 0) {
+			ret = ret ? ret : -EFAULT;
+			goto unpin;
+		}
+		pinned += ret;
+	}
+	obj->pinned = true;
+	atomic64_add(npages, &nic->pinned_pages);
+	ret = obj_publish(nic, obj);
+	if (ret)
+		goto release;
+	ret = xa_alloc(&ep->regs, &handle, obj, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto release;
+	arg->handle = handle;
+	arg->cookie = obj->cookie << PAGE_SHIFT;
+	return 0;
+
+unpin:
+	unpin_user_pages(obj->pages, pinned);
+	account_locked_vm(obj->mm, npages, false);
+	obj_put(obj);
+	return ret;
+release:
+	reg_release(obj);
+	return ret;
+}
+
+int pgas_dereg(struct pgas_ep *ep, u64 handle)
+{
+	struct pgas_obj *obj;
+
+	if (!handle || handle > U32_MAX)
+		return -EINVAL;
+	obj = xa_erase(&ep->regs, handle);
+	if (!obj)
+		return -ENOENT;
+	reg_release(obj);
+	return 0;
+}
+
+void pgas_ep_release_objs(struct pgas_ep *ep)
+{
+	struct pgas_obj *obj;
+	unsigned long handle;
+
+	xa_for_each(&ep->regs, handle, obj) {
+		xa_erase(&ep->regs, handle);
+		reg_release(obj);
+	}
+	if (ep->rings) {
+		obj_revoke(ep->rings);
+		obj_put(ep->rings);
+		ep->rings = NULL;
+	}
+}

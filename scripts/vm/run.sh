@@ -1,0 +1,62 @@
+#!/bin/bash
+# VM tier (make check-vm): boots Debian's stock kernel (linux-image-amd64)
+# in qemu-system-x86_64 under TCG (q35, 2 vCPUs) with panic_on_warn=1
+# oops=panic and an initramfs of busybox-static, pgas.ko and static test
+# binaries; reads the serial console; any failed test, or any kernel
+# WARNING/BUG/Oops/panic, fails the tier.  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+KVER=${KVER:-$(ls /lib/modules 2>/dev/null | sort -V | tail -n 1)}
+KERNEL=/boot/vmlinuz-$KVER
+OUT=build/vm
+LOG=$OUT/console.log
+fail() { echo "not ok - vm: $*"; echo "vm: 0 passed, 1 failed"; exit 1; }
+
+[ -n "$KVER" ] && [ -r "$KERNEL" ] || fail "no kernel image for '$KVER' in /boot (scripts/deps.sh vm)"
+command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 missing (scripts/deps.sh vm)"
+[ -x /bin/busybox ] || fail "busybox-static missing (scripts/deps.sh vm)"
+
+make -s modules KVER="$KVER" >"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building pgas.ko for $KVER"; }
+make -s STATIC=1 tests tools vmtests >>"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building static tests"; }
+
+rm -rf "$OUT/root"
+mkdir -p "$OUT/root"/{bin,sbin,proc,sys,dev,tmp,tests}
+cp /bin/busybox "$OUT/root/bin/"
+for applet in $(/bin/busybox --list); do
+	[ -e "$OUT/root/bin/$applet" ] || ln -s busybox "$OUT/root/bin/$applet"
+done
+cp scripts/vm/init "$OUT/root/init"
+cp kmod/pgas.ko "$OUT/root/"
+cp build/static/tests/* build/static/bin/pgasrun "$OUT/root/tests/"
+mv "$OUT/root/tests/pgasrun" "$OUT/root/bin/"
+[ -f scripts/vm/libpgas.sh ] && cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
+(cd "$OUT/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
+
+start=$(date +%s)
+timeout "${VM_TIMEOUT:-1500}" qemu-system-x86_64 -machine q35 -accel tcg -smp 2 -m 2048 \
+	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
+	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4" \
+	-nographic -no-reboot </dev/null >"$LOG" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+tr -d '\r' <"$LOG" >"$LOG.txt"
+
+pass=$(grep -c '^ok ' "$LOG.txt")
+failn=$(grep -c '^not ok ' "$LOG.txt")
+grep -E '^(ok|not ok) ' "$LOG.txt" | grep -v '^ok ' || true
+if grep -qE 'WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace' "$LOG.txt"; then
+	echo "not ok - kernel warning/oops on the console:"
+	grep -E -A20 'WARNING:|BUG:|Oops|Kernel panic|general protection fault' "$LOG.txt" | head -n 60
+	failn=$((failn + 1))
+else
+	echo "ok - no kernel WARNING/BUG/Oops/panic in the VM log"
+	pass=$((pass + 1))
+fi
+if ! grep -q '^vm: tests done' "$LOG.txt"; then
+	echo "not ok - the VM did not finish its tests (qemu exit $rc after ${took}s); console tail:"
+	tail -n 30 "$LOG.txt"
+	failn=$((failn + 1))
+fi
+echo "vm: booted kernel $KVER under TCG, ${took}s"
+echo "vm: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_ioctl - kselftest-style tests of /dev/pgas0 (TAP on stdout).
+ *
+ * Every ioctl with valid and garbage input gets its exact errno; mappings
+ * are checked for bounds, cookies and job isolation; deregistration revokes
+ * a peer's mapping (SIGBUS); RLIMIT_MEMLOCK is enforced; a SIGKILLed
+ * endpoint releases its pins and its peers are told; all counters return
+ * to zero.  Run as root (it drops to uid 65534 in children).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pgas_abi.h"
+
+#define DEV "/dev/pgas0"
+#define SYS "/sys/class/misc/pgas0/"
+
+static int tests, failures;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("%sok %d - ", ok ? "" : "not ", ++tests);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+/* ioctl returning -errno, so expectations read as exact errnos. */
+static int ioc(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+#define EXPECT(call, want)							\
+	do {									\
+		int got_ = (call);						\
+		result(got_ == (want), "%s = %d (%s), want %d", #call, got_,	\
+		       got_ ? strerror(-got_) : "ok", (want));			\
+	} while (0)
+
+static long sysfs(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int open_dev(void)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("Bail out! open %s: %s\n", DEV, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static struct pgas_ioc_job_create create_job(int fd, unsigned int nranks)
+{
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = nranks };
+
+	if (ioc(fd, PGAS_IOC_JOB_CREATE, &c))
+		printf("# JOB_CREATE(%u) failed: %s\n", nranks, strerror(errno));
+	return c;
+}
+
+static int join(int fd, const struct pgas_ioc_job_create *job, unsigned int vpid)
+{
+	struct pgas_ioc_job_join j = {
+		.size = sizeof(j), .job_id = job->job_id, .vpid = vpid, .key = job->key,
+	};
+
+	return ioc(fd, PGAS_IOC_JOB_JOIN, &j);
+}
+
+static struct pgas_ioc_rings rings_arg(void)
+{
+	struct pgas_ioc_rings r = {
+		.size = sizeof(r), .mbox_slots = 64, .notify_entries = 64,
+		.bounce_bufs = 2, .bounce_size = 1024,
+	};
+
+	return r;
+}
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* Reads one byte; returns the signal it raised, or 0. */
+static int touch(volatile const char *p)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old_bus, old_segv;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (!sig)
+		(void)*p;
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
+/* touch() in a child process; returns the signal it got (or 0). */
+static int child_touch(volatile const char *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		(void)*p;
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+static void test_job_create(void)
+{
+	int fd = open_dev();
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = 0 };
+	char big[256];
+
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, &c), -EINVAL);
+	c.nranks = PGAS_MAX_ENDPOINTS + 1;
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, &c), -EINVAL);
+	c.nranks = 2;
+	c.flags = 1;
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, &c), -EINVAL);
+	c.flags = 0;
+	c.size = 4;
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, &c), -EINVAL);
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, (void *)16), -EFAULT);
+	/* A larger struct is fine while its extra bytes are zero. */
+	memset(big, 0, sizeof(big));
+	c.size = sizeof(big);
+	memcpy(big, &c, sizeof(c));
+	big[200] = 1;
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, big), -E2BIG);
+	EXPECT(ioc(fd, _IO(PGAS_IOC_MAGIC, 99), NULL), -ENOTTY);
+	EXPECT(ioc(fd, _IO('x', 1), NULL), -ENOTTY);
+	big[200] = 0;
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, big), 0);
+	memcpy(&c, big, sizeof(c));
+	c.size = sizeof(c);
+	result(c.job_id > 0 && c.key != 0, "job id %u and a non-zero key", c.job_id);
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, &c), -EBUSY);
+	result(sysfs("jobs") == 1, "sysfs jobs = 1 (%ld)", sysfs("jobs"));
+	close(fd);
+	result(sysfs("jobs") == 0, "closing the launcher's file ends the job");
+}
+
+static void test_join(void)
+{
+	int lfd = open_dev(), a = open_dev(), b = open_dev(), c = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	struct pgas_ioc_job_join j = { .size = sizeof(j), .job_id = job.job_id, .key = job.key };
+
+	j.key = job.key ^ 1;
+	EXPECT(ioc(a, PGAS_IOC_JOB_JOIN, &j), -EACCES);
+	j.key = job.key;
+	j.job_id = job.job_id + 1000;
+	EXPECT(ioc(a, PGAS_IOC_JOB_JOIN, &j), -ENOENT);
+	j.job_id = job.job_id;
+	j.vpid = 2;
+	EXPECT(ioc(a, PGAS_IOC_JOB_JOIN, &j), -EINVAL);
+	j.vpid = 0;
+	j.pad = 7;
+	EXPECT(ioc(a, PGAS_IOC_JOB_JOIN, &j), -EINVAL);
+	j.pad = 0;
+	EXPECT(ioc(a, PGAS_IOC_JOB_JOIN, &j), 0);
+	result(j.nranks == 2 && j.vpid == 0, "join returns nranks 2, vpid 0");
+	EXPECT(join(b, &job, 0), -EBUSY);
+	EXPECT(join(a, &job, 1), -EBUSY);
+	EXPECT(ioc(lfd, PGAS_IOC_JOB_JOIN, &j), -EBUSY);
+	EXPECT(join(b, &job, 1), 0);
+	EXPECT(join(c, &job, 1), -EBUSY);
+	result(sysfs("endpoints") == 2, "sysfs endpoints = 2");
+	close(b);
+	EXPECT(join(c, &job, 1), 0);	/* a vpid is free again once its file is gone */
+	close(a);
+	close(c);
+	close(lfd);
+	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0, "all endpoints and jobs gone");
+}
+
+static void test_rings_and_mmap(void)
+{
+	int lfd = open_dev(), a = open_dev(), b = open_dev(), other = open_dev(), olfd = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2), job2 = create_job(olfd, 1);
+	struct pgas_ioc_rings r = rings_arg(), bad;
+	struct pgas_ctrl_page *ctrl;
+	void *m;
+
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &r), -EBADFD);
+	result(mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, 0) == MAP_FAILED && errno == EBADFD,
+	       "mmap before join: EBADFD");
+	join(a, &job, 0);
+	join(b, &job, 1);
+	join(other, &job2, 0);
+	bad = r;
+	bad.mbox_slots = 100;
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), -EINVAL);
+	bad = r;
+	bad.bounce_size = 65;
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), -EINVAL);
+	bad = r;
+	bad.notify_entries = 1u << 21;
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), -EINVAL);
+	bad = r;
+	bad.bounce_bufs = 64;
+	bad.bounce_size = 1u << 20;
+	bad.mbox_slots = 32768;
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), 0 /* 256 MiB: fits */);
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &r), -EEXIST);
+	EXPECT(ioc(b, PGAS_IOC_RINGS_CREATE, &r), 0);
+	result(r.region_size > 4096 && r.cookie && !(r.cookie & 4095), "region %llu bytes, cookie %#llx",
+	       (unsigned long long)r.region_size, (unsigned long long)r.cookie);
+
+	/* a maps b's rings (same job); the control page says who it is. */
+	m = mmap(NULL, r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)r.cookie);
+	result(m != MAP_FAILED, "peer maps the rings: %s", m == MAP_FAILED ? strerror(errno) : "ok");
+	if (m != MAP_FAILED) {
+		ctrl = m;
+		result(ctrl->magic == PGAS_ABI_MAGIC && ctrl->rank == 1 && ctrl->mbox_slots == 64,
+		       "control page: magic, rank 1, 64 slots");
+		munmap(m, r.region_size);
+	}
+	result(mmap(NULL, r.region_size + 4096, PROT_READ, MAP_SHARED, a, (off_t)r.cookie) ==
+	       MAP_FAILED && errno == EINVAL, "mmap beyond the object: EINVAL");
+	result(mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, (off_t)r.cookie + 4096) ==
+	       MAP_FAILED && errno == EINVAL, "mmap at a wrong cookie: EINVAL");
+	result(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, a, (off_t)r.cookie) == MAP_FAILED &&
+	       errno == EINVAL, "private mmap: EINVAL");
+	result(mmap(NULL, 4096, PROT_READ, MAP_SHARED, other, (off_t)r.cookie) == MAP_FAILED &&
+	       errno == EACCES, "an endpoint of another job: EACCES");
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, (off_t)r.cookie);
+	result(m != MAP_FAILED && touch(m) == 0, "mapped page reads");
+	result(child_touch(m) == SIGSEGV, "fork does not inherit the mapping (child faults)");
+	close(b);	/* the owner goes: its rings are revoked everywhere */
+	result(touch(m) == SIGBUS, "after the owner's file is closed the peer's mapping faults");
+	munmap(m, 4096);
+	close(a);
+	close(other);
+	close(lfd);
+	close(olfd);
+	result(sysfs("ring_bytes") == 0, "ring memory freed (%ld bytes left)", sysfs("ring_bytes"));
+}
+
+static void test_registration(void)
+{
+	int lfd = open_dev(), a = open_dev(), b = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	size_t len = 16 * 4096;
+	char *seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)seg, .len = len };
+	struct pgas_ioc_reg bad;
+	struct pgas_ioc_dereg d = { .size = sizeof(d) };
+	long pinned0 = sysfs("pinned_pages");
+	char *peer;
+
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), -EBADFD);
+	join(a, &job, 0);
+	join(b, &job, 1);
+	bad = reg;
+	bad.addr += 1;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EINVAL);
+	bad = reg;
+	bad.len = 0;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EINVAL);
+	bad = reg;
+	bad.len = 100;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EINVAL);
+	bad = reg;
+	bad.flags = 8;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EINVAL);
+	bad = reg;
+	bad.len = 1ull << 41;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EINVAL);
+	bad = reg;
+	bad.addr = 0x1000;	/* nothing mapped there */
+	bad.len = 4096;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EFAULT);
+	bad = reg;
+	bad.addr = ~0xfffull;
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EINVAL);
+	bad = reg;
+	bad.addr = 0xffff800000000000ull;	/* kernel space */
+	EXPECT(ioc(a, PGAS_IOC_REG, &bad), -EFAULT);
+	result(sysfs("pinned_pages") == pinned0, "failed registrations pin nothing");
+
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), 0);
+	result(sysfs("pinned_pages") == pinned0 + 16, "16 pages pinned");
+	strcpy(seg + 4096 * 3 + 5, "written by the owner");
+	peer = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b, (off_t)reg.cookie);
+	result(peer != MAP_FAILED, "peer maps the registration");
+	if (peer != MAP_FAILED) {
+		result(!strcmp(peer + 4096 * 3 + 5, "written by the owner"), "peer reads the owner's bytes");
+		strcpy(peer + 4096 * 15, "written by the peer");
+		result(!strcmp(seg + 4096 * 15, "written by the peer"), "owner reads the peer's bytes");
+	}
+	d.handle = reg.handle + 100;
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), -ENOENT);
+	d.handle = 0;
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), -EINVAL);
+	d.handle = reg.handle;
+	d.flags = 1;
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), -EINVAL);
+	d.flags = 0;
+	EXPECT(ioc(b, PGAS_IOC_DEREG, &d), -ENOENT);	/* not b's registration */
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), 0);
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), -ENOENT);	/* double free */
+	result(sysfs("pinned_pages") == pinned0, "deregistration unpins");
+	if (peer != MAP_FAILED) {
+		result(touch(peer) == SIGBUS, "deregistration revokes the peer's mapping (SIGBUS)");
+		munmap(peer, len);
+	}
+	result(mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, (off_t)reg.cookie) == MAP_FAILED &&
+	       errno == EINVAL, "a deregistered cookie cannot be mapped");
+
+	/* Read-only registrations cannot be mapped writable. */
+	reg.flags = 0;
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), 0);
+	result(mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b, (off_t)reg.cookie) ==
+	       MAP_FAILED && errno == EACCES, "read-only registration mapped writable: EACCES");
+	peer = mmap(NULL, len, PROT_READ, MAP_SHARED, b, (off_t)reg.cookie);
+	result(peer != MAP_FAILED && mprotect(peer, len, PROT_READ | PROT_WRITE) < 0,
+	       "read-only mapping cannot be made writable");
+	if (peer != MAP_FAILED)
+		munmap(peer, len);
+	close(a);	/* releases the registration */
+	close(b);
+	close(lfd);
+	munmap(seg, len);
+	result(sysfs("pinned_pages") == pinned0, "closing the owner unpins");
+}
+
+/* As uid 65534: another uid cannot join; RLIMIT_MEMLOCK binds registrations. */
+static void test_uid_and_memlock(void)
+{
+	int lfd = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	int status, pipefd[2];
+	char line[512];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return;
+	chmod(DEV, 0666);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 4 * 4096, 4 * 4096 };
+		int fd, lfd2, r1, r2;
+		struct pgas_ioc_job_create own;
+		char *seg = mmap(NULL, 8 * 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+					    .addr = (uintptr_t)seg, .len = 8 * 4096 };
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		fd = open(DEV, O_RDWR);
+		r1 = join(fd, &job, 0);
+		lfd2 = open(DEV, O_RDWR);
+		own = create_job(lfd2, 1);
+		close(fd);
+		fd = open(DEV, O_RDWR);
+		join(fd, &own, 0);
+		r2 = ioc(fd, PGAS_IOC_REG, &reg);
+		reg.len = 4 * 4096;
+		n = snprintf(line, sizeof(line), "%d %d %d\n", r1, r2, ioc(fd, PGAS_IOC_REG, &reg));
+		if (write(pipefd[1], line, (size_t)n) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = 0;
+	waitpid(pid, &status, 0);
+	chmod(DEV, 0660);
+	{
+		int r1 = 1, r2 = 1, r3 = 1;
+
+		sscanf(line, "%d %d %d", &r1, &r2, &r3);
+		result(r1 == -EPERM, "another uid joining root's job: EPERM (%d)", r1);
+		result(r2 == -ENOMEM, "registering 8 pages with RLIMIT_MEMLOCK of 4: ENOMEM (%d)", r2);
+		result(r3 == 0, "registering 4 pages within the limit: ok (%d)", r3);
+	}
+	close(pipefd[0]);
+	close(lfd);
+}
+
+/* A SIGKILLed endpoint: pins released, the peer told, nothing leaks. */
+static void test_killed_endpoint(void)
+{
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	struct pgas_ioc_rings r = rings_arg();
+	long pinned0 = sysfs("pinned_pages"), gone0 = sysfs("peer_gone");
+	int ready[2], status;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_notify_entry *ring;
+	struct pgas_region_layout l;
+	char *seg_map = MAP_FAILED;
+	unsigned long long cookie = 0;
+	pid_t pid;
+
+	join(a, &job, 0);
+	ioc(a, PGAS_IOC_RINGS_CREATE, &r);
+	ctrl = mmap(NULL, r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)r.cookie);
+	if (pipe(ready))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open_dev();
+		char *seg = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+					    .addr = (uintptr_t)seg, .len = 64 * 4096 };
+		struct pgas_ioc_rings r2 = rings_arg();
+
+		join(fd, &job, 1);
+		ioc(fd, PGAS_IOC_RINGS_CREATE, &r2);
+		ioc(fd, PGAS_IOC_REG, &reg);
+		memset(seg, 0x5a, 64 * 4096);
+		if (write(ready[1], &reg.cookie, sizeof(reg.cookie)) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &cookie, sizeof(cookie)) != sizeof(cookie))
+		cookie = 0;
+	seg_map = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)cookie);
+	result(seg_map != MAP_FAILED && seg_map[4096 * 63] == 0x5a, "peer's segment mapped");
+	result(sysfs("pinned_pages") == pinned0 + 64, "64 pages pinned by the child");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	result(sysfs("pinned_pages") == pinned0, "killed endpoint's pages unpinned (%ld)",
+	       sysfs("pinned_pages"));
+	result(sysfs("peer_gone") == gone0 + 1, "one peer-gone event");
+	if (ctrl != MAP_FAILED) {
+		pgas_region_layout(64, 64, 2, 1024, 2, &l);
+		ring = (struct pgas_notify_entry *)((char *)ctrl + l.notify_off);
+		result(ctrl->peers_gone == 1 && PGAS_NOTIFY_KIND(ring[0].status) ==
+		       PGAS_NOTIFY_PEER_GONE && PGAS_NOTIFY_SRC(ring[0].status) == 1 &&
+		       PGAS_NOTIFY_LAP(ring[0].status) == 1,
+		       "the survivor's ring says rank 1 is gone");
+		munmap(ctrl, r.region_size);
+	}
+	if (seg_map != MAP_FAILED) {
+		result(touch(seg_map) == SIGBUS, "the dead rank's segment is revoked");
+		munmap(seg_map, 64 * 4096);
+	}
+	close(ready[0]);
+	close(a);
+	close(lfd);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_job_create();
+	test_join();
+	test_rings_and_mmap();
+	test_registration();
+	test_uid_and_memlock();
+	test_killed_endpoint();
+	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
+	       sysfs("ring_bytes") == 0, "every counter back to zero");
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}
