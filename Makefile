@@ -40,7 +40,7 @@ LDFLAGS  := $(SANFLAGS)
 
 LIB_SRCS := libpgas/init.c libpgas/env.c libpgas/error.c libpgas/am.c libpgas/rma.c \
             libpgas/barrier.c libpgas/wait.c libpgas/hsl.c \
-            conduit/shm/shm.c conduit/shm/bootstrap.c
+            conduit/shm/shm.c conduit/shm/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 HEADERS  := libpgas/pgas.h libpgas/pgas_fast.h libpgas/internal.h uapi/pgas_abi.h \
             conduit/conduit.h conduit/shm/bootstrap.h
@@ -80,9 +80,9 @@ $(B)/lib/libpgas.so: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libpgas.so.0 $(LDFLAGS) -o $@ $^
 
-$(B)/bin/pgasrun: tools/pgasrun.c conduit/shm/bootstrap.c conduit/shm/bootstrap.h
+$(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c conduit/shm/bootstrap.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a
 
 # Programs link the static library: the fast path is inline anyway.
 $(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h $(B)/lib/libpgas.a

@@ -67,8 +67,52 @@ static inline unsigned char *pgas_bounce_buf(unsigned char *area,
 	return area + ((size_t)(src * PGAS_NCHAN + chan) * geo->bounce_bufs + i) * one;
 }
 
+/* Points ep at the objects of a ring region mapped at base. */
+static inline void pgas_conduit_set_region(struct pgas_conduit_ep *ep, unsigned char *base,
+					   const struct pgas_region_layout *l)
+{
+	ep->ctrl = (struct pgas_ctrl_page *)(base + l->ctrl_off);
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+		ep->mbox[ch] = (struct pgas_mbox_slot *)(base + l->mbox_off[ch]);
+	ep->notify = (struct pgas_notify_entry *)(base + l->notify_off);
+	ep->bounce = base + l->bounce_off;
+}
+
+/* What ranks check of each other at open: the same ABI and geometry. */
+struct pgas_conduit_hello {
+	uint32_t magic;
+	uint32_t version;
+	struct pgas_geometry geo;
+	uint64_t cookie;	/* kmod: mmap offset of the ring region */
+	uint64_t size;		/* kmod: its size */
+};
+
+#include <stdio.h>
+#include <string.h>
+
+/* Checks a peer's hello against mine: 0, or PGAS_ERR_INVAL with msg. */
+static inline int pgas_conduit_check_hello(const struct pgas_conduit_hello *theirs,
+					   const struct pgas_conduit_hello *mine, unsigned rank,
+					   char *msg, size_t msglen)
+{
+	if (theirs->magic == mine->magic && theirs->version == mine->version &&
+	    !memcmp(&theirs->geo, &mine->geo, sizeof(mine->geo)))
+		return 0;
+	snprintf(msg, msglen,
+		 "rank %u has another ABI or ring geometry (mailbox %u slots vs %u here): set PGAS_* alike for every rank",
+		 rank, theirs->geo.mbox_slots, mine->geo.mbox_slots);
+	return -1;	/* PGAS_ERR_INVAL */
+}
+
+/* What ranks tell each other at attach. */
+struct pgas_conduit_segment {
+	uint64_t addr;		/* in the owner's address space */
+	uint64_t size;
+	uint64_t cookie;	/* kmod: mmap offset of the registration */
+};
+
 /*
- * Both return 0 or a negative PGAS_ERR_* with msg filled.
+ * All conduits: 0 or a negative PGAS_ERR_* with msg filled.
  *  open:   joins the job, maps every rank's ring region (c->eps[].ctrl etc).
  *  attach: creates this rank's segment of segsize bytes and maps every
  *          rank's (c->eps[].seg etc); collective.
@@ -77,5 +121,27 @@ static inline unsigned char *pgas_bounce_buf(unsigned char *area,
 int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen);
 int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
 void pgas_shm_close(struct pgas_conduit *c);
+
+/*
+ * kmod: /dev/pgasN.  pgas_kmod_job() is the launcher's side: when the
+ * configuration selects pgas.ko it creates the job and returns its id and
+ * key (to pass to the ranks) and the file that holds it (*fd >= 0); else
+ * *fd = -1.
+ */
+int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
+		  char *msg, size_t msglen);
+/* Which conduit a rank uses (resolves PGAS_CONDUIT=auto). */
+int pgas_conduit_choose(void);
+int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen);
+int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
+void pgas_kmod_close(struct pgas_conduit *c);
+
+static inline void pgas_conduit_close(struct pgas_conduit *c)
+{
+	if (c->kind == PGAS_CONDUIT_KMOD)
+		pgas_kmod_close(c);
+	else
+		pgas_shm_close(c);
+}
 
 #endif /* PGAS_CONDUIT_H */

@@ -13,7 +13,7 @@
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
 bool pgas__cfg_loaded;
 
-enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM };
+enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM, VAR_PATH };
 
 struct env_var {
 	const char *name;
@@ -35,7 +35,9 @@ static const struct env_var vars[] = {
 	{ "PGAS_ERROR_MODE", VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
 	  "on a failed call: print the message, stay quiet, or abort" },
 	{ "PGAS_CONDUIT", VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
-	  "device: kmod if /dev/pgas exists, else shm" },
+	  "device: kmod if PGAS_DEVICE is usable, else shm" },
+	{ "PGAS_DEVICE", VAR_PATH, "/dev/pgas0", 0, 0, NULL, CFG(device),
+	  "pgas.ko device node of the kmod conduit" },
 	{ "PGAS_WAIT_MODE", VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
 	  "how waits idle: auto = spin if ranks <= cpus, else spin-then-block" },
 	{ "PGAS_SPIN_LIMIT", VAR_UINT, "2000", 1, 100000000, NULL, CFG(spin_limit),
@@ -63,6 +65,8 @@ static int parse(const struct env_var *v, const char *s, unsigned long long *out
 {
 	char *end;
 
+	if (v->kind == VAR_PATH)	/* stored by store_path() */
+		return strlen(s) < sizeof(pgas__cfg.device) && *s == '/' ? 0 : -1;
 	if (v->kind == VAR_ENUM) {
 		for (unsigned i = 0; v->choices[i]; i++)
 			if (!strcmp(s, v->choices[i])) {
@@ -92,11 +96,13 @@ static int parse(const struct env_var *v, const char *s, unsigned long long *out
 	return 0;
 }
 
-static void store(const struct env_var *v, unsigned long long val)
+static void store(const struct env_var *v, const char *s, unsigned long long val)
 {
 	char *field = (char *)&pgas__cfg + v->offset;
 
-	if (v->kind == VAR_SIZE)
+	if (v->kind == VAR_PATH)
+		snprintf(field, sizeof(pgas__cfg.device), "%s", s);
+	else if (v->kind == VAR_SIZE)
 		*(size_t *)field = (size_t)val;
 	else if (v->kind == VAR_ENUM)
 		*(int *)field = (int)val;
@@ -120,7 +126,10 @@ int pgas__config_load(char *msg, size_t msglen)
 		if (parse(v, v->dflt, &val))
 			abort();	/* a bad default is a bug of this table */
 		if (s && parse(v, s, &val)) {
-			if (v->kind == VAR_ENUM)
+			if (v->kind == VAR_PATH)
+				snprintf(msg, msglen, "%s=%s: expected an absolute path under %zu bytes",
+					 v->name, s, sizeof(pgas__cfg.device));
+			else if (v->kind == VAR_ENUM)
 				snprintf(msg, msglen, "%s=%s: expected one of %s|%s|%s%s%s",
 					 v->name, s, v->choices[0], v->choices[1], v->choices[2],
 					 v->choices[3] ? "|" : "", v->choices[3] ? v->choices[3] : "");
@@ -129,7 +138,7 @@ int pgas__config_load(char *msg, size_t msglen)
 					 v->name, s, v->min, v->max);
 			return PGAS_ERR_INVAL;
 		}
-		store(v, val);
+		store(v, s ? s : v->dflt, val);
 	}
 	if (!is_pow2(pgas__cfg.mbox_slots) || !is_pow2(pgas__cfg.notify_entries)) {
 		snprintf(msg, msglen, "PGAS_MBOX_SLOTS=%u / PGAS_NOTIFY_ENTRIES=%u: must be powers of two",
@@ -159,7 +168,10 @@ void pgas__config_print(FILE *f)
 		const char *field = (const char *)&pgas__cfg + v->offset;
 		const char *set = getenv(v->name) ? " (set)" : "";
 
-		if (v->kind == VAR_ENUM)
+		if (v->kind == VAR_PATH)
+			fprintf(f, "  %-20s = %-8s [%s]%s %s\n", v->name, field, v->dflt, set,
+				v->help);
+		else if (v->kind == VAR_ENUM)
 			fprintf(f, "  %-20s = %-8s [%s]%s %s\n", v->name,
 				v->choices[*(const int *)field], v->dflt, set, v->help);
 		else if (v->kind == VAR_SIZE)

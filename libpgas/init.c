@@ -51,13 +51,14 @@ int pgas_init(int *argc, char ***argv)
 	c->geo.notify_entries = pgas__cfg.notify_entries;
 	c->geo.bounce_bufs = pgas__cfg.bounce_bufs;
 	c->geo.bounce_size = (uint32_t)PGAS__ALIGN_UP(pgas__cfg.max_medium, PGAS_CACHELINE);
-	if (pgas__cfg.conduit == PGAS_CONDUIT_KMOD)
-		return pgas__err(PGAS_ERR_INVAL, "pgas_init",
-				 "PGAS_CONDUIT=kmod: this build has no kmod conduit yet");
-	c->kind = PGAS_CONDUIT_SHM;
-	rc = pgas_shm_open(c, msg, sizeof(msg));
-	if (rc)
-		return pgas__err(rc, "pgas_init", "shm conduit: %s", msg);
+	c->kind = pgas_conduit_choose();
+	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_open(c, msg, sizeof(msg))
+					  : pgas_shm_open(c, msg, sizeof(msg));
+	if (rc) {
+		pgas_conduit_close(c);
+		return pgas__err(rc, "pgas_init", "%s conduit: %s",
+				 c->kind == PGAS_CONDUIT_KMOD ? "kmod" : "shm", msg);
+	}
 	pgas__job.initialised = true;
 	pgas__g.rank = c->rank;
 	pgas__wait_setup();
@@ -101,7 +102,8 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		return pgas__err(PGAS_ERR_SIZE, call, "segment size %zu over the 1 TiB limit", segsize);
 	segsize = PGAS__ALIGN_UP(segsize, (size_t)sysconf(_SC_PAGESIZE));
 
-	rc = pgas_shm_attach(c, segsize, msg, sizeof(msg));
+	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_attach(c, segsize, msg, sizeof(msg))
+					  : pgas_shm_attach(c, segsize, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, call, "%s", msg);
 	pgas__g.peers = calloc(c->nranks, sizeof(*pgas__g.peers));
@@ -141,7 +143,7 @@ void pgas_exit(int code)
 		_exit(code);	/* pgasrun ends the other ranks */
 	if (pgas__job.initialised) {
 		pgas__am_teardown();
-		pgas_shm_close(&pgas__job.conduit);
+		pgas_conduit_close(&pgas__job.conduit);
 	}
 	free(pgas__g.peers);
 	pgas__g.peers = NULL;

@@ -38,6 +38,7 @@ struct pgas_config {
 	int error_mode;
 	int verbose_env;
 	int conduit;		/* enum pgas_conduit_kind */
+	char device[64];	/* pgas.ko device node */
 };
 
 extern struct pgas_config pgas__cfg;

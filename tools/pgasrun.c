@@ -9,6 +9,10 @@
  * non-zero code or dies of a signal, names it, ends the others (SIGTERM,
  * then SIGKILL after a grace period) and exits non-zero.  Ranks die with
  * the launcher (PR_SET_PDEATHSIG), so no rank outlives it.
+ *
+ * When the configuration selects pgas.ko (PGAS_CONDUIT, PGAS_DEVICE), the
+ * launcher creates the job, passes its id and key to the ranks, and holds
+ * it until the job ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +30,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../conduit/conduit.h"
 #include "../conduit/shm/bootstrap.h"
 
 #define GRACE_MS 2000
@@ -44,6 +49,7 @@ static struct rank *ranks;
 static unsigned nranks, nrunning, round_count;
 static bool verbose, aborting;
 static int exit_code;
+static char job_env[2][48];	/* PGAS_JOB_ID=..., PGAS_JOB_KEY=... or empty */
 static long long kill_deadline_ms;
 
 static long long now_ms(void)
@@ -215,6 +221,13 @@ static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child
 	setenv(PGAS_ENV_NRANKS, buf, 1);
 	snprintf(buf, sizeof(buf), "%d", sv_child);
 	setenv(PGAS_ENV_BOOT_FD, buf, 1);
+	if (job_env[0][0]) {
+		putenv(job_env[0]);
+		putenv(job_env[1]);
+	} else {
+		unsetenv(PGAS_ENV_JOB_ID);
+		unsetenv(PGAS_ENV_JOB_KEY);
+	}
 	execvp(argv[0], argv);
 	fprintf(stderr, "pgasrun: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -226,7 +239,7 @@ int main(int argc, char **argv)
 	long long deadline_ms = 0;
 	sigset_t mask, oldmask;
 	struct pollfd *pfd;
-	int opt, sfd, *child_socks;
+	int opt, sfd, *child_socks, job_fd = -1;
 	char *end;
 
 	while ((opt = getopt(argc, argv, "+n:t:vh")) != -1) {
@@ -271,6 +284,24 @@ int main(int argc, char **argv)
 	if (!ranks || !child_socks || !pfd) {
 		fprintf(stderr, "pgasrun: out of memory for %u ranks\n", nranks);
 		return 1;
+	}
+
+	{
+		char msg[256];
+		uint32_t job_id;
+		uint64_t key;
+
+		if (pgas_kmod_job(nranks, &job_id, &key, &job_fd, msg, sizeof(msg))) {
+			fprintf(stderr, "pgasrun: cannot create the pgas.ko job: %s\n", msg);
+			return 1;
+		}
+		if (job_fd >= 0) {
+			snprintf(job_env[0], sizeof(job_env[0]), "%s=%u", PGAS_ENV_JOB_ID, job_id);
+			snprintf(job_env[1], sizeof(job_env[1]), "%s=%llx", PGAS_ENV_JOB_KEY,
+				 (unsigned long long)key);
+			if (verbose)
+				fprintf(stderr, "pgasrun: pgas.ko job %u\n", job_id);
+		}
 	}
 
 	sigemptyset(&mask);
@@ -373,6 +404,8 @@ int main(int argc, char **argv)
 	reset_round();
 	for (unsigned r = 0; r < nranks; r++)
 		close_sock(&ranks[r]);
+	if (job_fd >= 0)
+		close(job_fd);
 	free(ranks);
 	free(child_socks);
 	free(pfd);

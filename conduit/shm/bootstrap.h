@@ -31,6 +31,9 @@ struct pgas_boot_msg {
 #define PGAS_ENV_RANK "PGAS_RANK"
 #define PGAS_ENV_NRANKS "PGAS_NRANKS"
 #define PGAS_ENV_BOOT_FD "PGAS_BOOT_FD"
+/* Set when the launcher created a pgas.ko job for the ranks. */
+#define PGAS_ENV_JOB_ID "PGAS_JOB_ID"
+#define PGAS_ENV_JOB_KEY "PGAS_JOB_KEY"	/* hexadecimal */
 
 /* Sends/receives one message with an optional fd (-1 = none). */
 int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd);

@@ -24,18 +24,6 @@ struct shm_priv {
 	size_t *seg_map_len;
 };
 
-/* What ranks tell each other at open: the geometry must agree. */
-struct open_blob {
-	uint32_t magic;
-	uint32_t version;
-	struct pgas_geometry geo;
-};
-
-struct attach_blob {
-	uint64_t seg_remote;
-	uint64_t seg_size;
-};
-
 static int fail_errno(char *msg, size_t msglen, const char *what)
 {
 	snprintf(msg, msglen, "%s: %s", what, strerror(errno));
@@ -68,7 +56,7 @@ static void close_fds(int *fds, unsigned n)
 int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct shm_priv *priv;
-	struct open_blob mine, *all = NULL;
+	struct pgas_conduit_hello mine = { 0 }, *all = NULL;
 	int fd = -1, *fds = NULL, rc;
 	void *map;
 
@@ -107,6 +95,7 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	{
 		struct pgas_ctrl_page *ctrl = map;
 
+		/* What pgas.ko writes into the control page of a ring region. */
 		ctrl->magic = PGAS_ABI_MAGIC;
 		ctrl->version = PGAS_ABI_VERSION;
 		ctrl->rank = c->rank;
@@ -124,13 +113,9 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	if (rc)
 		goto out;
 	for (unsigned r = 0; r < c->nranks; r++) {
-		if (memcmp(&all[r], &mine, sizeof(mine))) {
-			snprintf(msg, msglen,
-				 "rank %u has another ring geometry (mailbox %u slots vs %u here): set PGAS_* alike for every rank",
-				 r, all[r].geo.mbox_slots, mine.geo.mbox_slots);
-			rc = PGAS_ERR_INVAL;
+		rc = pgas_conduit_check_hello(&all[r], &mine, r, msg, msglen);
+		if (rc)
 			goto out;
-		}
 		if (r == c->rank)
 			continue;
 		map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
@@ -140,16 +125,8 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		}
 		priv->region[r] = map;
 	}
-	for (unsigned r = 0; r < c->nranks; r++) {
-		unsigned char *base = priv->region[r];
-		struct pgas_conduit_ep *ep = &c->eps[r];
-
-		ep->ctrl = (struct pgas_ctrl_page *)(base + c->layout.ctrl_off);
-		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
-			ep->mbox[ch] = (struct pgas_mbox_slot *)(base + c->layout.mbox_off[ch]);
-		ep->notify = (struct pgas_notify_entry *)(base + c->layout.notify_off);
-		ep->bounce = base + c->layout.bounce_off;
-	}
+	for (unsigned r = 0; r < c->nranks; r++)
+		pgas_conduit_set_region(&c->eps[r], priv->region[r], &c->layout);
 	rc = PGAS_OK;
 out:
 	if (fd >= 0)
@@ -164,7 +141,7 @@ out:
 int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen)
 {
 	struct shm_priv *priv = c->priv;
-	struct attach_blob mine = { 0, segsize }, *all;
+	struct pgas_conduit_segment mine = { 0, segsize, 0 }, *all;
 	int fd = -1, *fds, rc;
 	size_t maplen = segsize ? segsize : 0;
 	void *map = NULL;
@@ -190,7 +167,7 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 		}
 		priv->seg[c->rank] = map;
 		priv->seg_map_len[c->rank] = maplen;
-		mine.seg_remote = (uint64_t)(uintptr_t)map;
+		mine.addr = (uint64_t)(uintptr_t)map;
 	}
 	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
 	if (rc)
@@ -198,20 +175,20 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas_conduit_ep *ep = &c->eps[r];
 
-		ep->seg_remote = all[r].seg_remote;
-		ep->seg_size = all[r].seg_size;
+		ep->seg_remote = all[r].addr;
+		ep->seg_size = all[r].size;
 		if (r == c->rank) {
 			ep->seg = map;
 			continue;
 		}
-		if (!all[r].seg_size)
+		if (!all[r].size)
 			continue;
 		if (fds[r] < 0) {
 			snprintf(msg, msglen, "rank %u sent no segment descriptor", r);
 			rc = PGAS_ERR_SYS;
 			goto out;
 		}
-		ep->seg = mmap(NULL, all[r].seg_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		ep->seg = mmap(NULL, all[r].size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			       fds[r], 0);
 		if (ep->seg == MAP_FAILED) {
 			ep->seg = NULL;
@@ -219,7 +196,7 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 			goto out;
 		}
 		priv->seg[r] = ep->seg;
-		priv->seg_map_len[r] = all[r].seg_size;
+		priv->seg_map_len[r] = all[r].size;
 	}
 	rc = PGAS_OK;
 out:

@@ -17,7 +17,7 @@ command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 missing (sc
 [ -x /bin/busybox ] || fail "busybox-static missing (scripts/deps.sh vm)"
 
 make -s modules KVER="$KVER" >"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building pgas.ko for $KVER"; }
-make -s STATIC=1 tests tools vmtests >>"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building static tests"; }
+make -s STATIC=1 tests tools examples vmtests >>"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building static tests"; }
 
 rm -rf "$OUT/root"
 mkdir -p "$OUT/root"/{bin,sbin,proc,sys,dev,tmp,tests}
@@ -27,7 +27,7 @@ for applet in $(/bin/busybox --list); do
 done
 cp scripts/vm/init "$OUT/root/init"
 cp kmod/pgas.ko "$OUT/root/"
-cp build/static/tests/* build/static/bin/pgasrun "$OUT/root/tests/"
+cp build/static/tests/* build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
 mv "$OUT/root/tests/pgasrun" "$OUT/root/bin/"
 [ -f scripts/vm/libpgas.sh ] && cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
 (cd "$OUT/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"

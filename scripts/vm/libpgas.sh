@@ -1,0 +1,38 @@
+#!/bin/sh
+# Inside the VM (busybox sh): the libpgas test programs over pgas.ko.
+# Every TAP line passes through; each run adds one line for its exit code.
+export PGAS_CONDUIT=kmod PGAS_ERROR_MODE=quiet
+run() {	# run LABEL CMD...
+	label=$1
+	shift
+	"$@" >/tmp/run.out 2>/tmp/run.err
+	rc=$?
+	grep -E '^(ok|not ok) ' /tmp/run.out | sed "s/\$/ [kmod]/"
+	if [ $rc -eq 0 ]; then
+		echo "ok - $label exits 0"
+	else
+		echo "not ok - $label exits $rc"
+		tail -n 15 /tmp/run.err | sed 's/^/# /'
+	fi
+}
+for n in 1 2 3; do
+	for t in rma am errors barrier; do
+		run "$t -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/$t
+	done
+	run "traffic -n $n over pgas.ko (16-slot mailboxes)" \
+		env PGAS_MBOX_SLOTS=16 pgasrun -n $n -t 600 /tests/traffic 4000
+	run "nosyscall -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/nosyscall 5000
+done
+run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 4 -t 600 /tests/barrier 200
+run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
+pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
+rc=$?
+sleep 1
+if [ $rc -eq 137 ] && [ "$(cat /sys/class/misc/pgas0/endpoints)" = 0 ] &&
+	[ "$(cat /sys/class/misc/pgas0/pinned_pages)" = 0 ] &&
+	[ "$(cat /sys/class/misc/pgas0/jobs)" = 0 ]; then
+	echo "ok - a rank SIGKILLed mid-job over pgas.ko: job ends 137, no endpoint, job or pin left"
+else
+	echo "not ok - killed rank over pgas.ko: exit $rc, endpoints $(cat /sys/class/misc/pgas0/endpoints), pinned $(cat /sys/class/misc/pgas0/pinned_pages)"
+	sed 's/^/# /' /tmp/kill.err
+fi
