@@ -58,7 +58,7 @@ VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
 VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
 .PHONY: all lib tools tests examples benches check check-native check-vm check-kunit \
-        bench demo deps install clean modules modules_install vmtests
+        bench demo deps install clean modules modules_install install-kmod vmtests
 
 all: lib tools examples tests benches
 
@@ -122,6 +122,12 @@ modules:
 
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules_install
+
+# The module with its udev rule (group pgas, 0660) and modules-load snippet.
+install-kmod: modules_install
+	install -D -m 644 udev/60-pgas.rules $(DESTDIR)/etc/udev/rules.d/60-pgas.rules
+	install -D -m 644 udev/pgas.conf $(DESTDIR)/etc/modules-load.d/pgas.conf
+	getent group pgas >/dev/null || groupadd --system pgas
 
 vmtests: $(VMTESTS)
 

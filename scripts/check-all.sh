@@ -7,6 +7,7 @@
 #   native-asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   native-tsan   the same under ThreadSanitizer (1-3 ranks)
 #   kmod-style    pgas.ko warning-free against 6.1 headers, checkpatch-clean
+#   dkms          dkms add/build/install/remove of pgas.ko on the host
 #   vm            qemu (TCG) boots Debian's kernel: kselftests and libpgas over /dev/pgas
 set -u
 cd "$(dirname "$0")/.."
@@ -45,6 +46,7 @@ build_or_fail && tier native scripts/check-native.sh build
 build_or_fail SAN=asan && PGAS_TEST_RANKS="1 2 3 4" tier native-asan scripts/check-native.sh build/asan
 build_or_fail SAN=tsan && PGAS_TEST_RANKS="1 2 3" tier native-tsan scripts/check-native.sh build/tsan
 tier kmod-style scripts/check-kmod-style.sh
+tier dkms scripts/check-dkms.sh
 tier vm scripts/vm/run.sh
 
 echo

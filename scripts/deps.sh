@@ -11,7 +11,7 @@ want=(gcc make libc6-dev)
 case "${1:-build}" in
 build) ;;
 test) want+=(valgrind pkg-config) ;;
-vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils) ;;
+vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms) ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
 *) echo "usage: $0 build|test|vm|bench" >&2; exit 2 ;;
 esac
