@@ -62,8 +62,12 @@ VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
 all: lib tools examples tests benches
 
+ifeq ($(STATIC),)
 lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
-tools: $(B)/bin/pgasrun
+else
+lib: $(B)/lib/libpgas.a
+endif
+tools: $(B)/bin/pgasrun $(B)/bin/pgasctl
 tests: $(TESTS)
 examples: $(EXAMPLES)
 benches: $(BENCHES)
@@ -83,6 +87,12 @@ $(B)/lib/libpgas.so: $(LIB_OBJS)
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a
+
+NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
+$(B)/bin/pgasctl: tools/pgasctl.c uapi/pgas_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(NL_LIBS) -lpthread
 
 # Programs link the static library: the fast path is inline anyway.
 $(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h $(B)/lib/libpgas.a
@@ -155,7 +165,7 @@ install: lib tools
 	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(PREFIX)/lib/libpgas.so.0
 	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
 	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/
-	install -m 755 $(B)/bin/pgasrun $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 
 clean:

@@ -77,12 +77,14 @@ struct pgas_job {
 };
 
 struct pgas_ep {
-	struct pgas_job *job;
+	struct pgas_job *job;		/* reference held */
 	u32 vpid;
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
 	struct pgas_region_layout layout;	/* of rings */
 	u32 notify_entries;
 	struct xarray regs;		/* handle -> obj (registrations) */
+	atomic_t nr_regs;
+	atomic64_t pinned_pages;
 };
 
 enum pgas_obj_kind {
@@ -130,5 +132,15 @@ u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries);
 
 /* pgas_main.c */
 void pgas_nic_put(struct pgas_nic *nic);
+int pgas_nic_create(void);
+int pgas_nic_destroy_id(int id);
+extern struct list_head pgas_nics;
+extern struct mutex pgas_nics_lock;
+
+/* pgas_netlink.c */
+int pgas_netlink_init(void);
+void pgas_netlink_exit(void);
+void pgas_event_ep_dead(struct pgas_ep *ep);
+void pgas_event_job_dead(struct pgas_job *job);
 
 #endif /* PGAS_KMOD_H */

@@ -55,6 +55,7 @@ static void pgas_job_free(struct kref *kref)
 	if (job->id) {
 		xa_erase(&nic->jobs, job->id);
 		atomic_dec(&nic->nr_jobs);
+		pgas_event_job_dead(job);
 	}
 	ida_destroy(&job->vpids);
 	kvfree(job->eps);
@@ -135,6 +136,7 @@ void pgas_ep_leave(struct pgas_ep *ep)
 			pgas_notify_peer_gone(job->eps[i], ep->vpid);
 	mutex_unlock(&job->lock);
 
+	pgas_event_ep_dead(ep);
 	ida_free(&job->vpids, ep->vpid);
 	atomic_dec(&job->nic->nr_endpoints);
 	xa_destroy(&ep->regs);

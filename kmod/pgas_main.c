@@ -19,8 +19,8 @@ static unsigned int nics = 1;
 module_param(nics, uint, 0444);
 MODULE_PARM_DESC(nics, "software-loopback NICs created at load (0-16, default 1)");
 
-static LIST_HEAD(pgas_nics);
-static DEFINE_MUTEX(pgas_nics_lock);
+LIST_HEAD(pgas_nics);
+DEFINE_MUTEX(pgas_nics_lock);	/* protects pgas_nics; outermost (pgas.h) */
 static DEFINE_IDA(pgas_nic_ida);
 
 struct pgas_file {
@@ -316,7 +316,7 @@ ATTRIBUTE_GROUPS(pgas);
 
 /* ---- NICs ----------------------------------------------------------------------- */
 
-static int pgas_nic_create(void)
+int pgas_nic_create(void)
 {
 	struct pgas_nic *nic;
 	int id, ret;
@@ -359,6 +359,22 @@ static void pgas_nic_destroy(struct pgas_nic *nic)
 	pgas_nic_put(nic);	/* open files keep it until they are closed */
 }
 
+int pgas_nic_destroy_id(int id)
+{
+	struct pgas_nic *nic;
+	int ret = -ENODEV;
+
+	mutex_lock(&pgas_nics_lock);
+	list_for_each_entry(nic, &pgas_nics, node)
+		if (nic->id == id) {
+			pgas_nic_destroy(nic);
+			ret = 0;
+			break;
+		}
+	mutex_unlock(&pgas_nics_lock);
+	return ret;
+}
+
 static void pgas_destroy_all(void)
 {
 	struct pgas_nic *nic, *tmp;
@@ -387,11 +403,15 @@ static int __init pgas_init(void)
 			return ret;
 		}
 	}
-	return 0;
+	ret = pgas_netlink_init();
+	if (ret)
+		pgas_destroy_all();
+	return ret;
 }
 
 static void __exit pgas_exit(void)
 {
+	pgas_netlink_exit();
 	pgas_destroy_all();
 }
 

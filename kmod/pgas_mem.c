@@ -407,6 +407,8 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	}
 	obj->pinned = true;
 	atomic64_add(npages, &nic->pinned_pages);
+	atomic64_add(npages, &ep->pinned_pages);
+	atomic_inc(&ep->nr_regs);
 	ret = obj_publish(nic, obj);
 	if (ret)
 		goto release;
@@ -427,6 +429,13 @@ release:
 	return ret;
 }
 
+static void ep_reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
+{
+	atomic64_sub(obj->npages, &ep->pinned_pages);
+	atomic_dec(&ep->nr_regs);
+	reg_release(obj);
+}
+
 int pgas_dereg(struct pgas_ep *ep, u64 handle)
 {
 	struct pgas_obj *obj;
@@ -436,7 +445,7 @@ int pgas_dereg(struct pgas_ep *ep, u64 handle)
 	obj = xa_erase(&ep->regs, handle);
 	if (!obj)
 		return -ENOENT;
-	reg_release(obj);
+	ep_reg_release(ep, obj);
 	return 0;
 }
 
@@ -447,7 +456,7 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
 
 	xa_for_each(&ep->regs, handle, obj) {
 		xa_erase(&ep->regs, handle);
-		reg_release(obj);
+		ep_reg_release(ep, obj);
 	}
 	if (ep->rings) {
 		obj_revoke(ep->rings);

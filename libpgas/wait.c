@@ -61,6 +61,11 @@ void pgas__wait_step(struct pgas__waiter *w)
 	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
 	unsigned mask = pgas__wait_chanmask();
 
+	/* pgas.ko counts peers of the job that died: waiting on them is futile. */
+	if (PGAS__UNLIKELY(ctrl && atomic_load_explicit((_Atomic uint32_t *)&ctrl->peers_gone,
+							memory_order_relaxed)))
+		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
+			    ctrl->peers_gone);
 	if (!pgas__job.handler_depth)
 		pgas__barrier_progress();
 	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {

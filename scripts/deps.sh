@@ -7,7 +7,7 @@
 #   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel image and headers
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 set -eu
-want=(gcc make libc6-dev)
+want=(gcc make libc6-dev pkg-config libnl-genl-3-dev)
 case "${1:-build}" in
 build) ;;
 test) want+=(valgrind pkg-config) ;;

@@ -345,6 +345,53 @@ struct pgas_ioc_dereg {
  * object's size.  Ring regions and segments are mapped shared, read-write.
  */
 
+/* ---- pgas.ko: generic netlink control plane ------------------------------- */
+
+/*
+ * Family PGAS_GENL_NAME, version PGAS_GENL_VERSION.  NIC_NEW and NIC_DEL
+ * need CAP_NET_ADMIN; the GETs are dumps (one message per object).  The
+ * multicast group PGAS_GENL_MCGRP_EVENTS carries EP_DEAD (an endpoint's
+ * file was released: its process exited or was killed) and JOB_DEAD.
+ */
+#define PGAS_GENL_NAME		"pgas"
+#define PGAS_GENL_VERSION	1
+#define PGAS_GENL_MCGRP_EVENTS	"events"
+
+enum pgas_genl_cmd {
+	PGAS_CMD_UNSPEC,
+	PGAS_CMD_NIC_NEW,	/* -> NIC_ID */
+	PGAS_CMD_NIC_DEL,	/* NIC_ID */
+	PGAS_CMD_NIC_GET,	/* dump: NIC_ID, NIC_NAME, counters */
+	PGAS_CMD_JOB_GET,	/* dump: NIC_ID, JOB_ID, NRANKS, UID, ENDPOINTS */
+	PGAS_CMD_EP_GET,	/* dump: NIC_ID, JOB_ID, VPID, REGS, PINNED_PAGES, RING_BYTES */
+	PGAS_CMD_EP_DEAD,	/* event: NIC_ID, JOB_ID, VPID */
+	PGAS_CMD_JOB_DEAD,	/* event: NIC_ID, JOB_ID */
+	__PGAS_CMD_MAX,
+};
+
+#define PGAS_CMD_MAX (__PGAS_CMD_MAX - 1)
+
+enum pgas_genl_attr {
+	PGAS_ATTR_UNSPEC,
+	PGAS_ATTR_PAD,
+	PGAS_ATTR_NIC_ID,	/* u32 */
+	PGAS_ATTR_NIC_NAME,	/* string */
+	PGAS_ATTR_JOB_ID,	/* u32 */
+	PGAS_ATTR_NRANKS,	/* u32 */
+	PGAS_ATTR_UID,		/* u32 */
+	PGAS_ATTR_VPID,		/* u32 */
+	PGAS_ATTR_ENDPOINTS,	/* u32 */
+	PGAS_ATTR_JOBS,		/* u32 */
+	PGAS_ATTR_REGS,		/* u32 */
+	PGAS_ATTR_PINNED_PAGES,	/* u64 */
+	PGAS_ATTR_RING_BYTES,	/* u64 */
+	PGAS_ATTR_MMAPS,	/* u64 */
+	PGAS_ATTR_PEER_GONE,	/* u64 */
+	__PGAS_ATTR_MAX,
+};
+
+#define PGAS_ATTR_MAX (__PGAS_ATTR_MAX - 1)
+
 #undef PGAS_U64
 #undef PGAS_U32
 #undef PGAS_U16

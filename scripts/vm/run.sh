@@ -29,6 +29,8 @@ cp scripts/vm/init "$OUT/root/init"
 cp kmod/pgas.ko "$OUT/root/"
 cp build/static/tests/* build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
 mv "$OUT/root/tests/pgasrun" "$OUT/root/bin/"
+cp build/static/bin/pgasctl "$OUT/root/bin/"
+cp scripts/vm/ctl.sh "$OUT/root/tests/vm-ctl.sh"
 [ -f scripts/vm/libpgas.sh ] && cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
 (cd "$OUT/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
 
