@@ -112,6 +112,7 @@ $(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpgas.a
 check:
 	scripts/deps.sh test
 	scripts/deps.sh vm
+	scripts/deps.sh kunit
 	$(MAKE) all
 	scripts/check-all.sh
 
@@ -123,7 +124,8 @@ check-vm:
 	scripts/vm/run.sh
 
 check-kunit:
-	@echo "check-kunit: not built yet"; echo "kunit: 0 passed, 0 failed"
+	scripts/deps.sh kunit
+	scripts/kunit/run.sh
 
 # ---- pgas.ko (KVER= or KDIR= picks the headers) -------------------------------
 

@@ -22,6 +22,12 @@
 enum { H_PING = 1, H_PONG, H_SINK, H_MED, H_MED_PONG, H_LONG };
 
 static unsigned me;
+static unsigned scale = 1;	/* PGAS_BENCH_SCALE: divide iteration counts (emulated cpus) */
+
+static uint64_t iters_of(uint64_t n)
+{
+	return n / scale ? n / scale : 1;
+}
 static volatile unsigned pongs, sunk;
 
 static void h_ping(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
@@ -65,7 +71,7 @@ static void limit_cacheline(void)
 	/* Each rank reaches the line through its own mapping of rank 1's segment. */
 	_Atomic uint64_t *mine = (_Atomic uint64_t *)pgas__xlate(
 		1, (char *)pgas_segment_addr(1) + 8192, 8);
-	const uint64_t iters = 200000;
+	const uint64_t iters = iters_of(200000);
 	double best = 1e9;
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
@@ -97,7 +103,7 @@ static void limit_cacheline(void)
 
 static void lat_put_get(void)
 {
-	const uint64_t iters = 2000000;
+	const uint64_t iters = iters_of(2000000);
 	uint64_t *remote = (uint64_t *)pgas_segment_addr(1) + 2048;
 	_Atomic uint64_t *direct = (_Atomic uint64_t *)pgas__xlate(1, remote, 8);
 	double best[4] = { 1e9, 1e9, 1e9, 1e9 };
@@ -153,7 +159,7 @@ static void lat_put_get(void)
  */
 static double pingpong(int variant)
 {
-	const uint64_t iters = 200000;
+	const uint64_t iters = iters_of(200000);
 	unsigned peer = 1 - me;
 	uint64_t *mine = (uint64_t *)pgas_segment_addr(me) + 4096;
 	uint64_t *theirs = (uint64_t *)pgas_segment_addr(peer) + 4096;
@@ -253,19 +259,19 @@ static void am_section(void)
 	char name[64];
 	double v;
 
-	v = am_rtt(H_PING, 0, 200000, 0);
+	v = am_rtt(H_PING, 0, (unsigned)iters_of(200000), 0);
 	if (me == 0)
 		bench_result("pgas.am_short_rtt", v, "us");
 	for (unsigned i = 0; i < sizeof(med) / sizeof(med[0]); i++) {
 		if (med[i] > pgas_am_max_medium())
 			continue;
-		v = am_rtt(H_MED, med[i], 50000, 1);
+		v = am_rtt(H_MED, med[i], (unsigned)iters_of(50000), 1);
 		snprintf(name, sizeof(name), "pgas.am_medium_rtt.%zu", med[i]);
 		if (me == 0)
 			bench_result(name, v, "us");
 	}
 	for (unsigned i = 0; i < sizeof(lng) / sizeof(lng[0]); i++) {
-		v = am_rtt(H_LONG, lng[i], 20000, 2);
+		v = am_rtt(H_LONG, lng[i], (unsigned)iters_of(20000), 2);
 		snprintf(name, sizeof(name), "pgas.am_long_rtt.%zu", lng[i]);
 		if (me == 0)
 			bench_result(name, v, "us");
@@ -363,14 +369,14 @@ static void one_way_rate(const char *name, size_t size, unsigned msgs)
 
 static void rate_section(void)
 {
-	one_way_rate("pgas.am_short_rate", 0, 2000000);
-	one_way_rate("pgas.am_medium_rate.256", 256, 200000);
-	one_way_rate("pgas.am_medium_rate.1024", 1024, 200000);
+	one_way_rate("pgas.am_short_rate", 0, (unsigned)iters_of(2000000));
+	one_way_rate("pgas.am_medium_rate.256", 256, (unsigned)iters_of(200000));
+	one_way_rate("pgas.am_medium_rate.1024", 1024, (unsigned)iters_of(200000));
 }
 
 static void barrier_section(void)
 {
-	const unsigned iters = 500000;
+	const unsigned iters = (unsigned)iters_of(500000);
 	double best = 1e9;
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
@@ -404,6 +410,8 @@ int main(int argc, char **argv)
 		{ H_MED, h_med }, { H_MED_PONG, h_pong }, { H_LONG, h_long },
 	};
 
+	if (getenv("PGAS_BENCH_SCALE"))
+		scale = (unsigned)strtoul(getenv("PGAS_BENCH_SCALE"), NULL, 0) ?: 1;
 	if (pgas_init(&argc, &argv) || pgas_attach(table, 6, (size_t)8 << 20))
 		return 1;
 	me = pgas_rank();

@@ -70,5 +70,14 @@ if command -v oshcc >/dev/null &&
 else
 	note "OpenSHMEM: skipped (oshcc missing or did not build)"
 fi
+# pgas.ko against shm, in one VM boot (TCG: only the ratio means anything).
+if [ -x scripts/vm/run.sh ] && scripts/deps.sh vm >/dev/null 2>&1; then
+	echo "bench: VM, kmod vs shm" >&2
+	VM_MODE=bench scripts/vm/run.sh >"$OUT/vm.out" 2>"$OUT/vm.err" &&
+		grep '^RESULT ' "$OUT/vm.out" >>"$raw" ||
+		note "VM kmod/shm: skipped ($(tail -n 1 "$OUT/vm.err"))"
+else
+	note "VM kmod/shm: skipped (qemu or Debian's kernel missing)"
+fi
 rm -f "$OUT/last.out" "$OUT/last.err"
 python3 scripts/bench_report.py "$raw" "$OUT/report.txt" "$OUT/report.json" && cat "$OUT/report.txt"

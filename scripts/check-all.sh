@@ -9,6 +9,7 @@
 #   kmod-style    pgas.ko warning-free against 6.1 headers, checkpatch-clean
 #   dkms          dkms add/build/install/remove of pgas.ko on the host
 #   vm            qemu (TCG) boots Debian's kernel: kselftests and libpgas over /dev/pgas
+#   kunit         KUnit suites of pgas.ko's internals in user-mode-linux
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -48,6 +49,7 @@ build_or_fail SAN=tsan && PGAS_TEST_RANKS="1 2 3" tier native-tsan scripts/check
 tier kmod-style scripts/check-kmod-style.sh
 tier dkms scripts/check-dkms.sh
 tier vm scripts/vm/run.sh
+tier kunit scripts/kunit/run.sh
 
 echo
 echo "$total_pass passed, $total_fail failed"

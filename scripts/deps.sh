@@ -5,15 +5,17 @@
 #   scripts/deps.sh build    compiler and make (the demo and the library)
 #   scripts/deps.sh test     + valgrind, pkg-config
 #   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel image and headers
+#   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 set -eu
 want=(gcc make libc6-dev pkg-config libnl-genl-3-dev)
 case "${1:-build}" in
 build) ;;
 test) want+=(valgrind pkg-config) ;;
+kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils libelf-dev) ;;
 vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms) ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
-*) echo "usage: $0 build|test|vm|bench" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|vm|kunit|bench" >&2; exit 2 ;;
 esac
 
 missing=()

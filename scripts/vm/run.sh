@@ -31,7 +31,12 @@ cp build/static/tests/* build/static/bin/pgasrun build/static/examples/demo "$OU
 mv "$OUT/root/tests/pgasrun" "$OUT/root/bin/"
 cp build/static/bin/pgasctl "$OUT/root/bin/"
 cp scripts/vm/ctl.sh "$OUT/root/tests/vm-ctl.sh"
-[ -f scripts/vm/libpgas.sh ] && cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
+cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
+if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
+	make -s STATIC=1 benches >>"$OUT.build.log" 2>&1 || fail "building static benchmarks"
+	cp build/static/bench/pgas_bench "$OUT/root/tests/"
+	cp scripts/vm/bench.sh "$OUT/root/tests/vm-bench.sh"
+fi
 (cd "$OUT/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
 
 start=$(date +%s)
@@ -42,6 +47,11 @@ timeout "${VM_TIMEOUT:-1500}" qemu-system-x86_64 -machine q35 -accel tcg -smp 2 
 rc=$?
 took=$(($(date +%s) - start))
 tr -d '\r' <"$LOG" >"$LOG.txt"
+if [ "${VM_MODE:-test}" = bench ]; then
+	grep '^RESULT ' "$LOG.txt"
+	grep -q '^vm: bench done' "$LOG.txt" || { tail -n 20 "$LOG.txt" >&2; exit 1; }
+	exit 0
+fi
 
 pass=$(grep -c '^ok ' "$LOG.txt")
 failn=$(grep -c '^not ok ' "$LOG.txt")

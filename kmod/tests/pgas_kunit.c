@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_kunit.c - KUnit suites for pgas.ko's internals.
+ *
+ * The job and memory code is compiled into this module as it is; what
+ * pgas_main.c and pgas_netlink.c would provide (NIC release, netlink
+ * events) is replaced by the test doubles below, which also count calls.
+ */
+#include <kunit/test.h>
+
+#include "../pgas_job.c"
+#include "../pgas_mem.c"
+
+static int nr_ep_dead, nr_job_dead, nr_nic_freed;
+
+static void test_nic_free(struct kref *kref)
+{
+	struct pgas_nic *nic = container_of(kref, struct pgas_nic, kref);
+
+	xa_destroy(&nic->jobs);
+	xa_destroy(&nic->objs);
+	kfree(nic);
+	nr_nic_freed++;
+}
+
+void pgas_nic_put(struct pgas_nic *nic)
+{
+	kref_put(&nic->kref, test_nic_free);
+}
+
+void pgas_event_ep_dead(struct pgas_ep *ep)
+{
+	nr_ep_dead++;
+}
+
+void pgas_event_job_dead(struct pgas_job *job)
+{
+	nr_job_dead++;
+}
+
+static struct pgas_nic *test_nic(void)
+{
+	struct pgas_nic *nic = kzalloc(sizeof(*nic), GFP_KERNEL);
+
+	if (!nic)
+		return NULL;
+	kref_init(&nic->kref);
+	xa_init_flags(&nic->jobs, XA_FLAGS_ALLOC1);
+	xa_init(&nic->objs);
+	atomic64_set(&nic->next_cookie, 1);
+	return nic;
+}
+
+static struct pgas_ioc_rings good_geometry(void)
+{
+	struct pgas_ioc_rings g = {
+		.size = sizeof(g), .mbox_slots = 64, .notify_entries = 16,
+		.bounce_bufs = 2, .bounce_size = 1024,
+	};
+
+	return g;
+}
+
+/* ---- ring index math ------------------------------------------------------------ */
+
+static void ring_reserve_takes_free_entries(struct kunit *test)
+{
+	u64 tail = 0;
+
+	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, 0, 4), 0ULL);
+	KUNIT_EXPECT_EQ(test, tail, 1ULL);
+	tail = 3;
+	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, 0, 4), 3ULL);
+	KUNIT_EXPECT_EQ(test, tail, 4ULL);
+}
+
+static void ring_reserve_refuses_a_full_ring(struct kunit *test)
+{
+	u64 tail = 4;
+
+	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, 0, 4), U64_MAX);
+	KUNIT_EXPECT_EQ(test, tail, 4ULL);	/* nothing taken */
+	/* Far into the ring's life, one freed entry is one reservable entry. */
+	tail = (1ULL << 40) + 4;
+	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, (1ULL << 40) + 1, 4), (1ULL << 40) + 4);
+	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, (1ULL << 40) + 1, 4), U64_MAX);
+}
+
+static void lap_numbers_wrap_without_aliasing(struct kunit *test)
+{
+	u64 entries = 16, t;
+	u32 prev, lap;
+
+	/* The first lap is 1, so a zeroed (never written) entry never matches. */
+	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(PGAS_NOTIFY_STATUS((0 >> 4) + 1, 0, 1)), 1U);
+	/* Where the 16-bit lap wraps to 0, it still differs from the previous lap. */
+	t = 0xffffULL * entries;
+	lap = PGAS_NOTIFY_LAP(PGAS_NOTIFY_STATUS((t >> ilog2(entries)) + 1, 0, 1));
+	prev = PGAS_NOTIFY_LAP(PGAS_NOTIFY_STATUS(((t - entries) >> ilog2(entries)) + 1, 0, 1));
+	KUNIT_EXPECT_EQ(test, lap, 0U);
+	KUNIT_EXPECT_NE(test, lap, prev);
+}
+
+static void status_words_round_trip(struct kunit *test)
+{
+	u64 s = PGAS_STATUS(0xbeef, 4321, 0x3fff, 16, PGAS_MSG_LONG, 255);
+
+	KUNIT_EXPECT_EQ(test, PGAS_STATUS_LAP(s), 0xbeefU);
+	KUNIT_EXPECT_EQ(test, PGAS_STATUS_SRC(s), 4321U);
+	KUNIT_EXPECT_EQ(test, PGAS_STATUS_LEN(s), 0x3fffU);
+	KUNIT_EXPECT_EQ(test, PGAS_STATUS_NARGS(s), 16U);
+	KUNIT_EXPECT_EQ(test, PGAS_STATUS_TYPE(s), (unsigned int)PGAS_MSG_LONG);
+	KUNIT_EXPECT_EQ(test, PGAS_STATUS_HANDLER(s), 255U);
+	s = PGAS_BARRIER_WORD(0x3fffffff, 3, 0xdeadbeef);
+	KUNIT_EXPECT_EQ(test, PGAS_BARRIER_EPOCH(s), 0x3fffffffU);
+	KUNIT_EXPECT_EQ(test, PGAS_BARRIER_FLAGS(s), 3U);
+	KUNIT_EXPECT_EQ(test, PGAS_BARRIER_ID(s), 0xdeadbeefU);
+}
+
+static struct kunit_case ring_cases[] = {
+	KUNIT_CASE(ring_reserve_takes_free_entries),
+	KUNIT_CASE(ring_reserve_refuses_a_full_ring),
+	KUNIT_CASE(lap_numbers_wrap_without_aliasing),
+	KUNIT_CASE(status_words_round_trip),
+	{}
+};
+
+static struct kunit_suite ring_suite = {
+	.name = "pgas_ring",
+	.test_cases = ring_cases,
+};
+
+/* ---- keys, geometry and bounds ---------------------------------------------------- */
+
+static void keys_compare_exactly(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, pgas_key_equal(0x0123456789abcdefULL, 0x0123456789abcdefULL));
+	KUNIT_EXPECT_FALSE(test, pgas_key_equal(0x0123456789abcdefULL, 0x0123456789abcdeeULL));
+	KUNIT_EXPECT_FALSE(test, pgas_key_equal(1ULL << 63, 0));
+}
+
+static void geometry_is_validated(struct kunit *test)
+{
+	struct pgas_region_layout l;
+	struct pgas_ioc_rings g = good_geometry();
+
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 4, &l), 0);
+	g.mbox_slots = 100;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 4, &l), -EINVAL);
+	g.mbox_slots = 8;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 4, &l), -EINVAL);
+	g = good_geometry();
+	g.bounce_size = 65;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 4, &l), -EINVAL);
+	g = good_geometry();
+	g.bounce_bufs = 0;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 4, &l), -EINVAL);
+	g = good_geometry();
+	g.flags = 1;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 4, &l), -EINVAL);
+	/* Valid fields but more than PGAS_MAX_RING_BYTES in all. */
+	g = good_geometry();
+	g.bounce_bufs = 64;
+	g.bounce_size = 1U << 20;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 16, &l), -E2BIG);
+}
+
+static void layout_is_page_aligned_and_disjoint(struct kunit *test)
+{
+	struct pgas_region_layout l;
+	struct pgas_ioc_rings g = good_geometry();
+
+	KUNIT_ASSERT_EQ(test, pgas_ring_layout(&g, 3, &l), 0);
+	KUNIT_EXPECT_EQ(test, l.ctrl_off, 0ULL);
+	KUNIT_EXPECT_EQ(test, l.mbox_off[0], (u64)PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, l.mbox_off[1], l.mbox_off[0] + 64 * PGAS_SLOT_SIZE);
+	KUNIT_EXPECT_GE(test, l.notify_off, l.mbox_off[1] + 64 * PGAS_SLOT_SIZE);
+	KUNIT_EXPECT_GE(test, l.bounce_off, l.notify_off + 16 * 16);
+	KUNIT_EXPECT_EQ(test, l.mbox_off[1] % PAGE_SIZE, 0ULL);
+	KUNIT_EXPECT_EQ(test, l.notify_off % PAGE_SIZE, 0ULL);
+	KUNIT_EXPECT_EQ(test, l.bounce_off % PAGE_SIZE, 0ULL);
+	KUNIT_EXPECT_EQ(test, l.size,
+			PAGE_ALIGN(l.bounce_off + 3ULL * PGAS_NCHAN * 2 * (64 + 1024)));
+}
+
+static struct kunit_case bounds_cases[] = {
+	KUNIT_CASE(keys_compare_exactly),
+	KUNIT_CASE(geometry_is_validated),
+	KUNIT_CASE(layout_is_page_aligned_and_disjoint),
+	{}
+};
+
+static struct kunit_suite bounds_suite = {
+	.name = "pgas_bounds",
+	.test_cases = bounds_cases,
+};
+
+/* ---- jobs, endpoints, rings: lifetimes ------------------------------------------- */
+
+static void job_lives_while_referenced(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct pgas_job *job, *job2, *found;
+	int freed = nr_nic_freed, dead = nr_job_dead;
+	u32 id;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(pgas_job_create(nic, 0)));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(pgas_job_create(nic, PGAS_MAX_ENDPOINTS + 1)));
+	job = pgas_job_create(nic, 3);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	job2 = pgas_job_create(nic, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job2));
+	KUNIT_EXPECT_NE(test, job->id, job2->id);
+	KUNIT_EXPECT_NE(test, job->key, job2->key);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_jobs), 2);
+	id = job->id;
+	found = pgas_job_get_by_id(nic, id);
+	KUNIT_EXPECT_PTR_EQ(test, found, job);
+	pgas_job_put(found);
+	pgas_job_put(job);
+	KUNIT_EXPECT_NULL(test, pgas_job_get_by_id(nic, id));
+	KUNIT_EXPECT_EQ(test, nr_job_dead, dead + 1);
+	pgas_job_put(job2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_jobs), 0);
+	pgas_nic_put(nic);	/* the last jobs held it too */
+	KUNIT_EXPECT_EQ(test, nr_nic_freed, freed + 1);
+}
+
+static void vpids_are_unique_and_reusable(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct pgas_job *job;
+	struct pgas_ep *a, *b;
+	int dead = nr_ep_dead;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = pgas_ep_join(job, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join(job, 1)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join(job, 2)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 1);
+	pgas_ep_leave(a);
+	KUNIT_EXPECT_EQ(test, nr_ep_dead, dead + 1);
+	b = pgas_ep_join(job, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	/* The endpoint keeps the job alive after its creator lets go. */
+	pgas_job_put(job);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_jobs), 1);
+	pgas_ep_leave(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_jobs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 0);
+	pgas_nic_put(nic);
+}
+
+static void rings_are_created_once_and_freed(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct pgas_ioc_rings g = good_geometry(), g2 = good_geometry();
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_job *job;
+	struct pgas_ep *a, *b;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = pgas_ep_join(job, 0);
+	b = pgas_ep_join(job, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
+	KUNIT_EXPECT_EQ(test, pgas_rings_create(a, &g), -EEXIST);
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(b, &g2), 0);
+	ctrl = a->rings->vaddr;
+	KUNIT_EXPECT_EQ(test, ctrl->magic, PGAS_ABI_MAGIC);
+	KUNIT_EXPECT_EQ(test, ctrl->rank, 0U);
+	KUNIT_EXPECT_EQ(test, ctrl->mbox_slots, 64U);
+	/* Cookies: page offsets, unique, with a guard page between objects. */
+	KUNIT_EXPECT_EQ(test, g.cookie % PAGE_SIZE, 0ULL);
+	KUNIT_EXPECT_GE(test, g2.cookie >> PAGE_SHIFT,
+			(g.cookie >> PAGE_SHIFT) + a->rings->npages + 1);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&nic->objs, g.cookie >> PAGE_SHIFT), a->rings);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), (s64)(2 * g.region_size));
+	pgas_ep_leave(a);
+	KUNIT_EXPECT_NULL(test, xa_load(&nic->objs, g.cookie >> PAGE_SHIFT));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), (s64)g.region_size);
+	pgas_ep_leave(b);
+	pgas_job_put(job);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), 0LL);
+	pgas_nic_put(nic);
+}
+
+static void peer_death_is_notified_even_when_full(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct pgas_ioc_rings g = good_geometry();
+	struct pgas_notify_entry *ring;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_job *job;
+	struct pgas_ep *a, *b;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = pgas_ep_join(job, 0);
+	b = pgas_ep_join(job, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
+	ctrl = a->rings->vaddr;
+	ring = a->rings->vaddr + a->layout.notify_off;
+	pgas_ep_leave(b);	/* b dies: a is told */
+	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 1U);
+	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_KIND(ring[0].status), (u32)PGAS_NOTIFY_PEER_GONE);
+	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_SRC(ring[0].status), 1U);
+	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(ring[0].status), 1U);
+	/* 16 entries, nobody consuming: the 17th death is only counted. */
+	mutex_lock(&job->lock);
+	for (i = 0; i < 16; i++)
+		pgas_notify_peer_gone(a, 1);
+	mutex_unlock(&job->lock);
+	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 17U);
+	KUNIT_EXPECT_EQ(test, ctrl->notify.tail, 16ULL);
+	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(ring[15].status), 1U);
+	pgas_ep_leave(a);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
+static void registration_arguments_are_checked(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct pgas_ioc_reg r = { .size = sizeof(r), .addr = 0x10000, .len = PAGE_SIZE };
+	struct pgas_job *job;
+	struct pgas_ep *ep;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	ep = pgas_ep_join(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep));
+	r.addr = 0x10001;
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EINVAL);
+	r.addr = 0x10000;
+	r.len = 0;
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EINVAL);
+	r.len = PAGE_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EINVAL);
+	r.len = PAGE_SIZE;
+	r.flags = 2;
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EINVAL);
+	r.flags = 0;
+	r.addr = ~0ULL & PAGE_MASK;
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EINVAL);	/* wraps */
+	KUNIT_EXPECT_EQ(test, pgas_dereg(ep, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pgas_dereg(ep, 1ULL << 33), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pgas_dereg(ep, 7), -ENOENT);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 0LL);
+	pgas_ep_leave(ep);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
+static struct kunit_case lifetime_cases[] = {
+	KUNIT_CASE(job_lives_while_referenced),
+	KUNIT_CASE(vpids_are_unique_and_reusable),
+	KUNIT_CASE(rings_are_created_once_and_freed),
+	KUNIT_CASE(peer_death_is_notified_even_when_full),
+	KUNIT_CASE(registration_arguments_are_checked),
+	{}
+};
+
+static struct kunit_suite lifetime_suite = {
+	.name = "pgas_lifetimes",
+	.test_cases = lifetime_cases,
+};
+
+kunit_test_suites(&ring_suite, &bounds_suite, &lifetime_suite);
+
+MODULE_DESCRIPTION("KUnit tests of pgas.ko internals");
+MODULE_LICENSE("Dual MIT/GPL");
