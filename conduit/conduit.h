@@ -48,6 +48,18 @@ struct pgas_conduit {
 	void *priv;
 };
 
+/* Every rank's mappings made by a conduit (conduit/maps.c). */
+struct pgas_conduit_maps {
+	void **region;		/* [nranks] ring regions, layout.size bytes each */
+	void **seg;		/* [nranks] segments */
+	size_t *seg_len;	/* [nranks] their mapped lengths */
+};
+
+/* 0, or -1 when out of memory. */
+int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks);
+/* Unmaps whatever was mapped and frees the arrays. */
+void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, size_t region_len);
+
 /* The layout of pgas_abi.h for a geometry. */
 static inline void pgas_geometry_layout(const struct pgas_geometry *geo, unsigned nranks,
 					struct pgas_region_layout *out)

@@ -10,6 +10,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "pgas.h"
@@ -122,6 +123,8 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid)
 void pgas_ep_leave(struct pgas_ep *ep)
 {
 	struct pgas_job *job = ep->job;
+	/* Released by do_exit() after a signal or a non-zero exit status? */
+	bool died = (current->flags & PF_EXITING) && current->exit_code;
 	u32 i;
 
 	mutex_lock(&job->lock);
@@ -133,7 +136,7 @@ void pgas_ep_leave(struct pgas_ep *ep)
 	mutex_lock(&job->lock);
 	for (i = 0; i < job->nranks; i++)
 		if (job->eps[i])
-			pgas_notify_peer_gone(job->eps[i], ep->vpid);
+			pgas_notify_peer_gone(job->eps[i], ep->vpid, died);
 	mutex_unlock(&job->lock);
 
 	pgas_event_ep_dead(ep);

@@ -312,8 +312,8 @@ u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries)
 	return U64_MAX;
 }
 
-/* Called under to->job->lock. */
-void pgas_notify_peer_gone(struct pgas_ep *to, u32 dead_vpid)
+/* Called under to->job->lock.  died: by a signal or a non-zero exit. */
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 {
 	struct pgas_ctrl_page *ctrl;
 	struct pgas_notify_entry *ring, *e;
@@ -325,18 +325,19 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 dead_vpid)
 	ctrl = to->rings->vaddr;
 	entries = to->notify_entries;
 	/* Counted first, so a full ring still reports the death. */
-	WRITE_ONCE(ctrl->peers_gone, READ_ONCE(ctrl->peers_gone) + 1);
+	if (died)
+		WRITE_ONCE(ctrl->peers_gone, READ_ONCE(ctrl->peers_gone) + 1);
 	ring = to->rings->vaddr + to->layout.notify_off;
 	/* Acquire: pairs with the owner's release of head (pgas_abi.h). */
 	t = pgas_ring_reserve(&ctrl->notify.tail, smp_load_acquire(&ctrl->notify.head), entries);
 	if (t == U64_MAX)
 		return;
 	e = &ring[t & (entries - 1)];
-	WRITE_ONCE(e->size, 0);
-	WRITE_ONCE(e->tag, dead_vpid);
+	WRITE_ONCE(e->size, died);
+	WRITE_ONCE(e->tag, vpid);
 	/* Release: the entry before its status, which the owner acquires. */
 	smp_store_release(&e->status,
-			  PGAS_NOTIFY_STATUS((t >> ilog2(entries)) + 1, dead_vpid,
+			  PGAS_NOTIFY_STATUS((t >> ilog2(entries)) + 1, vpid,
 					     PGAS_NOTIFY_PEER_GONE));
 }
 

@@ -10,7 +10,8 @@
 # run whose exit code is not 0 or whose plan does not match counts as a
 # failure.  Ends with "N passed, N failed".
 set -u
-B=${1:-build}
+# Absolute, so that the orphan check below only sees this checkout's ranks.
+B=$(cd "${1:-build}" && pwd) || exit 1
 RANKS=${PGAS_TEST_RANKS:-"1 2 3 4 8"}
 TLIMIT=${PGAS_TEST_TIMEOUT:-300}
 RUN="$B/bin/pgasrun"
@@ -55,7 +56,7 @@ for n in $RANKS; do
 		env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/traffic"
 	# Spinning without sched_yield (a system call) needs a cpu per rank;
 	# sanitizer runtimes make system calls of their own (shadow memory).
-	if [ "$n" -le "$(nproc)" ] && [ "$B" = build ]; then
+	if [ "$n" -le "$(nproc)" ] && [ "$B" = "$PWD/build" ]; then
 		run_tap "nosyscall -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/nosyscall"
 	elif [ "$n" -le "$(nproc)" ]; then
 		echo "# nosyscall -n $n not run in $B: the sanitizer runtime makes system calls"
@@ -138,14 +139,14 @@ fi
 
 # make install: a program built against the installed tree with pkg-config runs.
 inst=$(mktemp -d)
-if [ "$B" = build ] &&
+if [ "$B" = "$PWD/build" ] &&
 	make -s install DESTDIR="$inst" PREFIX=/usr >/dev/null 2>"$log" &&
 	cc -std=c11 -Wall -Werror -o "$inst/demo" examples/demo.c \
 		$(PKG_CONFIG_SYSROOT_DIR="$inst" PKG_CONFIG_LIBDIR="$inst/usr/lib/pkgconfig" \
 		  pkg-config --cflags pgas) -L"$inst/usr/lib" -l:libpgas.a 2>>"$log" &&
 	"$inst/usr/bin/pgasrun" -n 2 -t 60 "$inst/demo" 2>>"$log" | grep -q "rank 1/2: ping 101 -> pong 202"; then
 	ok "make install: headers, libraries, pgas.pc and pgasrun build and run the demo"
-elif [ "$B" = build ]; then
+elif [ "$B" = "$PWD/build" ]; then
 	notok "make install: $(cat "$log")"
 fi
 rm -rf "$inst"

@@ -148,7 +148,7 @@ struct pgas_bounce_ref {
 enum pgas_notify_kind {
 	PGAS_NOTIFY_REQUESTER = 1,	/* my source buffer is free / get landed */
 	PGAS_NOTIFY_COMPLETER = 2,	/* data arrived in my memory */
-	PGAS_NOTIFY_PEER_GONE = 3,	/* src died; written by pgas.ko */
+	PGAS_NOTIFY_PEER_GONE = 3,	/* src left (size 0) or died (size 1); by pgas.ko */
 };
 
 struct pgas_notify_entry {
@@ -217,7 +217,11 @@ struct pgas_ctrl_page {
 	/* Wake-up: producers bump doorbell; owner sets sleeping before a wait. */
 	PGAS_U32 doorbell;
 	PGAS_U32 sleeping;
-	/* pgas.ko: peers of the job that died (bumped before the notification). */
+	/*
+	 * pgas.ko: peers of the job that died (killed by a signal or exited
+	 * non-zero; bumped before the notification).  Peers that closed their
+	 * endpoint or exited with 0 are only notified.
+	 */
 	PGAS_U32 peers_gone;
 	PGAS_U8 pad2[PGAS_CACHELINE - 12];
 

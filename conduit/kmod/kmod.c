@@ -25,10 +25,7 @@
 struct kmod_priv {
 	int fd;			/* this rank's endpoint */
 	int job_fd;		/* a one-rank job's own launcher file, or -1 */
-	void **region;		/* [nranks] ring region mappings */
-	void **seg;		/* [nranks] segment mappings (mine: my memory) */
-	size_t region_size;
-	size_t *seg_len;
+	struct pgas_conduit_maps maps;	/* my segment is my own memory */
 };
 
 static int sys_fail(char *msg, size_t msglen, const char *what)
@@ -116,13 +113,9 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	c->eps = calloc(c->nranks, sizeof(*c->eps));
 	all = calloc(c->nranks, sizeof(*all));
 	c->priv = priv;
-	if (priv) {
+	if (priv)
 		priv->fd = priv->job_fd = -1;
-		priv->region = calloc(c->nranks, sizeof(void *));
-		priv->seg = calloc(c->nranks, sizeof(void *));
-		priv->seg_len = calloc(c->nranks, sizeof(size_t));
-	}
-	if (!priv || !c->eps || !all || !priv->region || !priv->seg || !priv->seg_len) {
+	if (!priv || !c->eps || !all || pgas_conduit_maps_init(&priv->maps, c->nranks)) {
 		free(all);
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		return PGAS_ERR_NOMEM;
@@ -178,7 +171,6 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 			 (uint64_t)r.region_size, (uint64_t)c->layout.size);
 		return PGAS_ERR_INVAL;
 	}
-	priv->region_size = r.region_size;
 	mine.magic = PGAS_ABI_MAGIC;
 	mine.version = PGAS_ABI_VERSION;
 	mine.geo = c->geo;
@@ -191,13 +183,13 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		rc = pgas_conduit_check_hello(&all[p], &mine, p, msg, msglen) ? PGAS_ERR_INVAL : 0;
 		if (rc)
 			break;
-		map = mmap(NULL, priv->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, priv->fd,
+		map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, priv->fd,
 			   (off_t)all[p].cookie);
 		if (map == MAP_FAILED) {
 			rc = sys_fail(msg, msglen, "mapping a ring region");
 			break;
 		}
-		priv->region[p] = map;
+		priv->maps.region[p] = map;
 		pgas_conduit_set_region(&c->eps[p], map, &c->layout);
 	}
 	free(all);
@@ -223,8 +215,8 @@ int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t m
 		free(all);
 		return sys_fail(msg, msglen, "allocating the segment");
 	}
-	priv->seg[c->rank] = seg;
-	priv->seg_len[c->rank] = segsize;
+	priv->maps.seg[c->rank] = seg;
+	priv->maps.seg_len[c->rank] = segsize;
 	reg.addr = (uint64_t)(uintptr_t)seg;
 	reg.len = segsize;
 	if (ioctl(priv->fd, PGAS_IOC_REG, &reg) < 0) {
@@ -252,8 +244,8 @@ int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t m
 			rc = sys_fail(msg, msglen, "mapping a peer's segment");
 			break;
 		}
-		priv->seg[p] = ep->seg;
-		priv->seg_len[p] = all[p].size;
+		priv->maps.seg[p] = ep->seg;
+		priv->maps.seg_len[p] = all[p].size;
 	}
 	free(all);
 	return rc;
@@ -264,20 +256,12 @@ void pgas_kmod_close(struct pgas_conduit *c)
 	struct kmod_priv *priv = c->priv;
 
 	if (priv) {
-		for (unsigned r = 0; r < c->nranks; r++) {
-			if (priv->region && priv->region[r])
-				munmap(priv->region[r], priv->region_size);
-			if (priv->seg && priv->seg[r])
-				munmap(priv->seg[r], priv->seg_len[r]);
-		}
+		pgas_conduit_maps_release(&priv->maps, c->nranks, c->layout.size);
 		/* Closing the endpoint deregisters and revokes what is left. */
 		if (priv->fd >= 0)
 			close(priv->fd);
 		if (priv->job_fd >= 0)
 			close(priv->job_fd);
-		free(priv->region);
-		free(priv->seg);
-		free(priv->seg_len);
 		free(priv);
 	}
 	free(c->eps);

@@ -19,9 +19,7 @@
 #include "bootstrap.h"
 
 struct shm_priv {
-	void **region;		/* [nranks] mapping of each ring region */
-	void **seg;		/* [nranks] mapping of each segment */
-	size_t *seg_map_len;
+	struct pgas_conduit_maps maps;
 };
 
 static int fail_errno(char *msg, size_t msglen, const char *what)
@@ -69,14 +67,8 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	c->eps = calloc(c->nranks, sizeof(*c->eps));
 	all = calloc(c->nranks, sizeof(*all));
 	fds = calloc(c->nranks, sizeof(*fds));
-	if (priv) {
-		priv->region = calloc(c->nranks, sizeof(void *));
-		priv->seg = calloc(c->nranks, sizeof(void *));
-		priv->seg_map_len = calloc(c->nranks, sizeof(size_t));
-	}
 	c->priv = priv;
-	if (!priv || !c->eps || !all || !fds || !priv->region || !priv->seg ||
-	    !priv->seg_map_len) {
+	if (!priv || !c->eps || !all || !fds || pgas_conduit_maps_init(&priv->maps, c->nranks)) {
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		rc = PGAS_ERR_NOMEM;
 		goto out;
@@ -104,7 +96,7 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		ctrl->bounce_bufs = c->geo.bounce_bufs;
 		ctrl->bounce_size = c->geo.bounce_size;
 	}
-	priv->region[c->rank] = map;
+	priv->maps.region[c->rank] = map;
 
 	mine.magic = PGAS_ABI_MAGIC;
 	mine.version = PGAS_ABI_VERSION;
@@ -123,10 +115,10 @@ int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen)
 			rc = fail_errno(msg, msglen, "mapping a peer's ring region");
 			goto out;
 		}
-		priv->region[r] = map;
+		priv->maps.region[r] = map;
 	}
 	for (unsigned r = 0; r < c->nranks; r++)
-		pgas_conduit_set_region(&c->eps[r], priv->region[r], &c->layout);
+		pgas_conduit_set_region(&c->eps[r], priv->maps.region[r], &c->layout);
 	rc = PGAS_OK;
 out:
 	if (fd >= 0)
@@ -165,8 +157,8 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 			rc = fail_errno(msg, msglen, "mapping the segment");
 			goto out;
 		}
-		priv->seg[c->rank] = map;
-		priv->seg_map_len[c->rank] = maplen;
+		priv->maps.seg[c->rank] = map;
+		priv->maps.seg_len[c->rank] = maplen;
 		mine.addr = (uint64_t)(uintptr_t)map;
 	}
 	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
@@ -195,8 +187,8 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 			rc = fail_errno(msg, msglen, "mapping a peer's segment");
 			goto out;
 		}
-		priv->seg[r] = ep->seg;
-		priv->seg_map_len[r] = all[r].size;
+		priv->maps.seg[r] = ep->seg;
+		priv->maps.seg_len[r] = all[r].size;
 	}
 	rc = PGAS_OK;
 out:
@@ -213,15 +205,7 @@ void pgas_shm_close(struct pgas_conduit *c)
 	struct shm_priv *priv = c->priv;
 
 	if (priv) {
-		for (unsigned r = 0; r < c->nranks; r++) {
-			if (priv->region && priv->region[r])
-				munmap(priv->region[r], c->layout.size);
-			if (priv->seg && priv->seg[r])
-				munmap(priv->seg[r], priv->seg_map_len[r]);
-		}
-		free(priv->region);
-		free(priv->seg);
-		free(priv->seg_map_len);
+		pgas_conduit_maps_release(&priv->maps, c->nranks, c->layout.size);
 		free(priv);
 	}
 	free(c->eps);

@@ -312,17 +312,19 @@ static void peer_death_is_notified_even_when_full(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
 	ctrl = a->rings->vaddr;
 	ring = a->rings->vaddr + a->layout.notify_off;
-	pgas_ep_leave(b);	/* b dies: a is told */
-	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 1U);
+	pgas_ep_leave(b);	/* b leaves cleanly (not exiting): a is told, not alarmed */
+	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 0U);
 	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_KIND(ring[0].status), (u32)PGAS_NOTIFY_PEER_GONE);
 	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_SRC(ring[0].status), 1U);
 	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(ring[0].status), 1U);
-	/* 16 entries, nobody consuming: the 17th death is only counted. */
+	KUNIT_EXPECT_EQ(test, ring[0].size, 0U);
+	/* 16 entries, nobody consuming: the 16th death is only counted. */
 	mutex_lock(&job->lock);
 	for (i = 0; i < 16; i++)
-		pgas_notify_peer_gone(a, 1);
+		pgas_notify_peer_gone(a, 1, true);
 	mutex_unlock(&job->lock);
-	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 17U);
+	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 16U);
+	KUNIT_EXPECT_EQ(test, ring[1].size, 1U);
 	KUNIT_EXPECT_EQ(test, ctrl->notify.tail, 16ULL);
 	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(ring[15].status), 1U);
 	pgas_ep_leave(a);
