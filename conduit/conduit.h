@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "../uapi/pgas_abi.h"
 
 enum pgas_conduit_kind {
@@ -59,6 +60,17 @@ struct pgas_conduit_maps {
 int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks);
 /* Unmaps whatever was mapped and frees the arrays. */
 void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, size_t region_len);
+
+struct pgas_conduit;
+struct pgas_conduit_segment;
+/*
+ * Records rank r's segment as its owner described it: mine is this rank's
+ * own mapping; a peer's is mapped from fd at offset off.  0, or an error
+ * with msg filled.
+ */
+int pgas_conduit_map_segment(struct pgas_conduit *c, struct pgas_conduit_maps *m, unsigned r,
+			     const struct pgas_conduit_segment *s, void *mine, int fd, off_t off,
+			     char *msg, size_t msglen);
 
 /* The layout of pgas_abi.h for a geometry. */
 static inline void pgas_geometry_layout(const struct pgas_geometry *geo, unsigned nranks,

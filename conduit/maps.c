@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* maps.c - the per-rank mappings both conduits keep. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include "conduit.h"
+#include "../libpgas/pgas.h"
 
 int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks)
 {
@@ -25,4 +29,27 @@ void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, siz
 	free(m->seg_len);
 	m->region = m->seg = NULL;
 	m->seg_len = NULL;
+}
+
+int pgas_conduit_map_segment(struct pgas_conduit *c, struct pgas_conduit_maps *m, unsigned r,
+			     const struct pgas_conduit_segment *s, void *mine, int fd, off_t off,
+			     char *msg, size_t msglen)
+{
+	struct pgas_conduit_ep *ep = &c->eps[r];
+
+	ep->seg_remote = s->addr;
+	ep->seg_size = s->size;
+	if (r == c->rank) {
+		ep->seg = mine;
+		return PGAS_OK;
+	}
+	ep->seg = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	if (ep->seg == MAP_FAILED) {
+		ep->seg = NULL;
+		snprintf(msg, msglen, "mapping rank %u's segment: %s", r, strerror(errno));
+		return errno == ENOMEM ? PGAS_ERR_NOMEM : PGAS_ERR_SYS;
+	}
+	m->seg[r] = ep->seg;
+	m->seg_len[r] = s->size;
+	return PGAS_OK;
 }

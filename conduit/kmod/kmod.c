@@ -228,25 +228,9 @@ int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t m
 	mine.addr = reg.addr;
 	mine.cookie = reg.cookie;
 	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
-	for (unsigned p = 0; !rc && p < c->nranks; p++) {
-		struct pgas_conduit_ep *ep = &c->eps[p];
-
-		ep->seg_remote = all[p].addr;
-		ep->seg_size = all[p].size;
-		if (p == c->rank) {
-			ep->seg = seg;
-			continue;
-		}
-		ep->seg = mmap(NULL, all[p].size, PROT_READ | PROT_WRITE, MAP_SHARED, priv->fd,
-			       (off_t)all[p].cookie);
-		if (ep->seg == MAP_FAILED) {
-			ep->seg = NULL;
-			rc = sys_fail(msg, msglen, "mapping a peer's segment");
-			break;
-		}
-		priv->maps.seg[p] = ep->seg;
-		priv->maps.seg_len[p] = all[p].size;
-	}
+	for (unsigned p = 0; !rc && p < c->nranks; p++)
+		rc = pgas_conduit_map_segment(c, &priv->maps, p, &all[p], seg, priv->fd,
+					      (off_t)all[p].cookie, msg, msglen);
 	free(all);
 	return rc;
 }

@@ -135,8 +135,7 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 	struct shm_priv *priv = c->priv;
 	struct pgas_conduit_segment mine = { 0, segsize, 0 }, *all;
 	int fd = -1, *fds, rc;
-	size_t maplen = segsize ? segsize : 0;
-	void *map = NULL;
+	void *map;
 
 	all = calloc(c->nranks, sizeof(*all));
 	fds = calloc(c->nranks, sizeof(*fds));
@@ -146,51 +145,30 @@ int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t ms
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		return PGAS_ERR_NOMEM;
 	}
-	if (maplen) {
-		fd = memfd_sized("pgas-segment", maplen);
-		if (fd < 0) {
-			rc = fail_errno(msg, msglen, "creating the segment");
-			goto out;
-		}
-		map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (map == MAP_FAILED) {
-			rc = fail_errno(msg, msglen, "mapping the segment");
-			goto out;
-		}
-		priv->maps.seg[c->rank] = map;
-		priv->maps.seg_len[c->rank] = maplen;
-		mine.addr = (uint64_t)(uintptr_t)map;
-	}
-	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
-	if (rc)
+	/* pgas_attach hands over at least a page: no segment is empty. */
+	fd = memfd_sized("pgas-segment", segsize);
+	if (fd < 0) {
+		rc = fail_errno(msg, msglen, "creating the segment");
 		goto out;
-	for (unsigned r = 0; r < c->nranks; r++) {
-		struct pgas_conduit_ep *ep = &c->eps[r];
-
-		ep->seg_remote = all[r].addr;
-		ep->seg_size = all[r].size;
-		if (r == c->rank) {
-			ep->seg = map;
-			continue;
-		}
-		if (!all[r].size)
-			continue;
-		if (fds[r] < 0) {
+	}
+	map = mmap(NULL, segsize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		rc = fail_errno(msg, msglen, "mapping the segment");
+		goto out;
+	}
+	priv->maps.seg[c->rank] = map;
+	priv->maps.seg_len[c->rank] = segsize;
+	mine.addr = (uint64_t)(uintptr_t)map;
+	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
+	for (unsigned r = 0; !rc && r < c->nranks; r++) {
+		if (r != c->rank && fds[r] < 0) {
 			snprintf(msg, msglen, "rank %u sent no segment descriptor", r);
 			rc = PGAS_ERR_SYS;
-			goto out;
+			break;
 		}
-		ep->seg = mmap(NULL, all[r].size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fds[r], 0);
-		if (ep->seg == MAP_FAILED) {
-			ep->seg = NULL;
-			rc = fail_errno(msg, msglen, "mapping a peer's segment");
-			goto out;
-		}
-		priv->maps.seg[r] = ep->seg;
-		priv->maps.seg_len[r] = all[r].size;
+		rc = pgas_conduit_map_segment(c, &priv->maps, r, &all[r], map, fds[r], 0,
+					      msg, msglen);
 	}
-	rc = PGAS_OK;
 out:
 	if (fd >= 0)
 		close(fd);
