@@ -24,6 +24,15 @@ enum { H_PING = 1, H_PONG, H_SINK, H_MED, H_MED_PONG, H_LONG };
 static unsigned me;
 static unsigned scale = 1;	/* PGAS_BENCH_SCALE: divide iteration counts (emulated cpus) */
 
+/* Time since t0 per iteration, kept in *best when it beats it. */
+static void keep_best(double *best, double t0, double iters)
+{
+	double t = (bench_now() - t0) / iters;
+
+	if (t < *best)
+		*best = t;
+}
+
 static uint64_t iters_of(uint64_t n)
 {
 	return n / scale ? n / scale : 1;
@@ -91,8 +100,7 @@ static void limit_cacheline(void)
 				atomic_store_explicit(mine, 2 * i + 2, memory_order_release);
 			}
 		}
-		if ((bench_now() - t0) / (double)iters < best)
-			best = (bench_now() - t0) / (double)iters;
+		keep_best(&best, t0, (double)iters);
 		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 	}
 	if (me == 0)
@@ -198,8 +206,7 @@ static double pingpong(int variant)
 				}
 			}
 		}
-		if ((bench_now() - t0) / (double)iters < best)
-			best = (bench_now() - t0) / (double)iters;
+		keep_best(&best, t0, (double)iters);
 		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 	}
 	return best * 1e6;
@@ -244,8 +251,7 @@ static double am_rtt(unsigned handler, size_t size, unsigned iters, int kind)
 							     pgas_segment_addr(1), NULL, 0);
 				pgas_block_until(pongs == i + 1);
 			}
-			if ((bench_now() - t0) / iters < best)
-				best = (bench_now() - t0) / iters;
+			keep_best(&best, t0, iters);
 		}
 		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);	/* rank 1 serves while waiting */
 	}
@@ -360,8 +366,7 @@ static void one_way_rate(const char *name, size_t size, unsigned msgs)
 		else
 			pgas_block_until(sunk == msgs);
 		pgas_barrier(1, PGAS_BARRIERFLAG_ANONYMOUS);
-		if (bench_now() - t0 < best)
-			best = bench_now() - t0;
+		keep_best(&best, t0, 1);
 	}
 	if (me == 0)
 		bench_result(name, msgs / best / 1e6, "Mmsg/s");
@@ -386,8 +391,7 @@ static void barrier_section(void)
 		t0 = bench_now();
 		for (unsigned i = 0; i < iters; i++)
 			pgas_barrier(i, 0);
-		if ((bench_now() - t0) / iters < best)
-			best = (bench_now() - t0) / iters;
+		keep_best(&best, t0, iters);
 	}
 	if (me == 0)
 		bench_result("pgas.barrier", best * 1e6, "us");
