@@ -51,6 +51,26 @@ static struct pgas_nic *test_nic(void)
 	return nic;
 }
 
+/* A job of nranks on a fresh test NIC; the caller puts job->nic at the end. */
+static struct pgas_job *test_job(struct kunit *test, u32 nranks)
+{
+	struct pgas_nic *nic = test_nic();
+	struct pgas_job *job;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, nranks);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	return job;
+}
+
+static struct pgas_ep *test_join(struct kunit *test, struct pgas_job *job, u32 vpid)
+{
+	struct pgas_ep *ep = pgas_ep_join(job, vpid);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep));
+	return ep;
+}
+
 static struct pgas_ioc_rings good_geometry(void)
 {
 	struct pgas_ioc_rings g = {
@@ -229,23 +249,18 @@ static void job_lives_while_referenced(struct kunit *test)
 
 static void vpids_are_unique_and_reusable(struct kunit *test)
 {
-	struct pgas_nic *nic = test_nic();
-	struct pgas_job *job;
+	struct pgas_job *job = test_job(test, 2);
+	struct pgas_nic *nic = job->nic;
 	struct pgas_ep *a, *b;
 	int dead = nr_ep_dead;
 
-	KUNIT_ASSERT_NOT_NULL(test, nic);
-	job = pgas_job_create(nic, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
-	a = pgas_ep_join(job, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	a = test_join(test, job, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join(job, 1)), -EBUSY);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join(job, 2)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 1);
 	pgas_ep_leave(a);
 	KUNIT_EXPECT_EQ(test, nr_ep_dead, dead + 1);
-	b = pgas_ep_join(job, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	b = test_join(test, job, 1);
 	/* The endpoint keeps the job alive after its creator lets go. */
 	pgas_job_put(job);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_jobs), 1);
@@ -257,19 +272,12 @@ static void vpids_are_unique_and_reusable(struct kunit *test)
 
 static void rings_are_created_once_and_freed(struct kunit *test)
 {
-	struct pgas_nic *nic = test_nic();
 	struct pgas_ioc_rings g = good_geometry(), g2 = good_geometry();
+	struct pgas_job *job = test_job(test, 2);
+	struct pgas_nic *nic = job->nic;
+	struct pgas_ep *a = test_join(test, job, 0), *b = test_join(test, job, 1);
 	struct pgas_ctrl_page *ctrl;
-	struct pgas_job *job;
-	struct pgas_ep *a, *b;
 
-	KUNIT_ASSERT_NOT_NULL(test, nic);
-	job = pgas_job_create(nic, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
-	a = pgas_ep_join(job, 0);
-	b = pgas_ep_join(job, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
-	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
 	KUNIT_EXPECT_EQ(test, pgas_rings_create(a, &g), -EEXIST);
 	KUNIT_ASSERT_EQ(test, pgas_rings_create(b, &g2), 0);
@@ -294,21 +302,14 @@ static void rings_are_created_once_and_freed(struct kunit *test)
 
 static void peer_death_is_notified_even_when_full(struct kunit *test)
 {
-	struct pgas_nic *nic = test_nic();
 	struct pgas_ioc_rings g = good_geometry();
+	struct pgas_job *job = test_job(test, 2);
+	struct pgas_nic *nic = job->nic;
+	struct pgas_ep *a = test_join(test, job, 0), *b = test_join(test, job, 1);
 	struct pgas_notify_entry *ring;
 	struct pgas_ctrl_page *ctrl;
-	struct pgas_job *job;
-	struct pgas_ep *a, *b;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, nic);
-	job = pgas_job_create(nic, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
-	a = pgas_ep_join(job, 0);
-	b = pgas_ep_join(job, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
-	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
 	ctrl = a->rings->vaddr;
 	ring = a->rings->vaddr + a->layout.notify_off;
@@ -334,16 +335,11 @@ static void peer_death_is_notified_even_when_full(struct kunit *test)
 
 static void registration_arguments_are_checked(struct kunit *test)
 {
-	struct pgas_nic *nic = test_nic();
 	struct pgas_ioc_reg r = { .size = sizeof(r), .addr = 0x10000, .len = PAGE_SIZE };
-	struct pgas_job *job;
-	struct pgas_ep *ep;
+	struct pgas_job *job = test_job(test, 1);
+	struct pgas_nic *nic = job->nic;
+	struct pgas_ep *ep = test_join(test, job, 0);
 
-	KUNIT_ASSERT_NOT_NULL(test, nic);
-	job = pgas_job_create(nic, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
-	ep = pgas_ep_join(job, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ep));
 	r.addr = 0x10001;
 	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EINVAL);
 	r.addr = 0x10000;
