@@ -40,9 +40,12 @@ LDFLAGS  := $(SANFLAGS)
 
 LIB_SRCS := libpgas/init.c libpgas/env.c libpgas/error.c libpgas/am.c libpgas/rma.c \
             libpgas/barrier.c libpgas/wait.c libpgas/hsl.c \
+            libpgas/coll.c libpgas/coll_alg.c libpgas/coll_reduce.c libpgas/coll_tune.c \
+            libpgas/team.c \
             conduit/maps.c conduit/shm/shm.c conduit/shm/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
-HEADERS  := libpgas/pgas.h libpgas/pgas_fast.h libpgas/internal.h uapi/pgas_abi.h \
+HEADERS  := libpgas/pgas.h libpgas/pgas_fast.h libpgas/pgas_coll.h libpgas/internal.h \
+            libpgas/coll.h uapi/pgas_abi.h \
             conduit/conduit.h conduit/shm/bootstrap.h
 
 TEST_SRCS  := $(wildcard selftests/libpgas/*.c)

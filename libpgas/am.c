@@ -482,5 +482,7 @@ int pgas__poll_slow(void)
 	if (b & PGAS__BLOCK_HSL)
 		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
 	pgas__barrier_progress();
+	if (pgas__g.coll_pending)
+		pgas__coll_progress();
 	return pgas__progress(PGAS__CHANMASK_ALL, 64);
 }

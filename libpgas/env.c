@@ -13,7 +13,7 @@
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
 bool pgas__cfg_loaded;
 
-enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM, VAR_PATH };
+enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM, VAR_PATH, VAR_STR };
 
 struct env_var {
 	const char *name;
@@ -58,6 +58,25 @@ static const struct env_var vars[] = {
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
 	{ "PGAS_VERBOSEENV", VAR_UINT, "0", 0, 1, NULL, CFG(verbose_env),
 	  "1 = rank 0 prints this table at init" },
+	/* Collectives (docs/libpgas.md, "Collectives"). */
+	{ "PGAS_COLL_TEAMS", VAR_UINT, "8", 1, 64, NULL, CFG(coll_teams),
+	  "teams that may exist at once (each has a scratch slot in every segment)" },
+	{ "PGAS_COLL_STAGE", VAR_SIZE, "1M", 4096, 1ull << 30, NULL, CFG(coll_stage),
+	  "staging bytes per team slot; local-mode calls move larger data in chunks" },
+	{ "PGAS_COLL_TUNING", VAR_STR, "", 0, 0, NULL, CFG(coll_tuning),
+	  "tuning file written by pgas-tune (read by rank 0, shared); empty = model" },
+	{ "PGAS_COLL_VERBOSE", VAR_UINT, "0", 0, 1, NULL, CFG(coll_verbose),
+	  "1 = print each team's algorithm choice per operation and size class, and why" },
+	{ "PGAS_COLL_DEBUG", VAR_UINT, "0", 0, 1, NULL, CFG(coll_debug),
+	  "1 = check that members pass the same sizes, roots, ops and flags" },
+#define FORCE(k, name) { "PGAS_COLL_" name, VAR_STR, "", 0, 0, NULL, CFG(coll_force[k]), \
+	  "force an algorithm for " name ": alg[:geometry][:rRADIX][:put|get][:sSEGMENT]" }
+	FORCE(PGAS_COLL_BARRIER, "BARRIER"), FORCE(PGAS_COLL_BROADCAST, "BROADCAST"),
+	FORCE(PGAS_COLL_SCATTER, "SCATTER"), FORCE(PGAS_COLL_GATHER, "GATHER"),
+	FORCE(PGAS_COLL_GATHER_ALL, "GATHER_ALL"), FORCE(PGAS_COLL_EXCHANGE, "EXCHANGE"),
+	FORCE(PGAS_COLL_REDUCE, "REDUCE"), FORCE(PGAS_COLL_REDUCE_ALL, "REDUCE_ALL"),
+	FORCE(PGAS_COLL_SCAN, "SCAN"),
+#undef FORCE
 };
 #undef CFG
 
@@ -65,8 +84,8 @@ static int parse(const struct env_var *v, const char *s, unsigned long long *out
 {
 	char *end;
 
-	if (v->kind == VAR_PATH)	/* stored by store_path() */
-		return strlen(s) < sizeof(pgas__cfg.device) && *s == '/' ? 0 : -1;
+	if (v->kind == VAR_PATH || v->kind == VAR_STR)	/* stored by store() */
+		return strlen(s) < PGAS__CFG_STR && (*s == '/' || v->kind == VAR_STR) ? 0 : -1;
 	if (v->kind == VAR_ENUM) {
 		for (unsigned i = 0; v->choices[i]; i++)
 			if (!strcmp(s, v->choices[i])) {
@@ -100,8 +119,8 @@ static void store(const struct env_var *v, const char *s, unsigned long long val
 {
 	char *field = (char *)&pgas__cfg + v->offset;
 
-	if (v->kind == VAR_PATH)
-		snprintf(field, sizeof(pgas__cfg.device), "%s", s);
+	if (v->kind == VAR_PATH || v->kind == VAR_STR)
+		snprintf(field, PGAS__CFG_STR, "%s", s);
 	else if (v->kind == VAR_SIZE)
 		*(size_t *)field = (size_t)val;
 	else if (v->kind == VAR_ENUM)
@@ -127,8 +146,11 @@ int pgas__config_load(char *msg, size_t msglen)
 			abort();	/* a bad default is a bug of this table */
 		if (s && parse(v, s, &val)) {
 			if (v->kind == VAR_PATH)
-				snprintf(msg, msglen, "%s=%s: expected an absolute path under %zu bytes",
-					 v->name, s, sizeof(pgas__cfg.device));
+				snprintf(msg, msglen, "%s=%s: expected an absolute path under %d bytes",
+					 v->name, s, PGAS__CFG_STR);
+			else if (v->kind == VAR_STR)
+				snprintf(msg, msglen, "%s: longer than %d bytes", v->name,
+					 PGAS__CFG_STR - 1);
 			else if (v->kind == VAR_ENUM)
 				snprintf(msg, msglen, "%s=%s: expected one of %s|%s|%s%s%s",
 					 v->name, s, v->choices[0], v->choices[1], v->choices[2],
@@ -168,7 +190,9 @@ void pgas__config_print(FILE *f)
 		const char *field = (const char *)&pgas__cfg + v->offset;
 		const char *set = getenv(v->name) ? " (set)" : "";
 
-		if (v->kind == VAR_PATH)
+		if (v->kind == VAR_STR && !*field && !*set)
+			continue;	/* unset forcing knobs: listed in the docs */
+		if (v->kind == VAR_PATH || v->kind == VAR_STR)
 			fprintf(f, "  %-20s = %-8s [%s]%s %s\n", v->name, field, v->dflt, set,
 				v->help);
 		else if (v->kind == VAR_ENUM)

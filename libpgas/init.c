@@ -102,8 +102,11 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		return pgas__err(PGAS_ERR_SIZE, call, "segment size %zu over the 1 TiB limit", segsize);
 	segsize = PGAS__ALIGN_UP(segsize, (size_t)sysconf(_SC_PAGESIZE));
 
-	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_attach(c, segsize, msg, sizeof(msg))
-					  : pgas_shm_attach(c, segsize, msg, sizeof(msg));
+	/* The library's scratch for collectives sits behind the user's part. */
+	size_t area = pgas__coll_area_bytes(c->nranks);
+
+	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_attach(c, segsize + area, msg, sizeof(msg))
+					  : pgas_shm_attach(c, segsize + area, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, call, "%s", msg);
 	pgas__g.peers = calloc(c->nranks, sizeof(*pgas__g.peers));
@@ -115,7 +118,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 
 		p->seg_remote = (char *)(uintptr_t)ep->seg_remote;
 		p->seg_delta = (intptr_t)ep->seg - (intptr_t)ep->seg_remote;
-		p->seg_size = ep->seg_size;
+		p->seg_size = ep->seg_size - area;
 		p->ctrl = ep->ctrl;
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
 			p->mbox[ch] = ep->mbox[ch];
@@ -131,8 +134,16 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	pgas__g.nranks = c->nranks;
 	pgas__barrier_setup();
 	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
+	/* Rank 0 reads the tuning file into its scratch before the barrier. */
+	rc = pgas__coll_attach(0, msg, sizeof(msg));
 	/* Nobody may send to a rank before its handlers are registered. */
-	return pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	if (!rc)
+		rc = pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	if (!rc)
+		rc = pgas__coll_attach(1, msg, sizeof(msg));
+	if (rc && *msg)
+		return pgas__err(rc, call, "%s", msg);
+	return rc;
 }
 
 void pgas_exit(int code)

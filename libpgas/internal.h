@@ -26,6 +26,8 @@ enum pgas_error_mode {
 	PGAS_ERRMODE_ABORT,
 };
 
+#define PGAS__CFG_STR 128
+
 struct pgas_config {
 	unsigned mbox_slots;
 	unsigned notify_entries;
@@ -38,7 +40,13 @@ struct pgas_config {
 	int error_mode;
 	int verbose_env;
 	int conduit;		/* enum pgas_conduit_kind */
-	char device[64];	/* pgas.ko device node */
+	char device[PGAS__CFG_STR];	/* pgas.ko device node */
+	unsigned coll_teams;
+	size_t coll_stage;
+	char coll_tuning[PGAS__CFG_STR];
+	unsigned coll_verbose;
+	unsigned coll_debug;
+	char coll_force[PGAS_COLL_NKINDS][PGAS__CFG_STR];
 };
 
 extern struct pgas_config pgas__cfg;
@@ -111,6 +119,14 @@ unsigned pgas__wait_chanmask(void);
 /* barrier.c: runs the rounds of a notified barrier that have arrived. */
 void pgas__barrier_progress(void);
 void pgas__barrier_setup(void);	/* once nranks is known */
+
+/* coll.c: advances collectives in flight; returns how many completed. */
+int pgas__coll_progress(void);
+/* Library bytes behind each segment, and their setup after attach. */
+size_t pgas__coll_area_bytes(unsigned nranks);
+/* phase 0: before attach's barrier (rank 0 loads the tuning file);
+ * phase 1: after it (everyone shares it and builds the job's team). */
+int pgas__coll_attach(int phase, char *msg, size_t len);
 
 /* wait.c */
 void pgas__wait_setup(void);

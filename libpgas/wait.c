@@ -66,8 +66,13 @@ void pgas__wait_step(struct pgas__waiter *w)
 							memory_order_relaxed)))
 		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
 			    ctrl->peers_gone);
-	if (!pgas__job.handler_depth)
+	if (!pgas__job.handler_depth) {
 		pgas__barrier_progress();
+		if (pgas__g.coll_pending && pgas__coll_progress() > 0) {
+			w->spins = 0;
+			return;
+		}
+	}
 	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
 		w->spins = 0;
 		w->armed = 0;

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coll.c - the engine of the collectives: checking a call, its handle, its
+ * synchronisation flags, chunking and staging of local-mode buffers, and
+ * progress.  The algorithms proper are in coll_alg.c.
+ *
+ * A call runs as a coroutine (op_step) that the progress engine resumes:
+ *   debug check -> IN barrier -> for each chunk: [collect owed acks,
+ *   stage in, publish addresses] -> algorithm -> stage out -> collect owed
+ *   acks -> OUT barrier.
+ * Chunks split every block at the same byte offsets, so a collective over
+ * a chunk is the collective itself restricted to those bytes.
+ */
+#include <stdlib.h>
+#include "coll.h"
+
+size_t pgas__coll_slot_size;
+size_t pgas__coll_area_size;
+#define TUNE_AREA ((size_t)64 << 10)	/* rank 0's copy of the tuning table */
+
+static struct pgas_team *active_teams;
+
+size_t pgas__coll_area_bytes(unsigned nranks)
+{
+	size_t ctl = PGAS__ALIGN_UP(192 + (size_t)128 * nranks, 4096);
+
+	pgas__coll_slot_size = ctl + PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096);
+	pgas__coll_area_size = TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
+	return pgas__coll_area_size;
+}
+
+/* The library area of job rank r, as this process maps it. */
+char *pgas__coll_area(unsigned r)
+{
+	return seg_base(r) + pgas__g.peers[r].seg_size;
+}
+
+char *pgas__coll_slot(unsigned r, unsigned slot)
+{
+	return pgas__coll_area(r) + TUNE_AREA + pgas__coll_slot_size * slot;
+}
+
+int pgas__coll_attach(int phase, char *msg, size_t len)
+{
+	int rc;
+
+	if (phase == 0) {
+		if (pgas__g.rank == 0)	/* errors too go to the area: all fail alike */
+			pgas__tune_load(pgas__coll_area(0), TUNE_AREA);
+		return PGAS_OK;
+	}
+	rc = pgas__tune_share(pgas__coll_area(0), msg, len);
+	return rc ? rc : pgas__team_setup_all(msg, len);
+}
+
+/* ---- owed acks ------------------------------------------------------------------ */
+
+bool pgas__acks_collected(struct pgas_team *t)
+{
+	for (unsigned i = 0; i < t->size; i++) {
+		if (!t->ack_owed[i])
+			continue;
+		if (atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
+					 memory_order_acquire) < t->ack_seen[i])
+			return false;
+		t->ack_owed[i] = false;
+	}
+	return true;
+}
+
+/* ---- roles: which members hold a source / destination, and of how many blocks -- */
+
+static unsigned src_blocks_of(const struct pgas__coll_op *op, unsigned r)
+{
+	switch (op->kind) {
+	case PGAS_COLL_BROADCAST:
+		return r == op->root;
+	case PGAS_COLL_SCATTER:
+		return r == op->root ? op->team->size : 0;
+	case PGAS_COLL_EXCHANGE:
+		return op->team->size;
+	case PGAS_COLL_BARRIER:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static unsigned dst_blocks_of(const struct pgas__coll_op *op, unsigned r)
+{
+	switch (op->kind) {
+	case PGAS_COLL_GATHER:
+		return r == op->root ? op->team->size : 0;
+	case PGAS_COLL_REDUCE:
+		return r == op->root;
+	case PGAS_COLL_GATHER_ALL:
+	case PGAS_COLL_EXCHANGE:
+		return op->team->size;
+	case PGAS_COLL_BARRIER:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* ---- chunks ------------------------------------------------------------------------ */
+
+/* Chunk size every member computes alike; 0 if one element does not fit. */
+static size_t chunk_size(struct pgas__coll_op *op)
+{
+	unsigned n = op->team->size;
+	size_t per = pgas__coll_temp_need(op->kind, &op->ch, n, 1);
+	size_t room = pgas__cfg.coll_stage > 256 ? PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096) - 256 : 0;
+	size_t chunk, quantum;
+
+	if (!op->single)
+		per += (op->kind == PGAS_COLL_SCATTER || op->kind == PGAS_COLL_GATHER ? n + 1 :
+			op->kind == PGAS_COLL_EXCHANGE || op->kind == PGAS_COLL_GATHER_ALL ? 2 * n : 2);
+	if (per == 0 || op->nbytes <= room / per)
+		return op->nbytes;
+	chunk = room / per / op->elem * op->elem;
+	quantum = 64 * op->elem;	/* whole cache lines when there is room */
+	if (chunk >= quantum)
+		chunk -= chunk % quantum;
+	return chunk;
+}
+
+static bool in_my_segment(const void *p, size_t n)
+{
+	char *dummy;
+
+	return pgas__map(pgas__g.rank, p, n, &dummy);
+}
+
+/* Sets up the effective buffers of the chunk at op->off and publishes them. */
+static void chunk_begin(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	unsigned me = t->rank, sb = src_blocks_of(op, me), db = dst_blocks_of(op, me);
+	char *stage = coll_stage(t, me);
+	size_t src_off = 0;
+	size_t dst_off = PGAS__ALIGN_UP((op->single ? 0 : op->src_blocks) * op->chunk, 64);
+	size_t temp_off = PGAS__ALIGN_UP(dst_off + (op->single ? 0 : op->dst_blocks) * op->chunk, 64);
+
+	op->c = op->nbytes - op->off < op->chunk ? op->nbytes - op->off : op->chunk;
+	op->temp = stage + temp_off;
+	op->src_eff = op->dst_eff = NULL;
+	if (op->single) {
+		const void *s = op->lsrc ? op->lsrc[me] : (sb ? op->usrc : NULL);
+		void *d = op->ldst ? op->ldst[me] : (db ? op->udst : NULL);
+
+		intptr_t delta = pgas__g.peers[pgas__g.rank].seg_delta;
+
+		op->src_eff = s ? (char *)s + delta + op->off : NULL;
+		op->dst_eff = d ? (char *)d + delta + op->off : NULL;
+		op->src_stride = op->dst_stride = op->nbytes;
+	} else {
+		op->src_staged = sb && !in_my_segment(op->usrc, sb * op->nbytes);
+		op->dst_staged = db && !in_my_segment(op->udst, db * op->nbytes);
+		if (op->src_staged) {
+			op->src_eff = stage + src_off;
+			op->src_stride = op->c;
+			for (unsigned b = 0; b < sb; b++)
+				memcpy(op->src_eff + b * op->c, op->usrc + b * op->nbytes + op->off,
+				       op->c);
+		} else if (sb) {
+			op->src_eff = op->usrc + op->off;
+			op->src_stride = op->nbytes;
+		}
+		if (op->dst_staged) {
+			op->dst_eff = stage + dst_off;
+			op->dst_stride = op->c;
+		} else if (db) {
+			op->dst_eff = op->udst + op->off;
+			op->dst_stride = op->nbytes;
+		}
+		/* Read by peers after a signal of this call (release). */
+		struct pgas__coll_hdr *h = coll_hdr(t, me);
+		char *base = seg_base(pgas__g.rank);
+
+		h->src_off = op->src_eff ? (uint64_t)(op->src_eff - base) : 0;
+		h->src_stride = op->src_stride;
+		h->dst_off = op->dst_eff ? (uint64_t)(op->dst_eff - base) : 0;
+		h->dst_stride = op->dst_stride;
+	}
+	op->pc_sub = 0;
+	op->bcast_from_dst = 0;
+	op->seg = op->ch.seg ? op->ch.seg / op->elem * op->elem : op->c;
+	if (op->seg == 0)
+		op->seg = op->elem;
+	if (op->ch.alg == ALG_TREE)
+		pgas__tree_build(op, op->kind == PGAS_COLL_REDUCE_ALL ? 0 : op->root);
+}
+
+static void chunk_end(struct pgas__coll_op *op)
+{
+	unsigned db = dst_blocks_of(op, op->team->rank);
+
+	if (!op->single && op->dst_staged)
+		for (unsigned b = 0; b < db; b++)
+			memcpy(op->udst + b * op->nbytes + op->off, op->dst_eff + b * op->c, op->c);
+}
+
+/* ---- debug: every member compares its call with every other's ---------------------- */
+
+static void debug_publish(struct pgas__coll_op *op)
+{
+	struct pgas__coll_desc *d = coll_desc(op->team, op->team->rank, op->seq);
+
+	*d = (struct pgas__coll_desc){ .seq = op->seq, .kind = (uint32_t)op->kind,
+				       .root = op->root, .flags = op->flags,
+				       .type = (uint32_t)op->type, .op = (uint32_t)op->rop,
+				       .single = op->single, .nbytes = op->nbytes, .choice = op->ch };
+}
+
+static int debug_compare(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	const struct pgas__coll_desc *me = coll_desc(t, t->rank, op->seq);
+	static const char *const what[] = { "operation", "root", "flags", "type", "op",
+					    "address mode", "size", "algorithm" };
+
+	for (unsigned r = 0; r < t->size; r++) {
+		const struct pgas__coll_desc *o = coll_desc(t, r, op->seq);
+		uint64_t mine[8] = { me->kind, me->root, me->flags, me->type, me->op, me->single,
+				     me->nbytes, 0 };
+		uint64_t theirs[8] = { o->kind, o->root, o->flags, o->type, o->op, o->single,
+				       o->nbytes, 0 };
+
+		mine[7] = memcmp(&me->choice, &o->choice, sizeof(me->choice)) != 0;
+		for (unsigned f = 0; f < 8; f++)
+			if (mine[f] != theirs[f])
+				return pgas__err(PGAS_ERR_INVAL, op->call,
+						 "call %llu on this team: team rank %u passed %s %llu, "
+						 "team rank %u passed %llu (PGAS_COLL_DEBUG)",
+						 (unsigned long long)op->seq, t->rank, what[f],
+						 (unsigned long long)mine[f], r,
+						 (unsigned long long)theirs[f]);
+	}
+	return PGAS_OK;
+}
+
+/* ---- the call's coroutine ------------------------------------------------------------ */
+
+static int op_step(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+
+	CO_BEGIN(op->pc);
+	if (pgas__cfg.coll_debug) {
+		debug_publish(op);
+		op->pc_bar = 0;
+		CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+		op->rc = debug_compare(op);
+	}
+	if (!op->rc && op->kind == PGAS_COLL_BARRIER) {
+		op->pc_bar = 0;
+		CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+	}
+	if (!op->rc && op->kind != PGAS_COLL_BARRIER) {
+		if (op->flags & PGAS_COLL_IN_ALLSYNC) {
+			op->pc_bar = 0;
+			CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+		}
+		for (op->off = 0; op->off < op->nbytes; op->off += op->chunk) {
+			if (!op->single || pgas__coll_temp_need(op->kind, &op->ch, t->size, 1))
+				CO_WAIT(op->pc, pgas__acks_collected(t));
+			chunk_begin(op);
+			CO_WAIT(op->pc, pgas__coll_run(op));
+			chunk_end(op);
+		}
+		if (!op->single || !(op->flags & PGAS_COLL_OUT_NOSYNC))
+			CO_WAIT(op->pc, pgas__acks_collected(t));
+		if (op->flags & PGAS_COLL_OUT_ALLSYNC) {
+			op->pc_bar = 0;
+			CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+		}
+	}
+	CO_END(op->pc);
+}
+
+/* ---- progress --------------------------------------------------------------------------- */
+
+void pgas__team_activate(struct pgas_team *t)
+{
+	if (t->active)
+		return;
+	t->active = true;
+	t->next_active = active_teams;
+	active_teams = t;
+	pgas__g.coll_pending = 1;
+}
+
+int pgas__coll_progress(void)
+{
+	struct pgas_team **pp = &active_teams;
+	int completed = 0;
+
+	while (*pp) {
+		struct pgas_team *t = *pp;
+
+		while (t->head && op_step(t->head)) {
+			t->head->done = true;
+			t->head = t->head->next;
+			completed++;
+		}
+		if (t->head) {
+			pp = &t->next_active;
+		} else {
+			t->tail = NULL;
+			t->active = false;
+			*pp = t->next_active;
+		}
+	}
+	pgas__g.coll_pending = active_teams != NULL;
+	return completed;
+}
+
+/* ---- handles -------------------------------------------------------------------------------- */
+
+static int finish(pgas_coll_handle_t h)
+{
+	int rc = h->rc;
+
+	free(h);
+	return rc;
+}
+
+int pgas_coll_try(pgas_coll_handle_t h)
+{
+	if (!h)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_coll_try", "handle is NULL");
+	if (!h->done) {
+		pgas__coll_progress();
+		pgas__progress(pgas__wait_chanmask(), 64);
+		if (!h->done)
+			return PGAS_ERR_NOT_READY;
+	}
+	return finish(h);
+}
+
+int pgas_coll_wait(pgas_coll_handle_t h)
+{
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+
+	if (!h)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_coll_wait", "handle is NULL");
+	if (!h->done)
+		pgas__coll_progress();
+	while (!h->done)
+		pgas__wait_step(&w);
+	return finish(h);
+}
+
+int pgas_coll_wait_all(pgas_coll_handle_t *handles, size_t count)
+{
+	int rc = PGAS_OK, r;
+
+	if (!handles && count)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_coll_wait_all", "handles is NULL, count %zu",
+				 count);
+	for (size_t i = 0; i < count; i++) {
+		r = pgas_coll_wait(handles[i]);
+		handles[i] = NULL;
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+/* ---- starting a call -------------------------------------------------------------------------- */
+
+struct call_args {
+	int kind;
+	unsigned root;
+	bool single, rooted;
+	const void *src;
+	void *dst;
+	const void *const *lsrc;
+	void *const *ldst;
+	size_t count;			/* bytes, or elements for reductions */
+	pgas_type_t type;
+	pgas_op_t op;
+	bool reduction;
+	unsigned flags;
+};
+
+static int check_flags(const char *call, unsigned flags)
+{
+	unsigned in = flags & 0x0fu, out = flags & 0xf0u;
+
+	if (flags & ~0x77u)
+		return pgas__err(PGAS_ERR_INVAL, call, "unknown flags 0x%x", flags & ~0x77u);
+	if (!in || (in & (in - 1)) || !out || (out & (out - 1)))
+		return pgas__err(PGAS_ERR_INVAL, call,
+				 "flags 0x%x: need exactly one PGAS_COLL_IN_* and one PGAS_COLL_OUT_*",
+				 flags);
+	return PGAS_OK;
+}
+
+/* Single mode: every listed address must lie in its owner's segment. */
+static int check_list(const char *call, struct pgas_team *t, const char *name,
+		      const void *const *list, size_t len)
+{
+	if (!list)
+		return pgas__err(PGAS_ERR_INVAL, call, "%s list is NULL", name);
+	for (unsigned i = 0; i < t->size; i++) {
+		if (!list[i] && len)
+			return pgas__err(PGAS_ERR_INVAL, call, "%s[%u] is NULL", name, i);
+		if (len && !pgas__xlate(t->members[i], list[i], len))
+			return pgas__err(PGAS_ERR_BOUNDS, call,
+					 "%s[%u] = %p + %zu bytes is outside team rank %u's segment",
+					 name, i, list[i], len, i);
+	}
+	return PGAS_OK;
+}
+
+static int check_one(const char *call, struct pgas_team *t, const char *name, const void *p,
+		     size_t len, unsigned owner, bool single)
+{
+	if (!len)
+		return PGAS_OK;
+	if (!p)
+		return pgas__err(PGAS_ERR_INVAL, call, "%s is NULL (%zu bytes)", name, len);
+	if (single && !pgas__xlate(t->members[owner], p, len))
+		return pgas__err(PGAS_ERR_BOUNDS, call,
+				 "%s = %p + %zu bytes is outside team rank %u's segment", name, p,
+				 len, owner);
+	return PGAS_OK;
+}
+
+static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
+		 const struct call_args *a)
+{
+	struct pgas__coll_op *op;
+	bool commutative = true;
+	size_t elem = 1, nbytes, nb;
+	unsigned n;
+	int rc;
+
+	if (h)
+		*h = NULL;
+	rc = pgas__team_check(call, team);
+	if (rc)
+		return rc;
+	if (!h)
+		return pgas__err(PGAS_ERR_INVAL, call, "handle pointer is NULL");
+	n = team->size;
+	if (a->kind != PGAS_COLL_BARRIER && (rc = check_flags(call, a->flags)))
+		return rc;
+	if (a->rooted && a->root >= n)
+		return pgas__err(PGAS_ERR_RANK, call, "root %u out of range (team has %u ranks)",
+				 a->root, n);
+	if (a->reduction) {
+		rc = pgas__op_check(call, a->type, a->op, &commutative);
+		if (rc)
+			return rc;
+		elem = pgas__type_size(a->type, a->op);
+	}
+	if (a->count > (SIZE_MAX >> 1) / elem / n)
+		return pgas__err(PGAS_ERR_SIZE, call, "%zu elements of %zu bytes overflow", a->count,
+				 elem);
+	nbytes = a->count * elem;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a collective");
+	*op = (struct pgas__coll_op){ .team = team, .call = call, .kind = a->kind,
+				      .single = a->single, .flags = a->flags, .root = a->root,
+				      .nbytes = nbytes, .elem = elem, .type = a->type, .rop = a->op,
+				      .commutative = commutative, .usrc = (char *)a->src,
+				      .udst = a->dst, .lsrc = a->lsrc, .ldst = a->ldst,
+				      .kids = team->kids };
+	/* Buffers: the largest role fixes the chunking, mine are checked. */
+	op->src_blocks = op->dst_blocks = 0;
+	for (unsigned r = 0; r < n; r++) {
+		if (src_blocks_of(op, r) > op->src_blocks)
+			op->src_blocks = src_blocks_of(op, r);
+		if (dst_blocks_of(op, r) > op->dst_blocks)
+			op->dst_blocks = dst_blocks_of(op, r);
+	}
+	nb = nbytes;
+	if (a->single) {
+		rc = a->lsrc ? check_list(call, team, "src", a->lsrc, nb * op->src_blocks)
+			     : check_one(call, team, "src", a->src, nb * op->src_blocks, a->root,
+					 true);
+		if (!rc)
+			rc = a->ldst ? check_list(call, team, "dst", (const void *const *)a->ldst,
+						  nb * op->dst_blocks)
+				     : check_one(call, team, "dst", a->dst, nb * op->dst_blocks,
+						 a->root, true);
+	} else {
+		rc = check_one(call, team, "src", a->src, nb * src_blocks_of(op, team->rank),
+			       team->rank, false);
+		if (!rc)
+			rc = check_one(call, team, "dst", a->dst, nb * dst_blocks_of(op, team->rank),
+				       team->rank, false);
+	}
+	if (!rc && pgas__g.send_block & PGAS__BLOCK_HANDLER)
+		rc = pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	if (rc) {
+		free(op);
+		return rc;
+	}
+	if (a->kind != PGAS_COLL_BARRIER) {
+		pgas__choose(op);
+		op->chunk = chunk_size(op);
+		if (nbytes && !op->chunk) {
+			free(op);
+			return pgas__err(PGAS_ERR_SIZE, call,
+					 "PGAS_COLL_STAGE=%zu cannot stage one %zu-byte element per "
+					 "block for %u ranks", pgas__cfg.coll_stage, elem, n);
+		}
+	}
+	op->seq = ++team->seq;
+	if (team->tail)
+		team->tail->next = op;
+	else
+		team->head = op;
+	team->tail = op;
+	pgas__team_activate(team);
+	*h = op;
+	/* Do what can be done at once: often all of it. */
+	pgas__coll_progress();
+	return PGAS_OK;
+}
+
+static int blocking(int rc, pgas_coll_handle_t *h)
+{
+	return rc ? rc : pgas_coll_wait(*h);
+}
+
+/* ---- the API -------------------------------------------------------------------------------- */
+
+int pgas_team_barrier_nb(pgas_coll_handle_t *h, pgas_team_t team)
+{
+	struct call_args a = { .kind = PGAS_COLL_BARRIER };
+
+	return start(h, "pgas_team_barrier_nb", team, &a);
+}
+
+int pgas_team_barrier(pgas_team_t team)
+{
+	pgas_coll_handle_t h;
+	struct call_args a = { .kind = PGAS_COLL_BARRIER };
+
+	return blocking(start(&h, "pgas_team_barrier", team, &a), &h);
+}
+
+/* Defines pgas_NAME (blocking) and pgas_NAME_nb from one argument filler. */
+#define COLL_DEF(name, params, ...)						\
+	int pgas_##name##_nb(pgas_coll_handle_t *h, PGAS__UNPAREN params)	\
+	{									\
+		struct call_args a = { __VA_ARGS__ };				\
+		return start(h, "pgas_" #name "_nb", team, &a);			\
+	}									\
+	int pgas_##name(PGAS__UNPAREN params)					\
+	{									\
+		pgas_coll_handle_t h;						\
+		struct call_args a = { __VA_ARGS__ };				\
+		return blocking(start(&h, "pgas_" #name, team, &a), &h);		\
+	}
+#define PGAS__UNPAREN(...) __VA_ARGS__
+
+COLL_DEF(broadcast, (pgas_team_t team, unsigned root, void *dst, const void *src,
+		     size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_BROADCAST, .rooted = true, .root = root, .dst = dst, .src = src,
+	 .count = nbytes, .flags = flags)
+COLL_DEF(scatter, (pgas_team_t team, unsigned root, void *dst, const void *src,
+		   size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_SCATTER, .rooted = true, .root = root, .dst = dst, .src = src,
+	 .count = nbytes, .flags = flags)
+COLL_DEF(gather, (pgas_team_t team, unsigned root, void *dst, const void *src,
+		  size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_GATHER, .rooted = true, .root = root, .dst = dst, .src = src,
+	 .count = nbytes, .flags = flags)
+COLL_DEF(gather_all, (pgas_team_t team, void *dst, const void *src, size_t nbytes,
+		      unsigned flags),
+	 .kind = PGAS_COLL_GATHER_ALL, .dst = dst, .src = src, .count = nbytes, .flags = flags)
+COLL_DEF(exchange, (pgas_team_t team, void *dst, const void *src, size_t nbytes,
+		    unsigned flags),
+	 .kind = PGAS_COLL_EXCHANGE, .dst = dst, .src = src, .count = nbytes, .flags = flags)
+COLL_DEF(reduce, (pgas_team_t team, unsigned root, void *dst, const void *src, size_t count,
+		  pgas_type_t type, pgas_op_t op, unsigned flags),
+	 .kind = PGAS_COLL_REDUCE, .rooted = true, .root = root, .dst = dst, .src = src,
+	 .count = count, .reduction = true, .type = type, .op = op, .flags = flags)
+COLL_DEF(reduce_all, (pgas_team_t team, void *dst, const void *src, size_t count,
+		      pgas_type_t type, pgas_op_t op, unsigned flags),
+	 .kind = PGAS_COLL_REDUCE_ALL, .dst = dst, .src = src, .count = count,
+	 .reduction = true, .type = type, .op = op, .flags = flags)
+COLL_DEF(scan, (pgas_team_t team, void *dst, const void *src, size_t count,
+		pgas_type_t type, pgas_op_t op, unsigned flags),
+	 .kind = PGAS_COLL_SCAN, .dst = dst, .src = src, .count = count,
+	 .reduction = true, .type = type, .op = op, .flags = flags)
+
+COLL_DEF(broadcast_single, (pgas_team_t team, unsigned root, void *const dst[],
+			    const void *src, size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_BROADCAST, .single = true, .rooted = true, .root = root,
+	 .ldst = dst, .src = src, .count = nbytes, .flags = flags)
+COLL_DEF(scatter_single, (pgas_team_t team, unsigned root, void *const dst[],
+			  const void *src, size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_SCATTER, .single = true, .rooted = true, .root = root,
+	 .ldst = dst, .src = src, .count = nbytes, .flags = flags)
+COLL_DEF(gather_single, (pgas_team_t team, unsigned root, void *dst,
+			 const void *const src[], size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_GATHER, .single = true, .rooted = true, .root = root,
+	 .dst = dst, .lsrc = src, .count = nbytes, .flags = flags)
+COLL_DEF(gather_all_single, (pgas_team_t team, void *const dst[], const void *const src[],
+			     size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_GATHER_ALL, .single = true, .ldst = dst, .lsrc = src,
+	 .count = nbytes, .flags = flags)
+COLL_DEF(exchange_single, (pgas_team_t team, void *const dst[], const void *const src[],
+			   size_t nbytes, unsigned flags),
+	 .kind = PGAS_COLL_EXCHANGE, .single = true, .ldst = dst, .lsrc = src,
+	 .count = nbytes, .flags = flags)
+COLL_DEF(reduce_single, (pgas_team_t team, unsigned root, void *dst, const void *const src[],
+			 size_t count, pgas_type_t type, pgas_op_t op, unsigned flags),
+	 .kind = PGAS_COLL_REDUCE, .single = true, .rooted = true, .root = root, .dst = dst,
+	 .lsrc = src, .count = count, .reduction = true, .type = type, .op = op,
+	 .flags = flags)
+COLL_DEF(reduce_all_single, (pgas_team_t team, void *const dst[], const void *const src[],
+			     size_t count, pgas_type_t type, pgas_op_t op, unsigned flags),
+	 .kind = PGAS_COLL_REDUCE_ALL, .single = true, .ldst = dst, .lsrc = src,
+	 .count = count, .reduction = true, .type = type, .op = op, .flags = flags)
+COLL_DEF(scan_single, (pgas_team_t team, void *const dst[], const void *const src[],
+		       size_t count, pgas_type_t type, pgas_op_t op, unsigned flags),
+	 .kind = PGAS_COLL_SCAN, .single = true, .ldst = dst, .lsrc = src, .count = count,
+	 .reduction = true, .type = type, .op = op, .flags = flags)

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * coll.h - what the collective files share: teams, scratch layout, the
+ * state of one collective operation, and the coroutine macros its
+ * algorithms are written with.  Not installed.
+ *
+ * Scratch.  pgas_attach adds a library area behind every rank's segment
+ * (the user sees only his part).  It holds the tuning table (used at rank
+ * 0 only) and PGAS_COLL_TEAMS team slots.  A team uses the same slot on
+ * all members; a slot is:
+ *   header line   published addresses of the current local-mode call
+ *   debug lines   two descriptors (call parity) for PGAS_COLL_DEBUG
+ *   sig[nranks]   one line per source team rank: count of its signals
+ *   ack[nranks]   one line per source team rank: count of its acks
+ *   stage         PGAS_COLL_STAGE bytes of staging and temporary blocks
+ *
+ * Signals.  Every counter has one writer (the source rank), which stores
+ * its running total with release; the owner waits until the counter
+ * reaches the total it expects, with acquire.  Members run a team's calls
+ * in the same order with the same algorithm, so both sides count alike
+ * and counters never need resetting: "the k-th signal from p" is simply
+ * "sig[p] >= k".  sig flows with the data (ready / arrived), ack against
+ * it (clear to send / done reading).
+ */
+#ifndef PGAS_COLL_INTERNAL_H
+#define PGAS_COLL_INTERNAL_H
+
+#include "internal.h"
+
+#define PGAS__COLL_NBUCKETS 26		/* size classes: 0, 1, 2-3, ... >= 16 MiB */
+
+enum pgas__alg { ALG_TREE, ALG_FLAT, ALG_BRUCK, ALG_CHAIN, ALG_DISSEM, ALG_NALGS };
+enum pgas__geom { GEOM_NONE, GEOM_FLAT, GEOM_KNOMIAL, GEOM_KARY, GEOM_NGEOMS };
+enum pgas__xfer { XFER_NONE, XFER_PUT, XFER_GET };
+
+struct pgas__coll_hdr {
+	uint64_t src_off, src_stride;	/* from the segment's local base */
+	uint64_t dst_off, dst_stride;
+	uint64_t pad[4];
+};
+
+struct pgas__coll_desc {		/* what PGAS_COLL_DEBUG compares */
+	uint64_t seq;
+	uint32_t kind, root, flags, type, op, single;
+	uint64_t nbytes;
+	pgas_coll_choice_t choice;
+	uint64_t pad;
+};
+
+struct pgas__coll_line {
+	uint64_t v;
+	uint64_t pad[7];
+};
+
+struct pgas_team {
+	uint32_t magic;
+	unsigned size, rank;
+	unsigned slot;
+	unsigned *members;		/* team rank -> job rank */
+	int *job_to_team;		/* job rank -> team rank or -1 */
+	/* Counters of signals and acks, per team rank. */
+	uint64_t *sig_sent, *sig_seen, *ack_sent, *ack_seen;
+	bool *ack_owed;			/* acks counted in ack_seen but not waited */
+	char **area;			/* my mapping of each member's slot */
+	unsigned *kids;			/* children in the current call's tree */
+	uint64_t seq;			/* calls started */
+	struct pgas__coll_op *head, *tail;	/* calls not complete, in order */
+	struct pgas_team *next_active;
+	bool active;
+	pgas_coll_choice_t choice[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];
+	uint8_t why[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];	/* enum choice_source */
+	uint32_t told[PGAS_COLL_NKINDS];	/* buckets verbose mode printed */
+};
+
+enum choice_source { FROM_MODEL, FROM_FILE, FROM_ENV, FROM_CALL };
+
+/* One collective call. */
+struct pgas__coll_op {
+	struct pgas_team *team;
+	struct pgas__coll_op *next;
+	const char *call;
+	int kind;			/* enum pgas_coll_kind */
+	int rc;
+	bool done, single;
+	unsigned flags, root;
+	size_t nbytes;			/* per block (bytes) */
+	size_t elem;			/* element size: chunks keep it whole */
+	pgas_type_t type;
+	pgas_op_t rop;
+	bool commutative;
+	pgas_coll_choice_t ch;
+	uint64_t seq;
+	/* User's buffers: local mode (mine) or lists (single). */
+	char *usrc, *udst;
+	const void *const *lsrc;
+	void *const *ldst;
+	unsigned src_blocks, dst_blocks;	/* blocks of the largest role */
+	/* Chunking over the blocks' bytes. */
+	size_t chunk, off, c;		/* chunk size, its offset, its length */
+	bool src_staged, dst_staged;
+	char *src_eff, *dst_eff;	/* my effective buffers this chunk */
+	size_t src_stride, dst_stride;
+	char *temp;			/* my temporary blocks in stage */
+	/* Tree of this call (relative ranks). */
+	int parent;
+	unsigned nkids;
+	unsigned *kids;
+	/* Coroutine state. */
+	int pc, pc_sub, pc_bar;
+	unsigned bdist, bd;		/* barrier loop */
+	unsigned i, d, s, nseg, dist;
+	unsigned bcast_from_dst;	/* broadcast phase reads root's dst */
+	unsigned red_root;
+	size_t seg;
+};
+
+/* ---- coroutines ------------------------------------------------------------ */
+
+/*
+ * An algorithm is a function that returns 1 when done and 0 when it must
+ * wait; CO_WAIT saves where it was, so the next call resumes there.  Loop
+ * variables live in the op.  (The protothread pattern: GASNet's collectives
+ * advance as polled state machines in the same way.)
+ */
+#define CO_BEGIN(pc) switch (pc) { case 0:
+#define CO_WAIT(pc, cond)						\
+	do {								\
+		(pc) = __LINE__;					\
+		__attribute__((fallthrough));				\
+	case __LINE__:							\
+		if (!(cond))						\
+			return 0;					\
+	} while (0)
+#define CO_END(pc) } (pc) = -1; return 1
+
+/* ---- shared between coll*.c ------------------------------------------- */
+
+extern struct pgas_team pgas__team_all;
+extern size_t pgas__coll_slot_size;		/* bytes per team slot */
+extern size_t pgas__coll_area_size;		/* library area per rank */
+
+static inline struct pgas__coll_hdr *coll_hdr(struct pgas_team *t, unsigned r)
+{
+	return (struct pgas__coll_hdr *)t->area[r];
+}
+
+static inline struct pgas__coll_desc *coll_desc(struct pgas_team *t, unsigned r, uint64_t seq)
+{
+	return (struct pgas__coll_desc *)(t->area[r] + 64 + 64 * (seq & 1));
+}
+
+static inline uint64_t *coll_sig(struct pgas_team *t, unsigned owner, unsigned src)
+{
+	return &((struct pgas__coll_line *)(t->area[owner] + 192))[src].v;
+}
+
+static inline uint64_t *coll_ack(struct pgas_team *t, unsigned owner, unsigned src)
+{
+	return &((struct pgas__coll_line *)(t->area[owner] + 192))[pgas__g.nranks + src].v;
+}
+
+static inline char *coll_stage(struct pgas_team *t, unsigned r)
+{
+	return t->area[r] + 192 + (size_t)128 * pgas__g.nranks;
+}
+
+/* Local mapping of the start of job rank r's segment. */
+static inline char *seg_base(unsigned job_rank)
+{
+	const struct pgas__peer *p = &pgas__g.peers[job_rank];
+
+	return p->seg_remote + p->seg_delta;
+}
+
+/* Adds n to my running total for team rank to and publishes it in slot. */
+static inline void pgas__coll_signal(struct pgas_team *t, unsigned to, uint64_t *sent,
+				     uint64_t *slot, uint64_t n)
+{
+	*sent += n;
+	atomic_store_explicit((_Atomic uint64_t *)slot, *sent, memory_order_release);
+	if (PGAS__UNLIKELY(pgas__g.wake))
+		pgas__ring_doorbell(pgas__g.peers[t->members[to]].ctrl);
+}
+
+/* coll_alg.c: runs op's algorithm for the current chunk; 1 = done. */
+int pgas__coll_run(struct pgas__coll_op *op);
+/* Temporary bytes per rank op's algorithm needs for a chunk of c bytes. */
+size_t pgas__coll_temp_need(int kind, const pgas_coll_choice_t *ch, unsigned n, size_t c);
+void pgas__tree_build(struct pgas__coll_op *op, unsigned root);
+int pgas__co_barrier(struct pgas__coll_op *op, int *pc);
+
+/* coll_reduce.c */
+/* out = a (op) b for count elements; out may be a. */
+void pgas__reduce(void *out, const void *a, const void *b, size_t count, pgas_type_t type,
+		  pgas_op_t op);
+size_t pgas__type_size(pgas_type_t type, pgas_op_t op);
+int pgas__op_check(const char *call, pgas_type_t type, pgas_op_t op, bool *commutative);
+
+/* coll_tune.c */
+void pgas__tune_load(void *area, size_t len);	/* rank 0, before attach's barrier */
+int pgas__tune_share(const void *area, char *msg, size_t len);	/* every rank, after */
+void pgas__tune_team(struct pgas_team *t);
+int pgas__choice_parse(int kind, unsigned n, const char *spec, pgas_coll_choice_t *ch,
+		       char *msg, size_t len);
+void pgas__choice_format(const pgas_coll_choice_t *ch, char *buf, size_t len);
+/* Picks op->ch for the call (table, then fallbacks the call needs). */
+void pgas__choose(struct pgas__coll_op *op);
+unsigned pgas__size_bucket(size_t nbytes);
+
+/* coll.c */
+char *pgas__coll_area(unsigned job_rank);
+char *pgas__coll_slot(unsigned job_rank, unsigned slot);
+bool pgas__acks_collected(struct pgas_team *t);
+void pgas__team_activate(struct pgas_team *t);
+
+/* team.c */
+int pgas__team_setup_all(char *msg, size_t len);
+int pgas__team_check(const char *call, struct pgas_team *t);
+
+#endif /* PGAS_COLL_INTERNAL_H */

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coll_tune.c - which algorithm a collective uses.
+ *
+ * Every algorithm declares the operation it implements and its parameter
+ * space (tree geometries, radix, put/get, pipeline segment).  A choice per
+ * (team, operation, size class) is computed when the team is made, so a
+ * call looks its algorithm up with one table access.  In order of
+ * precedence a choice comes from pgas_coll_force(), from PGAS_COLL_<OP>,
+ * from the tuning file that pgas-tune wrote (PGAS_COLL_TUNING; rank 0
+ * reads it into its scratch and the others copy it from there), or from
+ * the default model below.  PGAS_COLL_VERBOSE=1 prints each choice and
+ * its source the first time a team uses it.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include "coll.h"
+
+#define G(x) (1u << (x))
+#define X_PUT G(XFER_PUT)
+#define X_GET G(XFER_GET)
+#define TREES (G(GEOM_FLAT) | G(GEOM_KNOMIAL) | G(GEOM_KARY))
+#define RANGES (G(GEOM_FLAT) | G(GEOM_KNOMIAL))	/* contiguous subtrees */
+
+struct alg_decl {
+	uint8_t kind, alg;
+	const char *name;
+	uint8_t geoms, xfers;
+	bool radix, seg;
+};
+
+static const struct alg_decl decls[] = {
+	{ PGAS_COLL_BARRIER, ALG_DISSEM, "dissem", 0, 0, true, false },
+	{ PGAS_COLL_BROADCAST, ALG_TREE, "tree", TREES, X_PUT | X_GET, true, true },
+	{ PGAS_COLL_SCATTER, ALG_TREE, "tree", RANGES, X_PUT | X_GET, true, false },
+	{ PGAS_COLL_GATHER, ALG_TREE, "tree", RANGES, X_PUT | X_GET, true, false },
+	{ PGAS_COLL_GATHER_ALL, ALG_FLAT, "flat", 0, X_PUT | X_GET, false, false },
+	{ PGAS_COLL_GATHER_ALL, ALG_BRUCK, "bruck", 0, X_GET, true, false },
+	{ PGAS_COLL_EXCHANGE, ALG_FLAT, "flat", 0, X_PUT | X_GET, false, false },
+	{ PGAS_COLL_EXCHANGE, ALG_BRUCK, "bruck", 0, X_GET, true, false },
+	/* Non-commutative reductions always take the flat, rank-ordered path. */
+	{ PGAS_COLL_REDUCE, ALG_TREE, "tree", TREES, X_GET, true, true },
+	{ PGAS_COLL_REDUCE_ALL, ALG_FLAT, "flat", 0, X_GET, false, false },
+	{ PGAS_COLL_REDUCE_ALL, ALG_TREE, "tree", TREES, X_PUT | X_GET, true, true },
+	{ PGAS_COLL_SCAN, ALG_FLAT, "flat", 0, X_GET, false, false },
+	{ PGAS_COLL_SCAN, ALG_CHAIN, "chain", 0, X_GET, false, true },
+};
+#define NDECLS (sizeof(decls) / sizeof(decls[0]))
+
+static const char *const geom_names[] = { "", "flat", "knomial", "kary" };
+static const char *const kind_names[] = {
+	"barrier", "broadcast", "scatter", "gather", "gather_all", "exchange",
+	"reduce", "reduce_all", "scan",
+};
+static const char *const source_names[] = { "default model", "tuning file",
+					    "environment", "pgas_coll_force" };
+/* Parameter values the tuner sweeps. */
+static const unsigned radices[] = { 2, 3, 4, 8 };
+static const uint32_t segs[] = { 8192, 65536, 1u << 20 };
+
+const char *pgas_coll_kind_name(enum pgas_coll_kind kind)
+{
+	return (unsigned)kind < PGAS_COLL_NKINDS ? kind_names[kind] : "?";
+}
+
+/* size class: 0 for 0 bytes, else 1 + floor(log2(n)), capped */
+unsigned pgas__size_bucket(size_t n)
+{
+	unsigned b = n ? 64 - (unsigned)__builtin_clzll((unsigned long long)n) : 0;
+
+	return b < PGAS__COLL_NBUCKETS ? b : PGAS__COLL_NBUCKETS - 1;
+}
+
+static size_t bucket_low(unsigned b)
+{
+	return b ? (size_t)1 << (b - 1) : 0;
+}
+
+/* ---- specs ------------------------------------------------------------------------ */
+
+void pgas__choice_format(const pgas_coll_choice_t *ch, char *buf, size_t len)
+{
+	const struct alg_decl *d = NULL;
+	int at;
+
+	for (size_t i = 0; i < NDECLS && !d; i++)
+		if (decls[i].alg == ch->alg)
+			d = &decls[i];
+	at = snprintf(buf, len, "%s", d ? d->name : "?");
+	if (ch->geom && at >= 0 && (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, ":%s", geom_names[ch->geom]);
+	if (ch->radix && at >= 0 && (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, ":r%u", ch->radix);
+	if (ch->xfer && at >= 0 && (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, ":%s", ch->xfer == XFER_PUT ? "put" : "get");
+	if (ch->seg && at >= 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, ":s%u", ch->seg);
+}
+
+int pgas__choice_parse(int kind, unsigned n, const char *spec, pgas_coll_choice_t *ch,
+		       char *msg, size_t len)
+{
+	char tmp[PGAS__CFG_STR], *save = NULL, *tok;
+	const struct alg_decl *d = NULL;
+
+	(void)n;
+	if (strlen(spec) >= sizeof(tmp)) {
+		snprintf(msg, len, "spec too long");
+		return PGAS_ERR_INVAL;
+	}
+	strcpy(tmp, spec);
+	tok = strtok_r(tmp, ":", &save);
+	for (size_t i = 0; tok && i < NDECLS; i++)
+		if (decls[i].kind == kind && !strcmp(decls[i].name, tok))
+			d = &decls[i];
+	if (!d) {
+		snprintf(msg, len, "'%s': no algorithm '%s' for %s", spec, tok ? tok : "",
+			 kind_names[kind]);
+		return PGAS_ERR_INVAL;
+	}
+	*ch = (pgas_coll_choice_t){ .alg = d->alg };
+	if (d->geoms)
+		ch->geom = d->geoms & G(GEOM_KNOMIAL) ? GEOM_KNOMIAL : GEOM_FLAT;
+	if (d->xfers)
+		ch->xfer = d->xfers & X_GET ? XFER_GET : XFER_PUT;
+	if (d->seg)
+		ch->seg = 65536;
+	while ((tok = strtok_r(NULL, ":", &save))) {
+		char *end;
+		unsigned long long v;
+		unsigned g;
+
+		for (g = 1; g < GEOM_NGEOMS && strcmp(tok, geom_names[g]); g++)
+			;
+		if (g < GEOM_NGEOMS && d->geoms & G(g)) {
+			ch->geom = (uint8_t)g;
+			continue;
+		}
+		if ((!strcmp(tok, "put") && d->xfers & X_PUT) ||
+		    (!strcmp(tok, "get") && d->xfers & X_GET)) {
+			ch->xfer = tok[0] == 'p' ? XFER_PUT : XFER_GET;
+			continue;
+		}
+		errno = 0;
+		v = (tok[0] == 'r' || tok[0] == 's') ? strtoull(tok + 1, &end, 10) : 0;
+		if ((tok[0] == 'r' || tok[0] == 's') && !errno && end != tok + 1) {
+			if (*end == 'K' || *end == 'k')
+				v <<= 10, end++;
+			else if (*end == 'M' || *end == 'm')
+				v <<= 20, end++;
+		}
+		if (tok[0] == 'r' && d->radix && !errno && end != tok + 1 && !*end && v >= 2 &&
+		    v <= 64) {
+			ch->radix = (uint8_t)v;
+			continue;
+		}
+		if (tok[0] == 's' && d->seg && !errno && end != tok + 1 && !*end && v >= 64 &&
+		    v <= (64u << 20)) {
+			ch->seg = (uint32_t)v;
+			continue;
+		}
+		snprintf(msg, len, "'%s': '%s' is not a geometry, put/get, rRADIX (2-64) or "
+			 "sSEGMENT (64-64M) that %s:%s takes", spec, tok, kind_names[kind], d->name);
+		return PGAS_ERR_INVAL;
+	}
+	if (d->radix && ch->geom != GEOM_FLAT && !ch->radix)
+		ch->radix = 2;
+	if (ch->geom == GEOM_FLAT)
+		ch->radix = 0;
+	return PGAS_OK;
+}
+
+unsigned pgas_coll_candidates(enum pgas_coll_kind kind, unsigned nranks, char specs[][48],
+			      unsigned max)
+{
+	unsigned count = 0;
+
+	for (size_t i = 0; i < NDECLS; i++) {
+		const struct alg_decl *d = &decls[i];
+
+		if (d->kind != (uint8_t)kind)
+			continue;
+		for (unsigned g = 0; g < GEOM_NGEOMS; g++) {
+			if (d->geoms ? !(d->geoms & G(g)) : g != GEOM_NONE)
+				continue;
+			for (unsigned r = 0; r < 4; r++) {
+				unsigned radix = radices[r];
+				bool use_radix = d->radix && g != GEOM_FLAT;
+				unsigned top = g ? nranks - 1 : nranks;	/* trees: < n */
+
+				if (!use_radix && r)
+					break;
+				if (use_radix && r && radix > top)
+					break;
+				for (unsigned x = XFER_PUT; x <= XFER_GET; x++) {
+					if (!(d->xfers & G(x)) && !(d->xfers == 0 && x == XFER_PUT))
+						continue;
+					for (unsigned s = 0; s < 3; s++) {
+						pgas_coll_choice_t ch = {
+							.alg = d->alg, .geom = (uint8_t)g,
+							.radix = (uint8_t)(use_radix ? radix : 0),
+							.xfer = (uint8_t)(d->xfers ? x : 0),
+							.seg = d->seg ? segs[s] : 0 };
+
+						if (!d->seg && s)
+							break;
+						if (count < max)
+							pgas__choice_format(&ch, specs[count], 48);
+						count++;
+					}
+				}
+			}
+		}
+	}
+	return count;
+}
+
+/* ---- the default model -------------------------------------------------------------- */
+
+/*
+ * Measured with pgas-tune on this project's 2-core test machine (docs/
+ * libpgas.md has the tables): on one host every transfer is a memcpy, so
+ * flat shapes win while the root's copies are few and short; trees and
+ * pipelines pay once a root would copy many large blocks itself.
+ */
+static pgas_coll_choice_t model(int kind, unsigned n, size_t nbytes)
+{
+	pgas_coll_choice_t ch = { 0 };
+	bool big = nbytes >= 65536;
+
+	switch (kind) {
+	case PGAS_COLL_BARRIER:
+		ch = (pgas_coll_choice_t){ ALG_DISSEM, 0, 2, 0, 0 };
+		break;
+	case PGAS_COLL_BROADCAST:
+		ch = n <= 4 || !big ? (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 1u << 20 }
+				    : (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
+		break;
+	case PGAS_COLL_SCATTER:
+		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 0 };
+		break;
+	case PGAS_COLL_GATHER:
+		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_PUT, 0 };
+		break;
+	case PGAS_COLL_GATHER_ALL:
+	case PGAS_COLL_EXCHANGE:
+		ch = (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 };
+		break;
+	case PGAS_COLL_REDUCE:
+		ch = n <= 2 || !big ? (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 65536 }
+				    : (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
+		break;
+	case PGAS_COLL_REDUCE_ALL:
+		ch = !big ? (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 }
+			  : (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
+		break;
+	case PGAS_COLL_SCAN:
+		ch = !big ? (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 }
+			  : (pgas_coll_choice_t){ ALG_CHAIN, 0, 0, XFER_GET, 65536 };
+		break;
+	}
+	return ch;
+}
+
+/* ---- the tuning file and forcing ------------------------------------------------------- */
+
+struct tune_entry {
+	uint8_t kind, pad;
+	uint16_t nranks;
+	uint32_t pad2;
+	uint64_t min_bytes;
+	pgas_coll_choice_t choice;
+};
+
+struct tune_area {
+	uint32_t status;	/* 0 no file, 1 loaded, 2 error */
+	uint32_t count;
+	char msg[248];
+	struct tune_entry entries[];
+};
+
+static struct tune_entry *entries;
+static unsigned nentries;
+static bool forced[PGAS_COLL_NKINDS];
+static pgas_coll_choice_t forced_choice[PGAS_COLL_NKINDS];
+
+static int kind_of(const char *name)
+{
+	for (int k = 0; k < PGAS_COLL_NKINDS; k++)
+		if (!strcmp(name, kind_names[k]))
+			return k;
+	return -1;
+}
+
+void pgas__tune_load(void *mem, size_t len)
+{
+	struct tune_area *a = mem;
+	size_t cap = (len - sizeof(*a)) / sizeof(struct tune_entry);
+	const char *path = pgas__cfg.coll_tuning;
+	char line[256], kname[32], spec[PGAS__CFG_STR], err[160];
+	unsigned lineno = 0, nr;
+	unsigned long long min;
+	FILE *f;
+
+	a->status = 0;
+	a->count = 0;
+	if (!*path)
+		return;
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(a->msg, sizeof(a->msg), "PGAS_COLL_TUNING=%.80s: %s", path, strerror(errno));
+		a->status = 2;
+		return;
+	}
+	a->status = 1;
+	while (fgets(line, sizeof(line), f)) {
+		struct tune_entry *e = &a->entries[a->count];
+		int k;
+
+		lineno++;
+		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+			continue;
+		if (sscanf(line, "%31s %u %llu %127s", kname, &nr, &min, spec) != 4 ||
+		    (k = kind_of(kname)) < 0 || nr == 0 || nr > 65535) {
+			snprintf(a->msg, sizeof(a->msg),
+				 "PGAS_COLL_TUNING=%.80s line %u: expected 'operation nranks min_bytes "
+				 "spec'", path, lineno);
+			a->status = 2;
+			break;
+		}
+		if (a->count == cap) {
+			snprintf(a->msg, sizeof(a->msg), "PGAS_COLL_TUNING=%.80s: over %zu entries",
+				 path, cap);
+			a->status = 2;
+			break;
+		}
+		*e = (struct tune_entry){ .kind = (uint8_t)k, .nranks = (uint16_t)nr,
+					  .min_bytes = min };
+		if (pgas__choice_parse(k, nr, spec, &e->choice, err, sizeof(err))) {
+			snprintf(a->msg, sizeof(a->msg), "PGAS_COLL_TUNING=%.80s line %u: %.140s", path,
+				 lineno, err);
+			a->status = 2;
+			break;
+		}
+		a->count++;
+	}
+	fclose(f);
+}
+
+int pgas__tune_share(const void *mem, char *msg, size_t len)
+{
+	const struct tune_area *a = mem;
+	char err[200];
+
+	if (a->status == 2) {
+		snprintf(msg, len, "%s", a->msg);
+		return PGAS_ERR_INVAL;
+	}
+	free(entries);
+	entries = NULL;
+	nentries = 0;
+	if (a->status == 1 && a->count) {
+		entries = malloc(a->count * sizeof(*entries));
+		if (!entries) {
+			snprintf(msg, len, "no memory for %u tuning entries", a->count);
+			return PGAS_ERR_NOMEM;
+		}
+		memcpy(entries, a->entries, a->count * sizeof(*entries));
+		nentries = a->count;
+	}
+	for (int k = 0; k < PGAS_COLL_NKINDS; k++) {
+		forced[k] = pgas__cfg.coll_force[k][0] != 0;
+		if (forced[k] && pgas__choice_parse(k, pgas__g.nranks, pgas__cfg.coll_force[k],
+						    &forced_choice[k], err, sizeof(err))) {
+			char up[16];
+			unsigned i;
+
+			for (i = 0; kind_names[k][i] && i < sizeof(up) - 1; i++)
+				up[i] = (char)toupper((unsigned char)kind_names[k][i]);
+			up[i] = 0;
+			snprintf(msg, len, "PGAS_COLL_%s: %s", up, err);
+			return PGAS_ERR_INVAL;
+		}
+	}
+	return PGAS_OK;
+}
+
+/* The file's entry for kind at team size n and size class b, if any. */
+static const struct tune_entry *file_entry(int kind, unsigned n, unsigned b)
+{
+	const struct tune_entry *best = NULL, *lowest = NULL;
+	unsigned tuned_n = 0;
+
+	/* The tuned rank count nearest to n (ties: the smaller). */
+	for (unsigned i = 0; i < nentries; i++) {
+		unsigned m = entries[i].nranks;
+
+		if (entries[i].kind != kind)
+			continue;
+		if (!tuned_n || (m > n ? m - n : n - m) < (tuned_n > n ? tuned_n - n : n - tuned_n) ||
+		    ((m > n ? m - n : n - m) == (tuned_n > n ? tuned_n - n : n - tuned_n) &&
+		     m < tuned_n))
+			tuned_n = m;
+	}
+	for (unsigned i = 0; i < nentries; i++) {
+		const struct tune_entry *e = &entries[i];
+
+		if (e->kind != kind || e->nranks != tuned_n)
+			continue;
+		if (!lowest || e->min_bytes < lowest->min_bytes)
+			lowest = e;
+		if (e->min_bytes <= bucket_low(b) && (!best || e->min_bytes > best->min_bytes))
+			best = e;
+	}
+	return best ? best : lowest;
+}
+
+static void tune_kind(struct pgas_team *t, int k)
+{
+	for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
+		const struct tune_entry *e = forced[k] ? NULL : file_entry(k, t->size, b);
+
+		t->choice[k][b] = forced[k] ? forced_choice[k] :
+				  e ? e->choice : model(k, t->size, bucket_low(b));
+		t->why[k][b] = forced[k] ? FROM_ENV : e ? FROM_FILE : FROM_MODEL;
+	}
+	t->told[k] = 0;
+}
+
+void pgas__tune_team(struct pgas_team *t)
+{
+	for (int k = 0; k < PGAS_COLL_NKINDS; k++)
+		tune_kind(t, k);
+}
+
+void pgas__choose(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	unsigned b = pgas__size_bucket(op->nbytes);
+	char spec[64];
+
+	op->ch = t->choice[op->kind][b];
+	if (pgas__cfg.coll_verbose && !(t->told[op->kind] & (1u << b))) {
+		t->told[op->kind] |= 1u << b;
+		if (t->rank == 0) {
+			pgas__choice_format(&op->ch, spec, sizeof(spec));
+			fprintf(stderr, "pgas coll: team of %u (job rank %u first): %s of %zu B "
+				"(class >= %zu B): %s, from the %s%s\n", t->size, t->members[0],
+				kind_names[op->kind], op->nbytes, bucket_low(b), spec,
+				source_names[t->why[op->kind][b]],
+				op->commutative ? "" : "; non-commutative: rank-ordered flat path");
+		}
+	}
+}
+
+/* ---- public knobs -------------------------------------------------------------------------- */
+
+int pgas_coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *spec)
+{
+	static const char call[] = "pgas_coll_force";
+	pgas_coll_choice_t ch;
+	char err[200];
+	int rc = pgas__team_check(call, team);
+
+	if (rc)
+		return rc;
+	if ((unsigned)kind >= PGAS_COLL_NKINDS)
+		return pgas__err(PGAS_ERR_INVAL, call, "kind %d is not a collective", (int)kind);
+	if (!spec) {
+		tune_kind(team, kind);
+		return PGAS_OK;
+	}
+	if (pgas__choice_parse(kind, team->size, spec, &ch, err, sizeof(err)))
+		return pgas__err(PGAS_ERR_INVAL, call, "%s", err);
+	for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
+		team->choice[kind][b] = ch;
+		team->why[kind][b] = FROM_CALL;
+	}
+	team->told[kind] = 0;
+	return PGAS_OK;
+}
+
+int pgas_coll_describe(pgas_team_t team, enum pgas_coll_kind kind, size_t nbytes, char *buf,
+		       size_t len)
+{
+	static const char call[] = "pgas_coll_describe";
+	int rc = pgas__team_check(call, team);
+
+	if (rc)
+		return rc;
+	if ((unsigned)kind >= PGAS_COLL_NKINDS)
+		return pgas__err(PGAS_ERR_INVAL, call, "kind %d is not a collective", (int)kind);
+	if (!buf || !len)
+		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL or len 0");
+	pgas__choice_format(&team->choice[kind][pgas__size_bucket(nbytes)], buf, len);
+	return PGAS_OK;
+}

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coll - conformance of teams and collectives.
+ *
+ * Every operation in every address mode (single; local with buffers in the
+ * segment; local with private buffers, which the library stages), every
+ * synchronisation mode and every algorithm the selector offers for the
+ * team size, at sizes 0, 1, around the pipeline segment and several MiB,
+ * with roots other than 0; results are compared with a serial reference
+ * computed from the same deterministic inputs.  Then sub-teams, concurrent
+ * collectives on disjoint teams, non-blocking calls overlapped with
+ * computation, every reduction type and operation, a non-commutative user
+ * operation, and misuse.  With PGAS_COLL_DEBUG=1 it also checks that
+ * members passing different sizes or roots all get an error.
+ *
+ *   pgasrun -n N build/tests/coll [quick]
+ */
+#include "tap.h"
+
+#define SRC_OFF 0
+#define AREA ((size_t)24 << 20)
+#define DST_OFF AREA
+#define SEG (2 * AREA)
+
+static unsigned me, n;
+static char *priv_src, *priv_dst;
+static unsigned ncase;
+static bool quick;
+
+enum mode { M_SINGLE, M_LOCAL_SEG, M_LOCAL_PRIV, M_NMODES };
+static const char *const mode_names[] = { "single", "local", "local-private" };
+static const unsigned syncs[] = {
+	PGAS_COLL_NOSYNC, PGAS_COLL_MYSYNC, PGAS_COLL_ALLSYNC,
+	PGAS_COLL_IN_NOSYNC | PGAS_COLL_OUT_ALLSYNC,
+};
+
+struct team_view {
+	pgas_team_t t;
+	unsigned size, rank;
+	unsigned job[64];
+};
+
+static struct team_view view_of(pgas_team_t t)
+{
+	struct team_view v = { t, pgas_team_size(t), pgas_team_rank(t), { 0 } };
+
+	for (unsigned i = 0; i < v.size; i++)
+		pgas_team_to_job(t, i, &v.job[i]);
+	return v;
+}
+
+static char *seg_at(unsigned job_rank, size_t off)
+{
+	return (char *)pgas_segment_addr(job_rank) + off;
+}
+
+/* ---- reference data -------------------------------------------------------------- */
+
+static uint64_t seed_of(unsigned id, unsigned r, unsigned b)
+{
+	return (uint64_t)id * 1000003u + r * 1009u + b + 1;
+}
+
+static const size_t tsize[] = { 1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 16 };
+
+/* Element i of team rank r's source: small values keep float results exact. */
+static void elem_val(pgas_type_t ty, pgas_op_t op, unsigned r, size_t i, unsigned id, void *out)
+{
+	uint64_t x = seed_of(id, r, 0) * 31 + i * 7;
+	int64_t v = op == PGAS_OP_PROD ? (int64_t)(x % 3 == 0 ? 2 : 1)
+				       : (int64_t)(x % 61) - (ty == PGAS_UINT8 || ty == PGAS_UINT16 ||
+							     ty == PGAS_UINT32 || ty == PGAS_UINT64 ? 0 : 20);
+
+	switch (ty) {
+	case PGAS_INT8: *(int8_t *)out = (int8_t)v; break;
+	case PGAS_UINT8: *(uint8_t *)out = (uint8_t)v; break;
+	case PGAS_INT16: *(int16_t *)out = (int16_t)v; break;
+	case PGAS_UINT16: *(uint16_t *)out = (uint16_t)v; break;
+	case PGAS_INT32: *(int32_t *)out = (int32_t)v; break;
+	case PGAS_UINT32: *(uint32_t *)out = (uint32_t)v; break;
+	case PGAS_INT64: *(int64_t *)out = v * 1000000007ll; break;
+	case PGAS_UINT64: *(uint64_t *)out = (uint64_t)v * 1000000007ull; break;
+	case PGAS_FLOAT: *(float *)out = (float)v; break;
+	case PGAS_DOUBLE: *(double *)out = (double)v; break;
+	default: {	/* user: an affine map x -> a*x + b over uint64 */
+		uint64_t ab[2] = { x % 5 + 1, x % 11 };
+
+		memcpy(out, ab, 16);
+	}
+	}
+}
+
+/* Affine composition, applied lower rank first: non-commutative. */
+static void affine(void *inout, const void *in, size_t count, void *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t f[2], g[2];
+
+		memcpy(f, (char *)inout + 16 * i, 16);
+		memcpy(g, (const char *)in + 16 * i, 16);
+		uint64_t h[2] = { g[0] * f[0], g[0] * f[1] + g[1] };	/* g(f(x)) */
+
+		memcpy((char *)inout + 16 * i, h, 16);
+	}
+}
+
+static pgas_op_t affine_op;
+
+#define RED(T)									\
+	do {									\
+		T x, y;								\
+		memcpy(&x, acc, sizeof(T));					\
+		memcpy(&y, in, sizeof(T));					\
+		switch (op) {							\
+		case PGAS_OP_SUM: x = (T)(x + y); break;			\
+		case PGAS_OP_PROD: x = (T)(x * y); break;			\
+		case PGAS_OP_MIN: x = y < x ? y : x; break;			\
+		case PGAS_OP_MAX: x = y > x ? y : x; break;			\
+		}								\
+		memcpy(acc, &x, sizeof(T));					\
+	} while (0)
+#define BITRED(T)								\
+	do {									\
+		T x, y;								\
+		memcpy(&x, acc, sizeof(T));					\
+		memcpy(&y, in, sizeof(T));					\
+		if (op == PGAS_OP_AND) x &= y;					\
+		else if (op == PGAS_OP_OR) x |= y;				\
+		else if (op == PGAS_OP_XOR) x ^= y;				\
+		else { RED(T); break; }						\
+		memcpy(acc, &x, sizeof(T));					\
+	} while (0)
+
+/* Serial reference of one element: acc = acc op in. */
+static void ref_combine(pgas_type_t ty, pgas_op_t op, void *acc, const void *in)
+{
+	switch (ty) {
+	case PGAS_INT8: BITRED(uint8_t); break;
+	case PGAS_UINT8: BITRED(uint8_t); break;
+	case PGAS_INT16: BITRED(uint16_t); break;
+	case PGAS_UINT16: BITRED(uint16_t); break;
+	case PGAS_INT32: BITRED(uint32_t); break;
+	case PGAS_UINT32: BITRED(uint32_t); break;
+	case PGAS_INT64: BITRED(uint64_t); break;
+	case PGAS_UINT64: BITRED(uint64_t); break;
+	case PGAS_FLOAT: RED(float); break;
+	case PGAS_DOUBLE: RED(double); break;
+	default: affine(acc, in, 1, NULL);
+	}
+}
+
+/* min / max on signed types need signed compares */
+static void ref_combine_signed(pgas_type_t ty, pgas_op_t op, void *acc, const void *in)
+{
+	if (op != PGAS_OP_MIN && op != PGAS_OP_MAX) {
+		ref_combine(ty, op, acc, in);
+		return;
+	}
+	switch (ty) {
+	case PGAS_INT8: RED(int8_t); break;
+	case PGAS_INT16: RED(int16_t); break;
+	case PGAS_INT32: RED(int32_t); break;
+	case PGAS_INT64: RED(int64_t); break;
+	default: ref_combine(ty, op, acc, in);
+	}
+}
+
+/* ---- one case ------------------------------------------------------------------------ */
+
+struct ccase {
+	int kind;
+	enum mode mode;
+	unsigned flags, root;
+	size_t count;			/* bytes, or elements */
+	pgas_type_t type;
+	pgas_op_t op;
+	unsigned misalign;
+	const char *spec;		/* NULL: the tuner's choice */
+};
+
+static bool is_red(int kind)
+{
+	return kind == PGAS_COLL_REDUCE || kind == PGAS_COLL_REDUCE_ALL || kind == PGAS_COLL_SCAN;
+}
+
+static unsigned src_blocks(int kind, const struct team_view *v, unsigned r, unsigned root)
+{
+	if (kind == PGAS_COLL_BROADCAST)
+		return r == root;
+	if (kind == PGAS_COLL_SCATTER)
+		return r == root ? v->size : 0;
+	return kind == PGAS_COLL_EXCHANGE ? v->size : 1;
+}
+
+static unsigned dst_blocks(int kind, const struct team_view *v, unsigned r, unsigned root)
+{
+	if (kind == PGAS_COLL_GATHER)
+		return r == root ? v->size : 0;
+	if (kind == PGAS_COLL_REDUCE)
+		return r == root;
+	return kind == PGAS_COLL_EXCHANGE || kind == PGAS_COLL_GATHER_ALL ? v->size : 1;
+}
+
+/* Fills team rank r's source block b (as it would be) into buf. */
+static void make_src(const struct ccase *c, unsigned r, unsigned b, size_t nb, unsigned id,
+		     char *buf)
+{
+	if (!is_red(c->kind)) {
+		t_fill(buf, nb, seed_of(id, r, b));
+		return;
+	}
+	size_t es = c->type == PGAS_TYPE_USER ? 16 : tsize[c->type];
+
+	for (size_t i = 0; i < c->count; i++)
+		elem_val(c->type, c->op, r, i, id, buf + i * es);
+}
+
+static int call(const struct ccase *c, struct team_view *v, pgas_coll_handle_t *h, char *dst,
+		const char *src, void **dl, const void **sl)
+{
+	pgas_team_t t = v->t;
+	size_t k = c->count;
+	unsigned f = c->flags, root = c->root;
+	bool s = c->mode == M_SINGLE;
+
+#define CALL(name, ...) (h ? pgas_##name##_nb(h, __VA_ARGS__) : pgas_##name(__VA_ARGS__))
+	switch (c->kind) {
+	case PGAS_COLL_BROADCAST:
+		return s ? CALL(broadcast_single, t, root, dl, sl[root], k, f)
+			 : CALL(broadcast, t, root, dst, src, k, f);
+	case PGAS_COLL_SCATTER:
+		return s ? CALL(scatter_single, t, root, dl, sl[root], k, f)
+			 : CALL(scatter, t, root, dst, src, k, f);
+	case PGAS_COLL_GATHER:
+		return s ? CALL(gather_single, t, root, dl[root], sl, k, f)
+			 : CALL(gather, t, root, dst, src, k, f);
+	case PGAS_COLL_GATHER_ALL:
+		return s ? CALL(gather_all_single, t, dl, sl, k, f) : CALL(gather_all, t, dst, src, k, f);
+	case PGAS_COLL_EXCHANGE:
+		return s ? CALL(exchange_single, t, dl, sl, k, f) : CALL(exchange, t, dst, src, k, f);
+	case PGAS_COLL_REDUCE:
+		return s ? CALL(reduce_single, t, root, dl[root], sl, k, c->type, c->op, f)
+			 : CALL(reduce, t, root, dst, src, k, c->type, c->op, f);
+	case PGAS_COLL_REDUCE_ALL:
+		return s ? CALL(reduce_all_single, t, dl, sl, k, c->type, c->op, f)
+			 : CALL(reduce_all, t, dst, src, k, c->type, c->op, f);
+	case PGAS_COLL_SCAN:
+		return s ? CALL(scan_single, t, dl, sl, k, c->type, c->op, f)
+			 : CALL(scan, t, dst, src, k, c->type, c->op, f);
+	}
+#undef CALL
+	return -100;
+}
+
+/* Checks my destination against the serial reference; returns mismatches. */
+static unsigned verify(const struct ccase *c, struct team_view *v, const char *dst, size_t nb,
+		       unsigned id)
+{
+	unsigned bad = 0, me_t = v->rank, nd = dst_blocks(c->kind, v, me_t, c->root);
+
+	if (!is_red(c->kind)) {
+		for (unsigned b = 0; b < nd; b++) {
+			unsigned from = 0, blk = 0;
+
+			switch (c->kind) {
+			case PGAS_COLL_BROADCAST: from = c->root; blk = 0; break;
+			case PGAS_COLL_SCATTER: from = c->root; blk = me_t; break;
+			case PGAS_COLL_GATHER:
+			case PGAS_COLL_GATHER_ALL: from = b; blk = 0; break;
+			case PGAS_COLL_EXCHANGE: from = b; blk = me_t; break;
+			}
+			size_t at = t_verify(dst + b * nb, nb, seed_of(id, from, blk));
+
+			if (at != nb && bad++ < 3)
+				fprintf(stderr, "# rank %u: block %u byte %zu of %zu differs\n", me,
+					b, at, nb);
+		}
+		return bad;
+	}
+	if (!nd)
+		return 0;
+	size_t es = c->type == PGAS_TYPE_USER ? 16 : tsize[c->type];
+	unsigned last = c->kind == PGAS_COLL_SCAN ? me_t : v->size - 1;
+	char acc[16], in[16];
+
+	for (size_t i = 0; i < c->count; i++) {
+		elem_val(c->type, c->op, 0, i, id, acc);
+		for (unsigned r = 1; r <= last; r++) {
+			elem_val(c->type, c->op, r, i, id, in);
+			ref_combine_signed(c->type, c->op, acc, in);
+		}
+		if (memcmp(acc, dst + i * es, es) && bad++ < 3)
+			fprintf(stderr, "# rank %u: element %zu differs\n", me, i);
+	}
+	return bad;
+}
+
+/* Runs one case on team v; returns the number of problems on this rank. */
+static unsigned run(const struct ccase *c, struct team_view *v, bool nb)
+{
+	unsigned id = ++ncase, me_t = v->rank, root = c->root;
+	size_t es = is_red(c->kind) ? (c->type == PGAS_TYPE_USER ? 16 : tsize[c->type]) : 1;
+	size_t blk = c->count * es;
+	unsigned ns = src_blocks(c->kind, v, me_t, root), nd = dst_blocks(c->kind, v, me_t, root);
+	char *src, *dst;
+	void *dl[64];
+	const void *sl[64];
+	unsigned bad = 0;
+	int rc;
+
+	if (c->mode == M_LOCAL_PRIV) {
+		src = priv_src + c->misalign;
+		dst = priv_dst + c->misalign;
+	} else {
+		src = seg_at(me, SRC_OFF + c->misalign);
+		dst = seg_at(me, DST_OFF + c->misalign);
+	}
+	for (unsigned i = 0; i < v->size; i++) {
+		sl[i] = seg_at(v->job[i], SRC_OFF + c->misalign);
+		dl[i] = seg_at(v->job[i], DST_OFF + c->misalign);
+	}
+	for (unsigned b = 0; b < ns; b++)
+		make_src(c, me_t, b, blk, id, src + b * blk);
+	memset(dst, 0xee, nd * blk + 64);
+	if (c->spec && (rc = pgas_coll_force(v->t, c->kind, c->spec)))
+		return 1;
+	/* Everyone's source is ready before anyone may read it (NOSYNC). */
+	pgas_team_barrier(v->t);
+	if (nb) {
+		pgas_coll_handle_t h;
+
+		rc = call(c, v, &h, dst, src, dl, sl);
+		if (!rc)
+			rc = pgas_coll_wait(h);
+	} else {
+		rc = call(c, v, NULL, dst, src, dl, sl);
+	}
+	/* NOSYNC: others may still be writing into my destination. */
+	pgas_team_barrier(v->t);
+	if (rc) {
+		fprintf(stderr, "# rank %u: %s returned %d: %s\n", me,
+			pgas_coll_kind_name(c->kind), rc, pgas_last_error());
+		bad++;
+	} else {
+		bad += verify(c, v, dst, blk, id);
+		if ((unsigned char)dst[nd * blk] != 0xee) {
+			fprintf(stderr, "# rank %u: wrote past the destination\n", me);
+			bad++;
+		}
+	}
+	if (c->spec)
+		pgas_coll_force(v->t, c->kind, NULL);
+	if (bad)
+		fprintf(stderr, "# rank %u: case %u: %s %s flags 0x%x root %u count %zu spec %s\n",
+			me, id, pgas_coll_kind_name(c->kind), mode_names[c->mode], c->flags, root,
+			c->count, c->spec ? c->spec : "(tuner)");
+	return bad;
+}
+
+/* ---- the matrix ------------------------------------------------------------------------ */
+
+static bool skip_spec(const char *s)
+{
+	/* One segment size (the smallest pipelines most) and radices 2-3. */
+	return strstr(s, ":s65536") || strstr(s, ":s1048576") || strstr(s, ":r4") ||
+	       strstr(s, ":r8");
+}
+
+static void matrix(int kind)
+{
+	static char specs[128][48];
+	struct team_view v = view_of(pgas_team_all());
+	unsigned ns = pgas_coll_candidates(kind, n, specs, 128);
+	const size_t sizes[] = { 0, 1, 8191, 8192, 8193, 20011 };
+	unsigned i = 0;
+
+	for (unsigned a = 0; a < ns && a < 128; a++) {
+		if (skip_spec(specs[a]))
+			continue;
+		unsigned bad = 0;
+
+		for (unsigned m = 0; m < M_NMODES; m++) {
+			for (unsigned s = 0; s < 4; s++, i++) {
+				struct ccase c = { kind, m, syncs[s], (i + 1) % n, 8193,
+						   PGAS_INT32, PGAS_OP_SUM, i % 3, specs[a] };
+
+				if (is_red(kind))
+					c.count = 2049;	/* elements: 8196 bytes */
+				bad += run(&c, &v, i % 2);
+			}
+			if (quick)
+				continue;
+			for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++, i++) {
+				struct ccase c = { kind, m, PGAS_COLL_MYSYNC, (i + 1) % n, sizes[z],
+						   PGAS_INT32, PGAS_OP_SUM, i % 3, specs[a] };
+
+				if (is_red(kind))
+					c.count = sizes[z] / 4 + (sizes[z] % 4 != 0);
+				bad += run(&c, &v, i % 2);
+			}
+		}
+		T_EQ(bad, 0);
+		t_case("%s %s: every mode and sync, sizes 0..20011, roots vary",
+		       pgas_coll_kind_name(kind), specs[a]);
+	}
+}
+
+/* Several MiB through the tuner's choice and through staging. */
+static void big(int kind)
+{
+	struct team_view v = view_of(pgas_team_all());
+	size_t per = kind == PGAS_COLL_BROADCAST || is_red(kind) ? ((size_t)3 << 20) + 5
+		     : n <= 4 ? ((size_t)1 << 20) + 3 : ((size_t)256 << 10) + 3;
+	unsigned bad = 0;
+
+	for (unsigned m = 0; m < M_NMODES; m++) {
+		struct ccase c = { kind, m, PGAS_COLL_MYSYNC, n - 1, per, PGAS_DOUBLE, PGAS_OP_SUM,
+				   1, NULL };
+
+		if (is_red(kind))
+			c.count = per / 8;
+		bad += run(&c, &v, m == 1);
+	}
+	T_EQ(bad, 0);
+	t_case("%s of %zu bytes per block, every address mode, tuner's choice",
+	       pgas_coll_kind_name(kind), per);
+}
+
+static void types_and_ops(void)
+{
+	struct team_view v = view_of(pgas_team_all());
+	const char *algs[3][3] = { { "tree:flat", "tree:knomial:r2:s64", "tree:kary:r2" },
+				   { "flat", "tree:knomial:r3:put:s128", "tree:kary:r2:get" },
+				   { "flat", "chain:s64", "chain:s8192" } };
+	const int kinds[3] = { PGAS_COLL_REDUCE, PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN };
+	unsigned bad = 0;
+
+	for (unsigned ty = 0; ty < PGAS_TYPE_USER; ty++)
+		for (int op = 0; op < PGAS__NBUILTIN_OPS; op++) {
+			if (op >= PGAS_OP_AND && (ty == PGAS_FLOAT || ty == PGAS_DOUBLE))
+				continue;
+			for (unsigned k = 0; k < 3; k++) {
+				struct ccase c = { kinds[k], (ty + op) % M_NMODES, PGAS_COLL_MYSYNC,
+						   (ty + 1) % n, 37, ty, op, (ty + op) % 3,
+						   algs[k][(ty + op) % 3] };
+
+				bad += run(&c, &v, op % 2);
+			}
+		}
+	T_EQ(bad, 0);
+	t_case("reduce, reduce_all, scan: every type x every built-in op");
+	bad = 0;
+	for (unsigned k = 0; k < 3; k++)
+		for (unsigned a = 0; a < 3; a++) {
+			struct ccase c = { kinds[k], a, PGAS_COLL_MYSYNC, n / 2, 301, PGAS_TYPE_USER,
+					   affine_op, a, algs[k][a] };
+
+			bad += run(&c, &v, a == 1);
+		}
+	T_EQ(bad, 0);
+	t_case("non-commutative user operation combines in rank order (every algorithm)");
+}
+
+/* ---- teams -------------------------------------------------------------------------- */
+
+static void teams(void)
+{
+	pgas_team_t half, rev, none;
+	unsigned tr = 0, jr = 0;
+
+	/* Odd and even ranks, keys reversing the order. */
+	T_EQ(pgas_team_split(pgas_team_all(), (int)(me % 2), n - me, &half), 0);
+	T_CHECK(half != NULL, "split gave no team");
+	if (!half)
+		return;
+	T_EQ(pgas_team_size(half), (n + (me % 2 ? 0 : 1)) / 2);
+	T_EQ(pgas_team_rank(half), (pgas_team_size(half) - 1) - me / 2);
+	for (unsigned i = 0; i < pgas_team_size(half); i++) {
+		T_EQ(pgas_team_to_job(half, i, &jr), 0);
+		T_EQ(jr % 2, me % 2);
+		T_EQ(pgas_team_from_job(half, jr, &tr), 0);
+		T_EQ(tr, i);
+	}
+	if ((me ^ 1) < n)
+		T_EQ(pgas_team_from_job(half, me ^ 1, &tr), PGAS_ERR_RANK);
+	T_EQ(pgas_team_to_job(half, pgas_team_size(half), &jr), PGAS_ERR_RANK);
+	t_case("split by colour and key; rank translation both ways");
+
+	struct team_view v = view_of(half);
+	unsigned bad = 0;
+	const int kinds[] = { PGAS_COLL_BROADCAST, PGAS_COLL_GATHER_ALL, PGAS_COLL_EXCHANGE,
+			      PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN, PGAS_COLL_SCATTER };
+
+	for (unsigned k = 0; k < 6; k++)
+		for (unsigned m = 0; m < M_NMODES; m++) {
+			struct ccase c = { kinds[k], m, syncs[m], v.size - 1, 4099, PGAS_INT64,
+					   PGAS_OP_MAX, m, NULL };
+
+			if (is_red(kinds[k]))
+				c.count = 513;
+			bad += run(&c, &v, m == 2);
+		}
+	T_EQ(bad, 0);
+	t_case("collectives on sub-teams of odd and even ranks");
+
+	/* Concurrent: both halves run non-blocking collectives at once, and
+	 * each rank also keeps one on the whole job in flight. */
+	bad = 0;
+	for (unsigned iter = 0; iter < 20; iter++) {
+		uint64_t mine[2] = { me + iter, me * 3 + iter }, sum[2] = { 0 }, all[64];
+		pgas_coll_handle_t h[2];
+
+		T_EQ(pgas_reduce_all_nb(&h[0], half, sum, mine, 2, PGAS_UINT64, PGAS_OP_SUM,
+					PGAS_COLL_MYSYNC), 0);
+		T_EQ(pgas_gather_all_nb(&h[1], pgas_team_all(), all, &mine[0], 8,
+					PGAS_COLL_MYSYNC), 0);
+		T_EQ(pgas_coll_wait_all(h, 2), 0);
+		uint64_t want[2] = { 0, 0 };
+
+		for (unsigned r = me % 2; r < n; r += 2) {
+			want[0] += r + iter;
+			want[1] += r * 3 + iter;
+		}
+		bad += sum[0] != want[0] || sum[1] != want[1];
+		for (unsigned r = 0; r < n; r++)
+			bad += all[r] != r + iter;
+	}
+	T_EQ(bad, 0);
+	t_case("concurrent non-blocking collectives on disjoint teams and the job");
+
+	/* Nested split, NO_COLOUR, destroy, slots freed again. */
+	T_EQ(pgas_team_split(half, me == 0 ? PGAS_TEAM_NO_COLOUR : 7, me, &none), 0);
+	T_CHECK((me == 0) == (none == NULL), "NO_COLOUR rank got a team or a member did not");
+	if (none) {
+		T_EQ(pgas_team_barrier(none), 0);
+		T_EQ(pgas_team_destroy(none), 0);
+	}
+	T_EQ(pgas_team_destroy(half), 0);
+	for (unsigned i = 0; i < 30; i++) {
+		T_EQ(pgas_team_split(pgas_team_all(), 0, n - me, &rev), 0);
+		T_EQ(pgas_team_rank(rev), n - 1 - me);
+		T_EQ(pgas_team_destroy(rev), 0);
+	}
+	T_EQ(pgas_team_destroy(pgas_team_all()), PGAS_ERR_INVAL);
+	t_case("nested split, PGAS_TEAM_NO_COLOUR, destroy, 30 split/destroy cycles");
+}
+
+/* ---- overlap ----------------------------------------------------------------------------- */
+
+static void overlap(void)
+{
+	size_t nb = 64 << 10;
+	char *src = seg_at(me, SRC_OFF), *dst = seg_at(me, DST_OFF);
+	pgas_coll_handle_t h;
+	volatile double x = 1.0;
+	unsigned polls = 0, bad = 0;
+	int rc;
+
+	for (unsigned b = 0; b < n; b++)
+		t_fill(src + b * nb, nb, seed_of(999, me, b));
+	pgas_team_barrier(pgas_team_all());
+	T_EQ(pgas_exchange_nb(&h, pgas_team_all(), dst, src, nb, PGAS_COLL_MYSYNC), 0);
+	/* Compute, polling now and then; never call wait. */
+	while ((rc = pgas_coll_try(h)) == PGAS_ERR_NOT_READY) {
+		for (int i = 0; i < 1000; i++)
+			x = x * 1.0000001 + 1e-9;
+		pgas_poll();
+		polls++;
+	}
+	T_EQ(rc, 0);
+	for (unsigned b = 0; b < n; b++)
+		bad += t_verify(dst + b * nb, nb, seed_of(999, b, me)) != nb;
+	T_EQ(bad, 0);
+	t_case("non-blocking exchange completes while the rank computes and polls (%u polls)",
+	       polls);
+}
+
+/* ---- misuse -------------------------------------------------------------------------------- */
+
+static void misuse(void)
+{
+	pgas_team_t all = pgas_team_all();
+	char *buf = seg_at(me, SRC_OFF), *dst = seg_at(me, DST_OFF);
+	void *dl[64];
+	const void *sl[64];
+	pgas_op_t op;
+
+	for (unsigned i = 0; i < n; i++) {
+		dl[i] = seg_at(i, DST_OFF);
+		sl[i] = seg_at(i, SRC_OFF);
+	}
+	T_EQ(pgas_broadcast(all, 0, NULL, buf, 8, PGAS_COLL_MYSYNC), PGAS_ERR_INVAL);
+	T_EQ(pgas_gather_all(all, dst, NULL, 8, PGAS_COLL_MYSYNC), PGAS_ERR_INVAL);
+	T_EQ(pgas_broadcast(all, n, dst, buf, 8, PGAS_COLL_MYSYNC), PGAS_ERR_RANK);
+	T_EQ(pgas_broadcast(all, 0, dst, buf, 8, 0), PGAS_ERR_INVAL);
+	T_EQ(pgas_broadcast(all, 0, dst, buf, 8, PGAS_COLL_IN_NOSYNC | PGAS_COLL_IN_MYSYNC |
+			    PGAS_COLL_OUT_MYSYNC), PGAS_ERR_INVAL);
+	T_EQ(pgas_broadcast(all, 0, dst, buf, 8, PGAS_COLL_MYSYNC | 0x100), PGAS_ERR_INVAL);
+	T_EQ(pgas_broadcast(NULL, 0, dst, buf, 8, PGAS_COLL_MYSYNC), PGAS_ERR_INVAL);
+	T_EQ(pgas_reduce_all(all, dst, buf, 4, PGAS_DOUBLE, PGAS_OP_XOR, PGAS_COLL_MYSYNC),
+	     PGAS_ERR_INVAL);
+	T_EQ(pgas_reduce_all(all, dst, buf, 4, (pgas_type_t)99, PGAS_OP_SUM, PGAS_COLL_MYSYNC),
+	     PGAS_ERR_INVAL);
+	T_EQ(pgas_reduce_all(all, dst, buf, 4, PGAS_INT32, 999, PGAS_COLL_MYSYNC), PGAS_ERR_INVAL);
+	T_EQ(pgas_reduce_all(all, dst, buf, 4, PGAS_INT32, affine_op, PGAS_COLL_MYSYNC),
+	     PGAS_ERR_INVAL);
+	T_EQ(pgas_reduce_all(all, dst, buf, 4, PGAS_TYPE_USER, PGAS_OP_SUM, PGAS_COLL_MYSYNC),
+	     PGAS_ERR_INVAL);
+	T_EQ(pgas_reduce_all(all, dst, buf, SIZE_MAX / 2, PGAS_INT64, PGAS_OP_SUM,
+			     PGAS_COLL_MYSYNC), PGAS_ERR_SIZE);
+	T_EQ(pgas_op_create(&op, NULL, 8, 0, NULL), PGAS_ERR_INVAL);
+	T_EQ(pgas_op_create(&op, affine, 0, 0, NULL), PGAS_ERR_INVAL);
+	/* Single mode: an address outside its owner's segment. */
+	dl[n - 1] = (char *)pgas_segment_addr(n - 1) + pgas_segment_size(n - 1);
+	T_EQ(pgas_broadcast_single(all, 0, dl, sl[0], 8, PGAS_COLL_MYSYNC), PGAS_ERR_BOUNDS);
+	T_EQ(pgas_gather_all_single(all, dl, NULL, 8, PGAS_COLL_MYSYNC), PGAS_ERR_INVAL);
+	T_EQ(pgas_coll_wait(NULL), PGAS_ERR_INVAL);
+	T_EQ(pgas_coll_force(all, PGAS_COLL_BROADCAST, "tree:hypercube"), PGAS_ERR_INVAL);
+	T_EQ(pgas_coll_force(all, PGAS_COLL_BROADCAST, "bruck:r2"), PGAS_ERR_INVAL);
+	T_EQ(pgas_coll_force(all, PGAS_COLL_EXCHANGE, "bruck:r1"), PGAS_ERR_INVAL);
+	T_CHECK(strstr(pgas_last_error(), "pgas_coll_force") != NULL, "message: %s",
+		pgas_last_error());
+	/* Still working afterwards. */
+	uint64_t one = 1, total = 0;
+
+	T_EQ(pgas_reduce_all(all, &total, &one, 1, PGAS_UINT64, PGAS_OP_SUM, PGAS_COLL_MYSYNC), 0);
+	T_EQ(total, n);
+	t_case("misuse: NULL buffers, bad root, flags, types, ops, sizes, lists, specs");
+
+	if (!getenv("PGAS_COLL_DEBUG") || n < 2)
+		return;
+	/* Members disagree: every one of them gets the error. */
+	int rc = pgas_broadcast(all, 0, dst, buf, me == n - 1 ? 16 : 8, PGAS_COLL_MYSYNC);
+
+	T_EQ(rc, PGAS_ERR_INVAL);
+	T_CHECK(strstr(pgas_last_error(), "size") != NULL, "message: %s", pgas_last_error());
+	rc = pgas_reduce(all, me == 0 ? 1 : 0, dst, buf, 4, PGAS_INT32, PGAS_OP_SUM,
+			 PGAS_COLL_MYSYNC);
+	T_EQ(rc, PGAS_ERR_INVAL);
+	T_CHECK(strstr(pgas_last_error(), "root") != NULL, "message: %s", pgas_last_error());
+	T_EQ(pgas_reduce_all(all, &total, &one, 1, PGAS_UINT64, PGAS_OP_SUM, PGAS_COLL_MYSYNC), 0);
+	T_EQ(total, n);
+	t_case("PGAS_COLL_DEBUG: mismatched sizes and roots fail on every member");
+}
+
+int main(int argc, char **argv)
+{
+	static const int kinds[] = { PGAS_COLL_BROADCAST, PGAS_COLL_SCATTER, PGAS_COLL_GATHER,
+				     PGAS_COLL_GATHER_ALL, PGAS_COLL_EXCHANGE, PGAS_COLL_REDUCE,
+				     PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN };
+
+	if (pgas_init(&argc, &argv) || t_attach(NULL, 0, SEG))
+		return 1;
+	quick = argc > 1 && !strcmp(argv[1], "quick");
+	me = pgas_rank();
+	n = pgas_nranks();
+	priv_src = malloc(AREA);
+	priv_dst = malloc(AREA);
+	if (!priv_src || !priv_dst || pgas_op_create(&affine_op, affine, 16, 0, NULL))
+		return 1;
+
+	T_EQ(pgas_team_size(pgas_team_all()), n);
+	T_EQ(pgas_team_rank(pgas_team_all()), me);
+	for (unsigned i = 0; i < 50; i++)
+		T_EQ(pgas_team_barrier(pgas_team_all()), 0);
+	t_case("team barrier on the job's team, 50 times");
+
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		matrix(kinds[k]);
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		big(kinds[k]);
+	types_and_ops();
+	teams();
+	overlap();
+	misuse();
+	t_done();
+}
