@@ -70,7 +70,7 @@ lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
 else
 lib: $(B)/lib/libpgas.a
 endif
-tools: $(B)/bin/pgasrun $(B)/bin/pgasctl
+tools: $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune
 tests: $(TESTS)
 examples: $(EXAMPLES)
 benches: $(BENCHES)
@@ -90,6 +90,10 @@ $(B)/lib/libpgas.so: $(LIB_OBJS)
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a
+
+$(B)/bin/pgas-tune: tools/pgas-tune.c $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgas-tune.c $(B)/lib/libpgas.a
 
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
@@ -169,8 +173,8 @@ install: lib tools
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(PREFIX)/lib/libpgas.so.0
 	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
-	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/
-	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h libpgas/pgas_coll.h uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/
+	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 
 clean:

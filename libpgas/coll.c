@@ -105,12 +105,58 @@ static unsigned dst_blocks_of(const struct pgas__coll_op *op, unsigned r)
 
 /* ---- chunks ------------------------------------------------------------------------ */
 
+size_t pgas__eager_slot_bytes(void)
+{
+	/* An eighth of the stage, in 16 slots of whole lines. */
+	size_t b = pgas__cfg.coll_stage / 8 / PGAS__EAGER_SLOTS / 64 * 64;
+
+	return b < PGAS__EAGER_MAX ? b : PGAS__EAGER_MAX;
+}
+
+/* Peers read only sources (never a destination or temp) in these. */
+static bool eager_fits(const struct pgas__coll_op *op)
+{
+	const pgas_coll_choice_t *ch = &op->ch;
+
+	if (op->single || op->nbytes * op->src_blocks > pgas__eager_slot_bytes())
+		return false;
+	switch (op->kind) {
+	case PGAS_COLL_BROADCAST:
+	case PGAS_COLL_SCATTER:
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_REDUCE:
+		return ch->alg == ALG_TREE && ch->geom == GEOM_FLAT &&
+		       (ch->xfer == XFER_GET || op->kind == PGAS_COLL_REDUCE);
+	case PGAS_COLL_GATHER_ALL:
+	case PGAS_COLL_EXCHANGE:
+		return ch->alg == ALG_FLAT && ch->xfer == XFER_GET;
+	case PGAS_COLL_REDUCE_ALL:
+	case PGAS_COLL_SCAN:
+		return ch->alg == ALG_FLAT;
+	default:
+		return false;
+	}
+}
+
+/* May the eager slot of op be written? */
+static bool eager_slot_free(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	const uint64_t *need = t->eager_snap + (op->seq % PGAS__EAGER_SLOTS) * t->size;
+
+	for (unsigned i = 0; i < t->size; i++)
+		if (atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
+					 memory_order_acquire) < need[i])
+			return false;
+	return true;
+}
+
 /* Chunk size every member computes alike; 0 if one element does not fit. */
 static size_t chunk_size(struct pgas__coll_op *op)
 {
 	unsigned n = op->team->size;
 	size_t per = pgas__coll_temp_need(op->kind, &op->ch, n, 1);
-	size_t room = pgas__cfg.coll_stage > 256 ? PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096) - 256 : 0;
+	size_t room = pgas__cfg.coll_stage - pgas__cfg.coll_stage / 8 - 256;
 	size_t chunk, quantum;
 
 	if (!op->single)
@@ -154,6 +200,14 @@ static void chunk_begin(struct pgas__coll_op *op)
 		op->src_eff = s ? (char *)s + delta + op->off : NULL;
 		op->dst_eff = d ? (char *)d + delta + op->off : NULL;
 		op->src_stride = op->dst_stride = op->nbytes;
+	} else if (op->eager) {
+		op->src_eff = coll_eager(t, me, op->seq);
+		op->src_stride = op->c;
+		for (unsigned b = 0; b < sb; b++)
+			memcpy(op->src_eff + b * op->c, op->usrc + b * op->nbytes, op->c);
+		op->dst_staged = false;
+		op->dst_eff = db ? op->udst : NULL;
+		op->dst_stride = op->nbytes;
 	} else {
 		op->src_staged = sb && !in_my_segment(op->usrc, sb * op->nbytes);
 		op->dst_staged = db && !in_my_segment(op->udst, db * op->nbytes);
@@ -263,13 +317,18 @@ static int op_step(struct pgas__coll_op *op)
 			CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
 		}
 		for (op->off = 0; op->off < op->nbytes; op->off += op->chunk) {
-			if (!op->single || pgas__coll_temp_need(op->kind, &op->ch, t->size, 1))
+			if (op->eager)
+				CO_WAIT(op->pc, eager_slot_free(op));
+			else if (!op->single || pgas__coll_temp_need(op->kind, &op->ch, t->size, 1))
 				CO_WAIT(op->pc, pgas__acks_collected(t));
 			chunk_begin(op);
 			CO_WAIT(op->pc, pgas__coll_run(op));
 			chunk_end(op);
 		}
-		if (!op->single || !(op->flags & PGAS_COLL_OUT_NOSYNC))
+		if (op->eager)	/* readers ack into the slot's snapshot */
+			memcpy(t->eager_snap + (op->seq % PGAS__EAGER_SLOTS) * t->size,
+			       t->ack_seen, t->size * sizeof(uint64_t));
+		else if (!op->single || !(op->flags & PGAS_COLL_OUT_NOSYNC))
 			CO_WAIT(op->pc, pgas__acks_collected(t));
 		if (op->flags & PGAS_COLL_OUT_ALLSYNC) {
 			op->pc_bar = 0;
@@ -504,6 +563,7 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 	if (a->kind != PGAS_COLL_BARRIER) {
 		pgas__choose(op);
 		op->chunk = chunk_size(op);
+		op->eager = eager_fits(op);
 		if (nbytes && !op->chunk) {
 			free(op);
 			return pgas__err(PGAS_ERR_SIZE, call,

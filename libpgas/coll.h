@@ -63,6 +63,7 @@ struct pgas_team {
 	bool *ack_owed;			/* acks counted in ack_seen but not waited */
 	char **area;			/* my mapping of each member's slot */
 	unsigned *kids;			/* children in the current call's tree */
+	uint64_t *eager_snap;		/* [slot][member]: acks a slot's reuse needs */
 	uint64_t seq;			/* calls started */
 	struct pgas__coll_op *head, *tail;	/* calls not complete, in order */
 	struct pgas_team *next_active;
@@ -98,6 +99,7 @@ struct pgas__coll_op {
 	/* Chunking over the blocks' bytes. */
 	size_t chunk, off, c;		/* chunk size, its offset, its length */
 	bool src_staged, dst_staged;
+	bool eager;			/* source copied into an eager slot */
 	char *src_eff, *dst_eff;	/* my effective buffers this chunk */
 	size_t src_stride, dst_stride;
 	char *temp;			/* my temporary blocks in stage */
@@ -162,6 +164,21 @@ static inline uint64_t *coll_ack(struct pgas_team *t, unsigned owner, unsigned s
 static inline char *coll_stage(struct pgas_team *t, unsigned r)
 {
 	return t->area[r] + 192 + (size_t)128 * pgas__g.nranks;
+}
+
+/*
+ * Eager slots: small local-mode calls whose peers only read sources copy
+ * the source into the next of PGAS__EAGER_SLOTS slots at the end of the
+ * stage and return without waiting for the readers; a slot is reused only
+ * once the acks of the call that last used it are in.
+ */
+#define PGAS__EAGER_SLOTS 16u
+#define PGAS__EAGER_MAX 2048u	/* measured: above it the extra copy costs more */
+size_t pgas__eager_slot_bytes(void);
+static inline char *coll_eager(struct pgas_team *t, unsigned r, uint64_t seq)
+{
+	return coll_stage(t, r) + pgas__cfg.coll_stage -
+	       pgas__eager_slot_bytes() * (1 + seq % PGAS__EAGER_SLOTS);
 }
 
 /* Local mapping of the start of job rank r's segment. */

@@ -77,6 +77,8 @@ static char *peer_src(struct pgas__coll_op *op, unsigned i)
 
 	if (i == t->rank)
 		return op->src_eff;
+	if (op->eager)
+		return coll_eager(t, i, op->seq);
 	if (!op->single)
 		return seg_base(t->members[i]) +
 		       atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->src_off,
@@ -103,6 +105,8 @@ static size_t src_stride(struct pgas__coll_op *op, unsigned i)
 {
 	if (i == op->team->rank)
 		return op->src_stride;
+	if (op->eager)
+		return op->c;
 	if (!op->single)
 		return coll_hdr(op->team, i)->src_stride;
 	return op->nbytes;

@@ -24,6 +24,7 @@ static void team_free(struct pgas_team *t)
 	free(t->ack_owed);
 	free(t->area);
 	free(t->kids);
+	free(t->eager_snap);
 }
 
 static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const unsigned *members,
@@ -38,7 +39,8 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 	t->ack_owed = calloc(size, sizeof(*t->ack_owed));
 	t->area = malloc(size * sizeof(*t->area));
 	t->kids = malloc(size * sizeof(*t->kids));
-	if (!t->members || !t->job_to_team || !t->sig_sent || !t->ack_owed || !t->area ||
+	t->eager_snap = calloc(PGAS__EAGER_SLOTS * (size_t)size, sizeof(uint64_t));
+	if (!t->eager_snap || !t->members || !t->job_to_team || !t->sig_sent || !t->ack_owed || !t->area ||
 	    !t->kids) {
 		team_free(t);
 		return PGAS_ERR_NOMEM;

@@ -71,23 +71,25 @@ static void elem_val(pgas_type_t ty, pgas_op_t op, unsigned r, size_t i, unsigne
 				       : (int64_t)(x % 61) - (ty == PGAS_UINT8 || ty == PGAS_UINT16 ||
 							     ty == PGAS_UINT32 || ty == PGAS_UINT64 ? 0 : 20);
 
-	switch (ty) {
-	case PGAS_INT8: *(int8_t *)out = (int8_t)v; break;
-	case PGAS_UINT8: *(uint8_t *)out = (uint8_t)v; break;
-	case PGAS_INT16: *(int16_t *)out = (int16_t)v; break;
-	case PGAS_UINT16: *(uint16_t *)out = (uint16_t)v; break;
-	case PGAS_INT32: *(int32_t *)out = (int32_t)v; break;
-	case PGAS_UINT32: *(uint32_t *)out = (uint32_t)v; break;
-	case PGAS_INT64: *(int64_t *)out = v * 1000000007ll; break;
-	case PGAS_UINT64: *(uint64_t *)out = (uint64_t)v * 1000000007ull; break;
-	case PGAS_FLOAT: *(float *)out = (float)v; break;
-	case PGAS_DOUBLE: *(double *)out = (double)v; break;
-	default: {	/* user: an affine map x -> a*x + b over uint64 */
-		uint64_t ab[2] = { x % 5 + 1, x % 11 };
+	union { int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+		int64_t i64; uint64_t u64; float f; double d; uint64_t ab[2]; } u;
 
-		memcpy(out, ab, 16);
+	switch (ty) {	/* buffers may be unaligned: build, then copy */
+	case PGAS_INT8: u.i8 = (int8_t)v; break;
+	case PGAS_UINT8: u.u8 = (uint8_t)v; break;
+	case PGAS_INT16: u.i16 = (int16_t)v; break;
+	case PGAS_UINT16: u.u16 = (uint16_t)v; break;
+	case PGAS_INT32: u.i32 = (int32_t)v; break;
+	case PGAS_UINT32: u.u32 = (uint32_t)v; break;
+	case PGAS_INT64: u.i64 = v * 1000000007ll; break;
+	case PGAS_UINT64: u.u64 = (uint64_t)v * 1000000007ull; break;
+	case PGAS_FLOAT: u.f = (float)v; break;
+	case PGAS_DOUBLE: u.d = (double)v; break;
+	default:	/* user: an affine map x -> a*x + b over uint64 */
+		u.ab[0] = x % 5 + 1;
+		u.ab[1] = x % 11;
 	}
-	}
+	memcpy(out, &u, ty == PGAS_TYPE_USER ? 16 : tsize[ty]);
 }
 
 /* Affine composition, applied lower rank first: non-commutative. */
