@@ -35,6 +35,16 @@ PGAS_MBOX_SLOTS=512 PGAS_AM_PACKET_MAX=8232 run "libpgas, Medium via VELO packet
 	$B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench am rate
 unset PGAS_WAIT_MODE
 
+# Collectives: pgas-tune writes the tuning file, then every algorithm and
+# the tuner's choice (that file) are measured again, on 2 and 4 ranks.
+rm -f "$OUT/tuning.txt"
+for n in 2 4; do
+	$B/bin/pgasrun -n $n -t 900 $B/bin/pgas-tune -o "$OUT/tuning.txt" >/dev/null 2>"$OUT/last.err" ||
+		note "pgas-tune -n $n failed: $(tail -n 1 "$OUT/last.err")"
+	PGAS_COLL_TUNING=$OUT/tuning.txt run "libpgas collectives, $n ranks" coll \
+		$B/bin/pgasrun -n $n -t 900 $B/bin/pgas-tune --bench
+done
+
 # Instruction counts of the critical paths (deterministic).
 if command -v valgrind >/dev/null; then
 	rm -f "$OUT"/callgrind.*
@@ -63,6 +73,18 @@ if command -v mpicc.mpich >/dev/null &&
 else
 	note "MPICH: skipped (not installed or did not build)"
 fi
+for n in 2 4; do
+	if [ -x "$OUT/peers/mpi_openmpi" ] && mpicc.openmpi -O2 -o "$OUT/peers/coll_openmpi" bench/peers/mpi_coll.c 2>"$OUT/last.err"; then
+		run "Open MPI collectives, $n ranks" openmpi mpirun.openmpi --oversubscribe -n $n "$OUT/peers/coll_openmpi" openmpi
+	fi
+	if [ -x "$OUT/peers/mpi_mpich" ] && mpicc.mpich -O2 -o "$OUT/peers/coll_mpich" bench/peers/mpi_coll.c 2>"$OUT/last.err"; then
+		run "MPICH collectives, $n ranks" mpich mpirun.mpich -n $n "$OUT/peers/coll_mpich" mpich
+	fi
+	if command -v oshcc >/dev/null && oshcc -O2 -o "$OUT/peers/coll_shmem" bench/peers/shmem_coll.c 2>"$OUT/last.err"; then
+		UCX_TLS=sm,self run "OpenSHMEM collectives, $n ranks" oshmem \
+			timeout 600 oshrun --oversubscribe -n $n "$OUT/peers/coll_shmem"
+	fi
+done
 if command -v oshcc >/dev/null &&
 	oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err"; then
 	UCX_TLS=sm,self run "OpenSHMEM (oshmem)" oshmem \

@@ -112,6 +112,31 @@ for fn, tgt in (("put_nbi8", "<=16"), ("sync_nbi_puts", "<=11"), ("get_nbi8", ""
     row("instructions", fn, f"icount.{fn}", [])
     rows[-1][4].append(("target", None, tgt))
 
+# Collectives: the tuner's choice against every algorithm and the peers.
+COLL_PEERS = {"broadcast": ("openmpi", "mpich", "oshmem"), "gather_all": ("openmpi", "mpich", "oshmem"),
+              "exchange": ("openmpi", "mpich", "oshmem"), "reduce_all": ("openmpi", "mpich", "oshmem"),
+              "barrier": ("openmpi", "mpich", "oshmem")}
+for n in (2, 4):
+    for kind in ("barrier", "broadcast", "scatter", "gather", "gather_all", "exchange",
+                 "reduce", "reduce_all", "scan"):
+        for size in sorted({int(k.rsplit(".", 1)[1]) for k in res
+                            if k.startswith(f"coll{n}.{kind}.tuner.")}):
+            algs = {k.split(".", 2)[2].rsplit(".", 1)[0]: res[k][0] for k in res
+                    if k.startswith(f"coll{n}.{kind}.") and k.endswith(f".{size}")
+                    and ".tuner." not in k}
+            best_alg = min(algs, key=algs.get) if algs else None
+            res[f"_best{n}.{kind}.{size}"] = (algs[best_alg] if algs else None, "us")
+            peers = [p for p in COLL_PEERS.get(kind, ("openmpi", "mpich"))
+                     if f"{p}{n}.{kind}.{size}" in res]
+            if peers:
+                bp = min(peers, key=lambda p: res[f"{p}{n}.{kind}.{size}"][0])
+                res[f"_bestpeer{n}.{kind}.{size}"] = res[f"{bp}{n}.{kind}.{size}"]
+            row(f"coll n={n}", f"{kind} {size} B (tuner)", f"coll{n}.{kind}.tuner.{size}",
+                [("/best alg", f"_best{n}.{kind}.{size}", False, "<=1.1"),
+                 ("/best peer", f"_bestpeer{n}.{kind}.{size}", False, "<=1" if n == 2 else "")]
+                + [(f"/{p}", f"{p}{n}.{kind}.{size}", False, "") for p in peers])
+            rows[-1][4].append((f"best={best_alg}", None, ""))
+
 
 def fmt(x):
     return "skipped" if x is None else (f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}")
@@ -125,11 +150,13 @@ def meets(r, tgt, val):
     return " ok" if (x <= lim if op == "<=" else x >= lim) else " MISSED"
 
 
-lines = ["libpgas benchmark, 2 ranks, one run (ratios from the same run)", ""]
+lines = ["libpgas benchmark, 2 ranks (collectives also 4), one run (ratios from the same run)", ""]
 for sec, metric, val, unit, comps in rows:
     cells = []
     for lbl, r, tgt in comps:
-        if lbl == "target":
+        if lbl.startswith("best="):
+            cells.append(lbl)
+        elif lbl == "target":
             cells.append(f"target {tgt}{meets(None, tgt, val)}")
         else:
             cells.append(f"{lbl} {fmt(r)}" + (f" (target {tgt}{meets(r, tgt, val)})" if tgt else ""))
@@ -137,7 +164,7 @@ for sec, metric, val, unit, comps in rows:
 if notes:
     lines += ["", "notes:"] + [f"  {n}" for n in notes]
 open(txt_path, "w").write("\n".join(lines) + "\n")
-json.dump({"results": {k: {"value": a, "unit": u} for k, (a, u) in res.items() if k != "_"},
+json.dump({"results": {k: {"value": a, "unit": u} for k, (a, u) in res.items() if not k.startswith("_")},
            "rows": [{"section": s, "metric": m, "value": val, "unit": u,
                      "ratios": [{"label": l, "ratio": r, "target": t} for l, r, t in c]}
                     for s, m, val, u, c in rows],

@@ -62,6 +62,53 @@ for n in $RANKS; do
 		echo "# nosyscall -n $n not run in $B: the sanitizer runtime makes system calls"
 	fi
 done
+# Collectives: the conformance program at every rank count from 1 to 8 in
+# the plain build (the sanitizer builds at RANKS), then its variants:
+# misuse checks of PGAS_COLL_DEBUG, chunked staging through a tiny stage,
+# oversubscribed blocking waits, and a tuning file written by pgas-tune.
+if [ "$B" = "$PWD/build" ]; then COLL_RANKS="1 2 3 4 5 6 7 8"; else COLL_RANKS=$RANKS; fi
+for n in $COLL_RANKS; do
+	run_tap "coll -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/coll"
+done
+run_tap "coll -n 3, PGAS_COLL_DEBUG=1" env PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+run_tap "coll -n 3, PGAS_COLL_STAGE=8192 (chunked staging)" \
+	env PGAS_COLL_STAGE=8192 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+# The rest checks the launcher and the tuner's plumbing: the plain build is enough.
+[ "$B" = "$PWD/build" ] && {
+run_tap "coll -n 8 oversubscribed, block mode" \
+	env PGAS_WAIT_MODE=block "$RUN" -n 8 -t "$TLIMIT" "$B/tests/coll" quick
+tune=$(mktemp)
+if "$RUN" -n 3 -t "$TLIMIT" "$B/bin/pgas-tune" -o "$tune" broadcast reduce_all exchange >/dev/null 2>&1 &&
+	[ "$(grep -c '^broadcast 3 ' "$tune")" -eq 8 ] && [ "$(grep -c '^exchange 3 ' "$tune")" -eq 8 ]; then
+	ok "pgas-tune -n 3 wrote a tuning file ($(grep -vc '^#' "$tune") entries)"
+	run_tap "coll -n 3 with that tuning file" \
+		env PGAS_COLL_TUNING="$tune" "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll" quick
+	out=$(PGAS_COLL_TUNING="$tune" PGAS_COLL_VERBOSE=1 "$RUN" -n 3 -t 60 "$B/tests/coll" quick 2>&1 >/dev/null)
+	if echo "$out" | grep -q "exchange of .* from the tuning file" &&
+		echo "$out" | grep -q "scan of .* from the default model"; then
+		ok "PGAS_COLL_VERBOSE names the tuning file and the model as sources"
+	else
+		notok "PGAS_COLL_VERBOSE: sources not reported"
+	fi
+	echo "broadcast 3 0 tree:hypercube" >"$tune"
+	if PGAS_ERROR_MODE=print PGAS_COLL_TUNING="$tune" "$RUN" -n 3 -t 60 "$B/tests/coll" quick 2>&1 |
+		grep -q "pgas_attach: PGAS_COLL_TUNING=.* line 1: .*hypercube"; then
+		ok "a bad tuning file fails pgas_attach on every rank, naming the line"
+	else
+		notok "a bad tuning file was not reported"
+	fi
+else
+	notok "pgas-tune -n 3 did not write a complete tuning file"
+fi
+rm -f "$tune"
+out=$(PGAS_COLL_EXCHANGE=bruck:r3 PGAS_COLL_VERBOSE=1 "$RUN" -n 4 -t 60 "$B/tests/coll" quick 2>&1)
+if echo "$out" | grep -q "exchange of .*: bruck:r3:get, from the environment" && ! echo "$out" | grep -q "^not ok"; then
+	ok "PGAS_COLL_EXCHANGE=bruck:r3 forces the algorithm"
+else
+	notok "PGAS_COLL_EXCHANGE did not force the algorithm"
+fi
+}
+
 # Medium payloads as multi-slot VELO packets (the default sends them via
 # bounce buffers as soon as they exceed one slot).
 for n in 2 3; do
