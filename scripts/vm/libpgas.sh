@@ -26,6 +26,9 @@ for n in 1 2 3; do
 done
 run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 4 -t 600 /tests/barrier 200
 run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
+for n in 2 3; do
+	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick
+done
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
 sleep 1
