@@ -377,11 +377,31 @@ int pgas__coll_progress(void)
 
 /* ---- handles -------------------------------------------------------------------------------- */
 
+/* Ops are recycled per team: a call should not pay for malloc and free. */
+static struct pgas__coll_op *op_alloc(struct pgas_team *t)
+{
+	struct pgas__coll_op *op = t->free_ops;
+
+	if (op) {
+		t->free_ops = op->next;
+		return op;
+	}
+	return malloc(sizeof(*op));
+}
+
+static void op_release(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+
+	op->next = t->free_ops;
+	t->free_ops = op;
+}
+
 static int finish(pgas_coll_handle_t h)
 {
 	int rc = h->rc;
 
-	free(h);
+	op_release(h);
 	return rc;
 }
 
@@ -520,7 +540,7 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 		return pgas__err(PGAS_ERR_SIZE, call, "%zu elements of %zu bytes overflow", a->count,
 				 elem);
 	nbytes = a->count * elem;
-	op = calloc(1, sizeof(*op));
+	op = op_alloc(team);
 	if (!op)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a collective");
 	*op = (struct pgas__coll_op){ .team = team, .call = call, .kind = a->kind,
@@ -557,7 +577,7 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 	if (!rc && pgas__g.send_block & PGAS__BLOCK_HANDLER)
 		rc = pgas__err(PGAS_ERR_STATE, call, "called from a handler");
 	if (rc) {
-		free(op);
+		op_release(op);
 		return rc;
 	}
 	if (a->kind != PGAS_COLL_BARRIER) {
@@ -565,7 +585,7 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 		op->chunk = chunk_size(op);
 		op->eager = eager_fits(op);
 		if (nbytes && !op->chunk) {
-			free(op);
+			op_release(op);
 			return pgas__err(PGAS_ERR_SIZE, call,
 					 "PGAS_COLL_STAGE=%zu cannot stage one %zu-byte element per "
 					 "block for %u ranks", pgas__cfg.coll_stage, elem, n);

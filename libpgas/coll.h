@@ -66,6 +66,7 @@ struct pgas_team {
 	uint64_t *eager_snap;		/* [slot][member]: acks a slot's reuse needs */
 	uint64_t seq;			/* calls started */
 	struct pgas__coll_op *head, *tail;	/* calls not complete, in order */
+	struct pgas__coll_op *free_ops;		/* completed and released */
 	struct pgas_team *next_active;
 	bool active;
 	pgas_coll_choice_t choice[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];

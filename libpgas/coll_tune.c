@@ -242,7 +242,7 @@ static pgas_coll_choice_t model(int kind, unsigned n, size_t nbytes)
 		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 0 };
 		break;
 	case PGAS_COLL_GATHER:
-		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_PUT, 0 };
+		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, nbytes < 4096 ? XFER_GET : XFER_PUT, 0 };
 		break;
 	case PGAS_COLL_GATHER_ALL:
 	case PGAS_COLL_EXCHANGE:

@@ -25,6 +25,12 @@ static void team_free(struct pgas_team *t)
 	free(t->area);
 	free(t->kids);
 	free(t->eager_snap);
+	while (t->free_ops) {
+		struct pgas__coll_op *op = t->free_ops;
+
+		t->free_ops = op->next;
+		free(op);
+	}
 }
 
 static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const unsigned *members,
