@@ -118,7 +118,7 @@ static bool eager_fits(const struct pgas__coll_op *op)
 {
 	const pgas_coll_choice_t *ch = &op->ch;
 
-	if (op->single || op->nbytes * op->src_blocks > pgas__eager_slot_bytes())
+	if (op->single || PGAS__ALIGN_UP(op->nbytes * op->src_blocks, 8) + 8 > pgas__eager_slot_bytes())
 		return false;
 	switch (op->kind) {
 	case PGAS_COLL_BROADCAST:
@@ -144,10 +144,14 @@ static bool eager_slot_free(struct pgas__coll_op *op)
 	struct pgas_team *t = op->team;
 	const uint64_t *need = t->eager_snap + (op->seq % PGAS__EAGER_SLOTS) * t->size;
 
-	for (unsigned i = 0; i < t->size; i++)
-		if (atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
-					 memory_order_acquire) < need[i])
+	for (unsigned i = 0; i < t->size; i++) {
+		if (t->ack_cache[i] >= need[i])
+			continue;
+		t->ack_cache[i] = atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
+						       memory_order_acquire);
+		if (t->ack_cache[i] < need[i])
 			return false;
+	}
 	return true;
 }
 
@@ -205,6 +209,9 @@ static void chunk_begin(struct pgas__coll_op *op)
 		op->src_stride = op->c;
 		for (unsigned b = 0; b < sb; b++)
 			memcpy(op->src_eff + b * op->c, op->usrc + b * op->nbytes, op->c);
+		if (sb)	/* the "ready" signal of every reader */
+			atomic_store_explicit((_Atomic uint64_t *)pgas__eager_stamp(op, me), op->seq,
+					      memory_order_release);
 		op->dst_staged = false;
 		op->dst_eff = db ? op->udst : NULL;
 		op->dst_stride = op->nbytes;

@@ -64,6 +64,7 @@ struct pgas_team {
 	char **area;			/* my mapping of each member's slot */
 	unsigned *kids;			/* children in the current call's tree */
 	uint64_t *eager_snap;		/* [slot][member]: acks a slot's reuse needs */
+	uint64_t *ack_cache;		/* last ack counts read: spares shared loads */
 	uint64_t seq;			/* calls started */
 	struct pgas__coll_op *head, *tail;	/* calls not complete, in order */
 	struct pgas__coll_op *free_ops;		/* completed and released */
@@ -178,8 +179,15 @@ static inline char *coll_stage(struct pgas_team *t, unsigned r)
 size_t pgas__eager_slot_bytes(void);
 static inline char *coll_eager(struct pgas_team *t, unsigned r, uint64_t seq)
 {
-	return coll_stage(t, r) + pgas__cfg.coll_stage -
+	return coll_stage(t, r) + pgas__cfg.coll_stage / 64 * 64 -
 	       pgas__eager_slot_bytes() * (1 + seq % PGAS__EAGER_SLOTS);
+}
+
+/* The slot's stamp follows its data, so a small payload shares its line. */
+static inline uint64_t *pgas__eager_stamp(const struct pgas__coll_op *op, unsigned r)
+{
+	return (uint64_t *)(coll_eager(op->team, r, op->seq) +
+			    PGAS__ALIGN_UP(op->src_blocks * op->c, 8));
 }
 
 /* Local mapping of the start of job rank r's segment. */

@@ -25,11 +25,18 @@
 /* ---- signals ----------------------------------------------------------------- */
 
 /* n signals at once: the counter is a running total. */
-static inline void sig_to(struct pgas__coll_op *op, unsigned to, uint64_t n)
+static inline void sig_raw(struct pgas__coll_op *op, unsigned to, uint64_t n)
 {
 	struct pgas_team *t = op->team;
 
 	pgas__coll_signal(t, to, &t->sig_sent[to], coll_sig(t, to, t->rank), n);
+}
+
+/* "My source is ready": in an eager call the slot's stamp already says so. */
+static inline void sig_to(struct pgas__coll_op *op, unsigned to, uint64_t n)
+{
+	if (!op->eager)
+		sig_raw(op, to, n);
 }
 
 static inline void ack_to(struct pgas__coll_op *op, unsigned to)
@@ -46,10 +53,18 @@ static inline bool reached(uint64_t *counter, uint64_t want)
 
 /* Waits for the next signal / ack from team rank i.  i is evaluated again
  * on resumption: it must depend on op fields only, never on locals. */
-#define CO_WAIT_SIG(pc, t, i)							\
+#define CO_WAIT_SIG_RAW(pc, t, i)						\
 	do {									\
 		CO_WAIT(pc, reached(coll_sig(t, (t)->rank, i), (t)->sig_seen[i] + 1)); \
 		(t)->sig_seen[i]++;						\
+	} while (0)
+/* In an eager call: the stamp of team rank i's slot (data and flag in one line). */
+#define CO_WAIT_SIG(pc, t, i)							\
+	do {									\
+		CO_WAIT(pc, op->eager ? reached(pgas__eager_stamp(op, i), op->seq)	\
+				      : reached(coll_sig(t, (t)->rank, i), (t)->sig_seen[i] + 1)); \
+		if (!op->eager)							\
+			(t)->sig_seen[i]++;					\
 	} while (0)
 #define CO_WAIT_ACK(pc, t, i)							\
 	do {									\
@@ -226,9 +241,9 @@ int pgas__co_barrier(struct pgas__coll_op *op, int *pc)
 	CO_BEGIN(*pc);
 	for (op->bdist = 1; op->bdist < n; op->bdist *= k) {
 		for (unsigned d = 1; d < k && (uint64_t)d * op->bdist < n; d++)
-			sig_to(op, (me + d * op->bdist) % n, 1);
+			sig_raw(op, (me + d * op->bdist) % n, 1);
 		for (op->bd = 1; op->bd < k && (uint64_t)op->bd * op->bdist < n; op->bd++)
-			CO_WAIT_SIG(*pc, t, (me + n - op->bd * op->bdist % n) % n);
+			CO_WAIT_SIG_RAW(*pc, t, (me + n - op->bd * op->bdist % n) % n);
 	}
 	CO_END(*pc);
 }

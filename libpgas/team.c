@@ -25,6 +25,7 @@ static void team_free(struct pgas_team *t)
 	free(t->area);
 	free(t->kids);
 	free(t->eager_snap);
+	free(t->ack_cache);
 	while (t->free_ops) {
 		struct pgas__coll_op *op = t->free_ops;
 
@@ -46,7 +47,8 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 	t->area = malloc(size * sizeof(*t->area));
 	t->kids = malloc(size * sizeof(*t->kids));
 	t->eager_snap = calloc(PGAS__EAGER_SLOTS * (size_t)size, sizeof(uint64_t));
-	if (!t->eager_snap || !t->members || !t->job_to_team || !t->sig_sent || !t->ack_owed || !t->area ||
+	t->ack_cache = calloc(size, sizeof(uint64_t));
+	if (!t->eager_snap || !t->ack_cache || !t->members || !t->job_to_team || !t->sig_sent || !t->ack_owed || !t->area ||
 	    !t->kids) {
 		team_free(t);
 		return PGAS_ERR_NOMEM;
