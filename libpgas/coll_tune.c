@@ -220,48 +220,49 @@ unsigned pgas_coll_candidates(enum pgas_coll_kind kind, unsigned nranks, char sp
 /* ---- the default model -------------------------------------------------------------- */
 
 /*
- * Measured with pgas-tune on this project's 2-core test machine (docs/
- * libpgas.md has the tables): on one host every transfer is a memcpy, so
- * flat shapes win while the root's copies are few and short; trees and
- * pipelines pay once a root would copy many large blocks itself.
+ * Measured with pgas-tune on this project's 2-core machine (docs/libpgas.md):
+ * on one host every transfer is one memcpy, so flat shapes win while a
+ * root's own copies are few.  Up to PGAS__EAGER_MAX bytes, flat get shapes
+ * go through eager slots and return without waiting for their readers;
+ * between that and 64 KiB a put (the writer knows where) saves a round
+ * trip; large all-reductions and scans on more than 2 ranks spread the
+ * combining (reduce then broadcast; a pipelined chain).
  */
 static pgas_coll_choice_t model(int kind, unsigned n, size_t nbytes)
 {
-	pgas_coll_choice_t ch = { 0 };
-	bool big = nbytes >= 65536;
+	const pgas_coll_choice_t flat_get = { ALG_TREE, GEOM_FLAT, 0, XFER_GET, 1u << 20 };
+	const pgas_coll_choice_t flat_put = { ALG_TREE, GEOM_FLAT, 0, XFER_PUT, 1u << 20 };
+	bool eager = nbytes <= PGAS__EAGER_MAX / 2, mid = !eager && nbytes < 65536;
 
 	switch (kind) {
 	case PGAS_COLL_BARRIER:
-		ch = (pgas_coll_choice_t){ ALG_DISSEM, 0, 2, 0, 0 };
-		break;
+		return (pgas_coll_choice_t){ ALG_DISSEM, 0, 2, 0, 0 };
 	case PGAS_COLL_BROADCAST:
-		ch = n <= 4 || !big ? (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 1u << 20 }
-				    : (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
-		break;
+		if (n > 4 && !eager && !mid)
+			return (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 1u << 20 };
+		return mid ? flat_put : flat_get;
 	case PGAS_COLL_SCATTER:
-		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 0 };
-		break;
 	case PGAS_COLL_GATHER:
-		ch = (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, nbytes < 4096 ? XFER_GET : XFER_PUT, 0 };
-		break;
+		return (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 0 };
 	case PGAS_COLL_GATHER_ALL:
 	case PGAS_COLL_EXCHANGE:
-		ch = (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 };
-		break;
+		return (pgas_coll_choice_t){ ALG_FLAT, 0, 0,
+					     (mid || (kind == PGAS_COLL_GATHER_ALL && !eager)) ?
+					     XFER_PUT : XFER_GET, 0 };
 	case PGAS_COLL_REDUCE:
-		ch = n <= 2 || !big ? (pgas_coll_choice_t){ ALG_TREE, GEOM_FLAT, 0, XFER_GET, 65536 }
-				    : (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
-		break;
+		if (n > 4 && !eager)
+			return (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
+		return flat_get;
 	case PGAS_COLL_REDUCE_ALL:
-		ch = !big ? (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 }
-			  : (pgas_coll_choice_t){ ALG_TREE, GEOM_KNOMIAL, 2, XFER_GET, 65536 };
-		break;
+		if (n <= 2 || eager)
+			return (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 };
+		return flat_put;
 	case PGAS_COLL_SCAN:
-		ch = !big ? (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 }
-			  : (pgas_coll_choice_t){ ALG_CHAIN, 0, 0, XFER_GET, 65536 };
-		break;
+		if (n <= 2 || eager)
+			return (pgas_coll_choice_t){ ALG_FLAT, 0, 0, XFER_GET, 0 };
+		return (pgas_coll_choice_t){ ALG_CHAIN, 0, 0, XFER_GET, 1u << 20 };
 	}
-	return ch;
+	return flat_get;
 }
 
 /* ---- the tuning file and forcing ------------------------------------------------------- */
