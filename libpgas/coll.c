@@ -20,12 +20,23 @@ size_t pgas__coll_area_size;
 
 static struct pgas_team *active_teams;
 
+size_t pgas__eager_slot;
+
+static size_t eager_slot_bytes(void)
+{
+	/* An eighth of the stage, in 16 slots of whole lines. */
+	size_t b = pgas__cfg.coll_stage / 8 / PGAS__EAGER_SLOTS / 64 * 64;
+
+	return b < PGAS__EAGER_MAX ? b : PGAS__EAGER_MAX;
+}
+
 size_t pgas__coll_area_bytes(unsigned nranks)
 {
 	size_t ctl = PGAS__ALIGN_UP(192 + (size_t)128 * nranks, 4096);
 
 	pgas__coll_slot_size = ctl + PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096);
 	pgas__coll_area_size = TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
+	pgas__eager_slot = eager_slot_bytes();
 	return pgas__coll_area_size;
 }
 
@@ -105,20 +116,13 @@ static unsigned dst_blocks_of(const struct pgas__coll_op *op, unsigned r)
 
 /* ---- chunks ------------------------------------------------------------------------ */
 
-size_t pgas__eager_slot_bytes(void)
-{
-	/* An eighth of the stage, in 16 slots of whole lines. */
-	size_t b = pgas__cfg.coll_stage / 8 / PGAS__EAGER_SLOTS / 64 * 64;
-
-	return b < PGAS__EAGER_MAX ? b : PGAS__EAGER_MAX;
-}
 
 /* Peers read only sources (never a destination or temp) in these. */
 static bool eager_fits(const struct pgas__coll_op *op)
 {
 	const pgas_coll_choice_t *ch = &op->ch;
 
-	if (op->single || PGAS__ALIGN_UP(op->nbytes * op->src_blocks, 8) + 8 > pgas__eager_slot_bytes())
+	if (op->single || PGAS__ALIGN_UP(op->nbytes * op->src_blocks, 8) + 8 > pgas__eager_slot)
 		return false;
 	switch (op->kind) {
 	case PGAS_COLL_BROADCAST:
@@ -557,13 +561,9 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 				      .udst = a->dst, .lsrc = a->lsrc, .ldst = a->ldst,
 				      .kids = team->kids };
 	/* Buffers: the largest role fixes the chunking, mine are checked. */
-	op->src_blocks = op->dst_blocks = 0;
-	for (unsigned r = 0; r < n; r++) {
-		if (src_blocks_of(op, r) > op->src_blocks)
-			op->src_blocks = src_blocks_of(op, r);
-		if (dst_blocks_of(op, r) > op->dst_blocks)
-			op->dst_blocks = dst_blocks_of(op, r);
-	}
+	/* The root's role is the largest where roles differ. */
+	op->src_blocks = src_blocks_of(op, op->root);
+	op->dst_blocks = dst_blocks_of(op, op->root);
 	nb = nbytes;
 	if (a->single) {
 		rc = a->lsrc ? check_list(call, team, "src", a->lsrc, nb * op->src_blocks)

@@ -63,6 +63,9 @@ struct pgas_team {
 	bool *ack_owed;			/* acks counted in ack_seen but not waited */
 	char **area;			/* my mapping of each member's slot */
 	unsigned *kids;			/* children in the current call's tree */
+	uint64_t tree_key;		/* root and shape kids was built for */
+	unsigned nkids;
+	int parent;
 	uint64_t *eager_snap;		/* [slot][member]: acks a slot's reuse needs */
 	uint64_t *ack_cache;		/* last ack counts read: spares shared loads */
 	uint64_t seq;			/* calls started */
@@ -176,11 +179,11 @@ static inline char *coll_stage(struct pgas_team *t, unsigned r)
  */
 #define PGAS__EAGER_SLOTS 16u
 #define PGAS__EAGER_MAX 2048u	/* measured: above it the extra copy costs more */
-size_t pgas__eager_slot_bytes(void);
+extern size_t pgas__eager_slot;	/* bytes per eager slot (0: none) */
 static inline char *coll_eager(struct pgas_team *t, unsigned r, uint64_t seq)
 {
 	return coll_stage(t, r) + pgas__cfg.coll_stage / 64 * 64 -
-	       pgas__eager_slot_bytes() * (1 + seq % PGAS__EAGER_SLOTS);
+	       pgas__eager_slot * (1 + seq % PGAS__EAGER_SLOTS);
 }
 
 /* The slot's stamp follows its data, so a small payload shares its line. */

@@ -197,7 +197,15 @@ void pgas__tree_build(struct pgas__coll_op *op, unsigned root)
 	unsigned n = op->team->size, k = radix_of(op);
 	unsigned v;
 
+	struct pgas_team *t = op->team;
+	uint64_t key = (uint64_t)root << 32 | (uint64_t)op->ch.geom << 24 | k;
+
 	op->red_root = root;
+	if (t->tree_key == key) {	/* the same tree as the last call's */
+		op->nkids = t->nkids;
+		op->parent = t->parent;
+		return;
+	}
 	v = to_rel(op, op->team->rank);
 	op->nkids = 0;
 	op->parent = -1;
@@ -206,7 +214,7 @@ void pgas__tree_build(struct pgas__coll_op *op, unsigned root)
 			op->parent = (int)to_abs(op, (v - 1) / k);
 		for (unsigned c = k * v + 1; c <= k * v + k && c < n; c++)
 			op->kids[op->nkids++] = to_abs(op, c);
-		return;
+		goto done;
 	}
 	/* k-nomial (flat = one level of radix n): farthest subtrees first. */
 	unsigned top = v ? knomial_low(v, k) : 1;
@@ -225,6 +233,10 @@ void pgas__tree_build(struct pgas__coll_op *op, unsigned root)
 		if (p == 1)
 			break;
 	}
+done:
+	t->tree_key = key;
+	t->nkids = op->nkids;
+	t->parent = op->parent;
 }
 
 /* ---- barrier ------------------------------------------------------------------ */

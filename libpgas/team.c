@@ -67,6 +67,7 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 	memset(t->area[rank], 0, 192 + (size_t)128 * nranks);
 	slots_used |= 1ull << slot;
 	pgas__tune_team(t);
+	t->tree_key = ~0ull;
 	t->magic = TEAM_MAGIC;
 	return PGAS_OK;
 }
