@@ -583,6 +583,8 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 	}
 	if (!rc && pgas__g.send_block & PGAS__BLOCK_HANDLER)
 		rc = pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	if (!rc && pgas__g.send_block & PGAS__BLOCK_HSL)
+		rc = pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
 	if (rc) {
 		op_release(op);
 		return rc;

@@ -181,8 +181,8 @@ enum pgas_coll_kind {
 
 /*
  * An algorithm and its geometry, as the tuner and PGAS_COLL_<KIND> spell
- * it: "alg[:geometry][:radix][:put|get][:segment bytes]", e.g.
- * "tree:knomial:4:get:65536", "bruck:2", "flat:put".
+ * it: "alg[:geometry][:rRADIX][:put|get][:sSEGMENT]", e.g.
+ * "tree:knomial:r4:get:s65536", "bruck:r2", "flat:put".
  */
 typedef struct {
 	uint8_t alg, geom, radix, xfer;

@@ -618,6 +618,11 @@ static void misuse(void)
 	T_EQ(pgas_broadcast_single(all, 0, dl, sl[0], 8, PGAS_COLL_MYSYNC), PGAS_ERR_BOUNDS);
 	T_EQ(pgas_gather_all_single(all, dl, NULL, 8, PGAS_COLL_MYSYNC), PGAS_ERR_INVAL);
 	T_EQ(pgas_coll_wait(NULL), PGAS_ERR_INVAL);
+	pgas_hsl_t lock = PGAS_HSL_INITIALIZER;
+
+	T_EQ(pgas_hsl_lock(&lock), 0);
+	T_EQ(pgas_team_barrier(all), PGAS_ERR_STATE);
+	T_EQ(pgas_hsl_unlock(&lock), 0);
 	T_EQ(pgas_coll_force(all, PGAS_COLL_BROADCAST, "tree:hypercube"), PGAS_ERR_INVAL);
 	T_EQ(pgas_coll_force(all, PGAS_COLL_BROADCAST, "bruck:r2"), PGAS_ERR_INVAL);
 	T_EQ(pgas_coll_force(all, PGAS_COLL_EXCHANGE, "bruck:r1"), PGAS_ERR_INVAL);
@@ -628,7 +633,7 @@ static void misuse(void)
 
 	T_EQ(pgas_reduce_all(all, &total, &one, 1, PGAS_UINT64, PGAS_OP_SUM, PGAS_COLL_MYSYNC), 0);
 	T_EQ(total, n);
-	t_case("misuse: NULL buffers, bad root, flags, types, ops, sizes, lists, specs");
+	t_case("misuse: NULL buffers, bad root, flags, types, ops, sizes, lists, specs, HSL held");
 
 	if (!getenv("PGAS_COLL_DEBUG") || n < 2)
 		return;
