@@ -81,38 +81,34 @@ bool pgas__acks_collected(struct pgas_team *t)
 
 /* ---- roles: which members hold a source / destination, and of how many blocks -- */
 
-static unsigned src_blocks_of(const struct pgas__coll_op *op, unsigned r)
+/* Blocks in team rank r's source (dst false) or destination (dst true). */
+static unsigned blocks_of(const struct pgas__coll_op *op, unsigned r, bool dst)
 {
+	unsigned n = op->team->size;
+	bool root = r == op->root;
+
 	switch (op->kind) {
-	case PGAS_COLL_BROADCAST:
-		return r == op->root;
-	case PGAS_COLL_SCATTER:
-		return r == op->root ? op->team->size : 0;
-	case PGAS_COLL_EXCHANGE:
-		return op->team->size;
 	case PGAS_COLL_BARRIER:
 		return 0;
+	case PGAS_COLL_BROADCAST:
+		return dst ? 1 : root;
+	case PGAS_COLL_SCATTER:
+		return dst ? 1 : root ? n : 0;
+	case PGAS_COLL_GATHER:
+		return !dst ? 1 : root ? n : 0;
+	case PGAS_COLL_REDUCE:
+		return dst ? root : 1;
+	case PGAS_COLL_GATHER_ALL:
+		return dst ? n : 1;
+	case PGAS_COLL_EXCHANGE:
+		return n;
 	default:
 		return 1;
 	}
 }
 
-static unsigned dst_blocks_of(const struct pgas__coll_op *op, unsigned r)
-{
-	switch (op->kind) {
-	case PGAS_COLL_GATHER:
-		return r == op->root ? op->team->size : 0;
-	case PGAS_COLL_REDUCE:
-		return r == op->root;
-	case PGAS_COLL_GATHER_ALL:
-	case PGAS_COLL_EXCHANGE:
-		return op->team->size;
-	case PGAS_COLL_BARRIER:
-		return 0;
-	default:
-		return 1;
-	}
-}
+#define src_blocks_of(op, r) blocks_of(op, r, false)
+#define dst_blocks_of(op, r) blocks_of(op, r, true)
 
 /* ---- chunks ------------------------------------------------------------------------ */
 

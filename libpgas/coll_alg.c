@@ -86,55 +86,44 @@ static inline bool needs_cts(const struct pgas__coll_op *op)
 
 /* ---- effective buffers ------------------------------------------------------- */
 
-static char *peer_src(struct pgas__coll_op *op, unsigned i)
+/* Team rank i's effective source (dst false) or destination, as I map it. */
+static char *peer_buf(struct pgas__coll_op *op, unsigned i, bool dst)
 {
 	struct pgas_team *t = op->team;
+	const void *p;
 
 	if (i == t->rank)
-		return op->src_eff;
-	if (op->eager)
+		return dst ? op->dst_eff : op->src_eff;
+	if (op->eager && !dst)
 		return coll_eager(t, i, op->seq);
-	if (!op->single)
+	if (!op->single) {
+		uint64_t *off = dst ? &coll_hdr(t, i)->dst_off : &coll_hdr(t, i)->src_off;
+
 		return seg_base(t->members[i]) +
-		       atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->src_off,
-					    memory_order_relaxed);
-	return (char *)(op->lsrc ? op->lsrc[i] : op->usrc) +
-	       pgas__g.peers[t->members[i]].seg_delta + op->off;
+		       atomic_load_explicit((_Atomic uint64_t *)off, memory_order_relaxed);
+	}
+	if (dst)
+		p = op->ldst ? op->ldst[i] : op->udst;
+	else
+		p = op->lsrc ? op->lsrc[i] : op->usrc;
+	return (char *)p + pgas__g.peers[t->members[i]].seg_delta + op->off;
 }
 
-static char *peer_dst(struct pgas__coll_op *op, unsigned i)
-{
-	struct pgas_team *t = op->team;
-
-	if (i == t->rank)
-		return op->dst_eff;
-	if (!op->single)
-		return seg_base(t->members[i]) +
-		       atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->dst_off,
-					    memory_order_relaxed);
-	return (char *)(op->ldst ? op->ldst[i] : op->udst) +
-	       pgas__g.peers[t->members[i]].seg_delta + op->off;
-}
-
-static size_t src_stride(struct pgas__coll_op *op, unsigned i)
+static size_t buf_stride(struct pgas__coll_op *op, unsigned i, bool dst)
 {
 	if (i == op->team->rank)
-		return op->src_stride;
-	if (op->eager)
+		return dst ? op->dst_stride : op->src_stride;
+	if (op->eager && !dst)
 		return op->c;
 	if (!op->single)
-		return coll_hdr(op->team, i)->src_stride;
+		return dst ? coll_hdr(op->team, i)->dst_stride : coll_hdr(op->team, i)->src_stride;
 	return op->nbytes;
 }
 
-static size_t dst_stride(struct pgas__coll_op *op, unsigned i)
-{
-	if (i == op->team->rank)
-		return op->dst_stride;
-	if (!op->single)
-		return coll_hdr(op->team, i)->dst_stride;
-	return op->nbytes;
-}
+#define peer_src(op, i) peer_buf(op, i, false)
+#define peer_dst(op, i) peer_buf(op, i, true)
+#define src_stride(op, i) buf_stride(op, i, false)
+#define dst_stride(op, i) buf_stride(op, i, true)
 
 /* Temporary blocks of team rank i: the same offset in every stage. */
 static char *peer_temp(struct pgas__coll_op *op, unsigned i)
