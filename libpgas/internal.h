@@ -102,6 +102,7 @@ struct pgas__job {
 	/* Notification ring consumer state. */
 	uint64_t notify_head;
 	int wait_mode;		/* resolved: never PGAS_WAIT_AUTO */
+	unsigned spin_limit;	/* resolved: shorter when oversubscribed */
 };
 
 extern struct pgas__job pgas__job;

