@@ -3,7 +3,8 @@
  * demo - a small job: every rank sends an AM Short ping to its right
  * neighbour (which replies), an AM Medium greeting, puts its rank into a
  * table on rank 0, and gets its left neighbour's word; a barrier separates
- * the phases.  Each rank prints what it exchanged.
+ * the phases; then all-reductions over the job and over odd/even halves.
+ * Each rank prints what it exchanged.
  *
  *   pgasrun -n 4 build/examples/demo
  */
@@ -86,5 +87,16 @@ int main(int argc, char **argv)
 			printf(" %llu", (unsigned long long)table[r]);
 		printf("\n");
 	}
+	/* Collectives on the job's team and on odd/even halves. */
+	uint64_t mine = me + 1, sum = 0, half_sum = 0;
+	pgas_team_t half;
+
+	pgas_reduce_all(pgas_team_all(), &sum, &mine, 1, PGAS_UINT64, PGAS_OP_SUM,
+			PGAS_COLL_MYSYNC);
+	pgas_team_split(pgas_team_all(), (int)(me % 2), me, &half);
+	pgas_reduce_all(half, &half_sum, &mine, 1, PGAS_UINT64, PGAS_OP_SUM, PGAS_COLL_MYSYNC);
+	printf("rank %u/%u: sum of rank+1 over the job = %llu, over the %s ranks = %llu\n", me, n,
+	       (unsigned long long)sum, me % 2 ? "odd" : "even", (unsigned long long)half_sum);
+	pgas_team_destroy(half);
 	pgas_exit(0);
 }
