@@ -118,7 +118,7 @@ static bool eager_fits(const struct pgas__coll_op *op)
 {
 	const pgas_coll_choice_t *ch = &op->ch;
 
-	if (op->single || PGAS__ALIGN_UP(op->nbytes * op->src_blocks, 8) + 8 > pgas__eager_slot)
+	if (op->single || op->nbytes * op->src_blocks + sizeof(uint64_t) > pgas__eager_slot)
 		return false;
 	switch (op->kind) {
 	case PGAS_COLL_BROADCAST:
@@ -205,7 +205,7 @@ static void chunk_begin(struct pgas__coll_op *op)
 		op->dst_eff = d ? (char *)d + delta + op->off : NULL;
 		op->src_stride = op->dst_stride = op->nbytes;
 	} else if (op->eager) {
-		op->src_eff = coll_eager(t, me, op->seq);
+		op->src_eff = pgas__eager_data(op, me);
 		op->src_stride = op->c;
 		for (unsigned b = 0; b < sb; b++)
 			memcpy(op->src_eff + b * op->c, op->usrc + b * op->nbytes, op->c);
@@ -393,7 +393,8 @@ static struct pgas__coll_op *op_alloc(struct pgas_team *t)
 		t->free_ops = op->next;
 		return op;
 	}
-	return malloc(sizeof(*op));
+	/* Room behind the op for copies of single-mode address lists. */
+	return malloc(sizeof(*op) + 2 * (size_t)t->size * sizeof(void *));
 }
 
 static void op_release(struct pgas__coll_op *op)
@@ -561,6 +562,19 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 	op->src_blocks = src_blocks_of(op, op->root);
 	op->dst_blocks = dst_blocks_of(op, op->root);
 	nb = nbytes;
+	if (a->single) {
+		/* The caller may reuse its lists once the call returned. */
+		void **copy = (void **)(op + 1);
+
+		if (a->lsrc) {
+			memcpy(copy, a->lsrc, n * sizeof(void *));
+			op->lsrc = (const void *const *)copy;
+		}
+		if (a->ldst) {
+			memcpy(copy + n, a->ldst, n * sizeof(void *));
+			op->ldst = (void *const *)(copy + n);
+		}
+	}
 	if (a->single) {
 		rc = a->lsrc ? check_list(call, team, "src", a->lsrc, nb * op->src_blocks)
 			     : check_one(call, team, "src", a->src, nb * op->src_blocks, a->root,

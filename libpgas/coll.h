@@ -186,11 +186,20 @@ static inline char *coll_eager(struct pgas_team *t, unsigned r, uint64_t seq)
 	       pgas__eager_slot * (1 + seq % PGAS__EAGER_SLOTS);
 }
 
-/* The slot's stamp follows its data, so a small payload shares its line. */
+/*
+ * A slot starts with its stamp (the seq of the call that filled it) and the
+ * data follows, so a small payload shares the stamp's line.  The stamp sits
+ * at the same place whatever the size: behind it there may be any bytes of
+ * an earlier, larger payload, which must never pass for a stamp.
+ */
 static inline uint64_t *pgas__eager_stamp(const struct pgas__coll_op *op, unsigned r)
 {
-	return (uint64_t *)(coll_eager(op->team, r, op->seq) +
-			    PGAS__ALIGN_UP(op->src_blocks * op->c, 8));
+	return (uint64_t *)coll_eager(op->team, r, op->seq);
+}
+
+static inline char *pgas__eager_data(const struct pgas__coll_op *op, unsigned r)
+{
+	return coll_eager(op->team, r, op->seq) + sizeof(uint64_t);
 }
 
 /* Local mapping of the start of job rank r's segment. */

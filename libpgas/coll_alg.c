@@ -95,7 +95,7 @@ static char *peer_buf(struct pgas__coll_op *op, unsigned i, bool dst)
 	if (i == t->rank)
 		return dst ? op->dst_eff : op->src_eff;
 	if (op->eager && !dst)
-		return coll_eager(t, i, op->seq);
+		return pgas__eager_data(op, i);
 	if (!op->single) {
 		uint64_t *off = dst ? &coll_hdr(t, i)->dst_off : &coll_hdr(t, i)->src_off;
 

@@ -5,13 +5,16 @@
  * Every operation in every address mode (single; local with buffers in the
  * segment; local with private buffers, which the library stages), every
  * synchronisation mode and every algorithm the selector offers for the
- * team size (radices 2-4, the 8 KiB pipeline segment), at sizes 0, 1, around the pipeline segment and several MiB,
- * with roots other than 0; results are compared with a serial reference
- * computed from the same deterministic inputs.  Then sub-teams, concurrent
- * collectives on disjoint teams, non-blocking calls overlapped with
- * computation, every reduction type and operation, a non-commutative user
- * operation, and misuse.  With PGAS_COLL_DEBUG=1 it also checks that
- * members passing different sizes or roots all get an error.
+ * team size (radices 2-4, the 8 KiB pipeline segment), at sizes 0, 1,
+ * around the pipeline segment and several MiB, with roots other than 0;
+ * results are compared with a serial reference computed from the same
+ * deterministic inputs.  Then streams of 40 non-blocking calls back to
+ * back (ranks run ahead, eager slots wrap, sizes change between streams),
+ * sub-teams, concurrent collectives on disjoint teams, non-blocking calls
+ * overlapped with computation, every reduction type and operation, a
+ * non-commutative user operation, and misuse.  With PGAS_COLL_DEBUG=1 it
+ * also checks that members passing different sizes or roots all get an
+ * error.
  *
  *   pgasrun -n N build/tests/coll [quick]
  */
@@ -548,6 +551,70 @@ static void teams(void)
 	t_case("nested split, PGAS_TEAM_NO_COLOUR, destroy, 30 split/destroy cycles");
 }
 
+/* ---- streams: back-to-back calls, no barrier between, ranks run ahead ---------- */
+
+static void stream(void)
+{
+	struct team_view v = view_of(pgas_team_all());
+	const int kinds[] = { PGAS_COLL_BROADCAST, PGAS_COLL_GATHER, PGAS_COLL_GATHER_ALL,
+			      PGAS_COLL_EXCHANGE, PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN };
+	const size_t sizes[] = { 8, 1000, 70000 };	/* eager, eager, staged/in place */
+	const unsigned calls = 40;
+
+	for (unsigned k = 0; k < 6; k++) {
+		unsigned bad = 0;
+
+		for (unsigned z = 0; z < 3; z++)
+			for (unsigned m = 0; m < M_NMODES; m++) {
+				size_t blk = sizes[z], per = blk * n;	/* room for n blocks */
+				unsigned flags = m == M_SINGLE ? PGAS_COLL_NOSYNC : PGAS_COLL_MYSYNC;
+				char *srcb = m == M_LOCAL_PRIV ? priv_src : seg_at(me, SRC_OFF);
+				char *dstb = m == M_LOCAL_PRIV ? priv_dst : seg_at(me, DST_OFF);
+				unsigned id0 = ncase + 1, root = (k + z) % n;
+				pgas_coll_handle_t h[40];
+				struct ccase c = { kinds[k], m, flags, root, blk, PGAS_UINT64,
+						   PGAS_OP_SUM, 0, NULL };
+
+				if (is_red(kinds[k]))
+					c.count = blk / 8;
+				if (per * calls > AREA)
+					continue;
+				for (unsigned i = 0; i < calls; i++)
+					for (unsigned b = 0; b < src_blocks(kinds[k], &v, me, root); b++)
+						make_src(&c, me, b, blk, id0 + i, srcb + i * per + b * blk);
+				memset(dstb, 0xee, per * calls);
+				pgas_team_barrier(v.t);
+				for (unsigned i = 0; i < calls; i++) {
+					void *dl[64];
+					const void *sl[64];
+
+					for (unsigned r = 0; r < n; r++) {
+						sl[r] = seg_at(r, SRC_OFF + i * per);
+						dl[r] = seg_at(r, DST_OFF + i * per);
+					}
+					if (call(&c, &v, &h[i], dstb + i * per, srcb + i * per, dl, sl))
+						bad++;
+				}
+				if (pgas_coll_wait_all(h, calls))
+					bad++;
+				pgas_team_barrier(v.t);
+				for (unsigned i = 0; i < calls; i++) {
+					unsigned e = verify(&c, &v, dstb + i * per, blk, id0 + i);
+
+					if (e)
+						fprintf(stderr, "# rank %u: %s %s %zu B, call %u of %u\n",
+							me, pgas_coll_kind_name(kinds[k]), mode_names[m],
+							blk, i, calls);
+					bad += e;
+				}
+				ncase += calls;
+			}
+		T_EQ(bad, 0);
+		t_case("%s: 40 non-blocking calls back to back per mode and size, checked after",
+		       pgas_coll_kind_name(kinds[k]));
+	}
+}
+
 /* ---- overlap ----------------------------------------------------------------------------- */
 
 static void overlap(void)
@@ -678,6 +745,7 @@ int main(int argc, char **argv)
 	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		big(kinds[k]);
 	types_and_ops();
+	stream();
 	teams();
 	overlap();
 	misuse();
