@@ -15,7 +15,6 @@
 #include "coll.h"
 
 size_t pgas__coll_slot_size;
-size_t pgas__coll_area_size;
 #define TUNE_AREA ((size_t)64 << 10)	/* rank 0's copy of the tuning table */
 
 static struct pgas_team *active_teams;
@@ -35,9 +34,8 @@ size_t pgas__coll_area_bytes(unsigned nranks)
 	size_t ctl = PGAS__ALIGN_UP(192 + (size_t)128 * nranks, 4096);
 
 	pgas__coll_slot_size = ctl + PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096);
-	pgas__coll_area_size = TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
 	pgas__eager_slot = eager_slot_bytes();
-	return pgas__coll_area_size;
+	return TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
 }
 
 /* The library area of job rank r, as this process maps it. */
@@ -66,17 +64,27 @@ int pgas__coll_attach(int phase, char *msg, size_t len)
 
 /* ---- owed acks ------------------------------------------------------------------ */
 
-bool pgas__acks_collected(struct pgas_team *t)
+/*
+ * Have the acks from every member reached need[member]?  The shared
+ * counters are read only where the last value read falls short.
+ */
+static bool acks_reached(struct pgas_team *t, const uint64_t *need)
 {
 	for (unsigned i = 0; i < t->size; i++) {
-		if (!t->ack_owed[i])
+		if (t->ack_cache[i] >= need[i])
 			continue;
-		if (atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
-					 memory_order_acquire) < t->ack_seen[i])
+		t->ack_cache[i] = atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
+						       memory_order_acquire);
+		if (t->ack_cache[i] < need[i])
 			return false;
-		t->ack_owed[i] = false;
 	}
 	return true;
+}
+
+/* Every ack counted so far (owed ones included) has arrived. */
+bool pgas__acks_collected(struct pgas_team *t)
+{
+	return acks_reached(t, t->ack_seen);
 }
 
 /* ---- roles: which members hold a source / destination, and of how many blocks -- */
@@ -138,21 +146,12 @@ static bool eager_fits(const struct pgas__coll_op *op)
 	}
 }
 
-/* May the eager slot of op be written? */
+/* May the eager slot of op be written?  Once its last readers acked. */
 static bool eager_slot_free(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
-	const uint64_t *need = t->eager_snap + (op->seq % PGAS__EAGER_SLOTS) * t->size;
 
-	for (unsigned i = 0; i < t->size; i++) {
-		if (t->ack_cache[i] >= need[i])
-			continue;
-		t->ack_cache[i] = atomic_load_explicit((_Atomic uint64_t *)coll_ack(t, t->rank, i),
-						       memory_order_acquire);
-		if (t->ack_cache[i] < need[i])
-			return false;
-	}
-	return true;
+	return acks_reached(t, t->eager_snap + (op->seq % PGAS__EAGER_SLOTS) * t->size);
 }
 
 /* Chunk size every member computes alike; 0 if one element does not fit. */
@@ -182,13 +181,20 @@ static bool in_my_segment(const void *p, size_t n)
 	return pgas__map(pgas__g.rank, p, n, &dummy);
 }
 
+/* Copies n blocks of len bytes between buffers of different strides. */
+static void copy_blocks(char *dst, size_t dst_stride, const char *src, size_t src_stride,
+			unsigned n, size_t len)
+{
+	for (unsigned b = 0; b < n; b++)
+		memcpy(dst + b * dst_stride, src + b * src_stride, len);
+}
+
 /* Sets up the effective buffers of the chunk at op->off and publishes them. */
 static void chunk_begin(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
 	unsigned me = t->rank, sb = src_blocks_of(op, me), db = dst_blocks_of(op, me);
 	char *stage = coll_stage(t, me);
-	size_t src_off = 0;
 	size_t dst_off = PGAS__ALIGN_UP((op->single ? 0 : op->src_blocks) * op->chunk, 64);
 	size_t temp_off = PGAS__ALIGN_UP(dst_off + (op->single ? 0 : op->dst_blocks) * op->chunk, 64);
 
@@ -198,7 +204,6 @@ static void chunk_begin(struct pgas__coll_op *op)
 	if (op->single) {
 		const void *s = op->lsrc ? op->lsrc[me] : (sb ? op->usrc : NULL);
 		void *d = op->ldst ? op->ldst[me] : (db ? op->udst : NULL);
-
 		intptr_t delta = pgas__g.peers[pgas__g.rank].seg_delta;
 
 		op->src_eff = s ? (char *)s + delta + op->off : NULL;
@@ -207,23 +212,20 @@ static void chunk_begin(struct pgas__coll_op *op)
 	} else if (op->eager) {
 		op->src_eff = pgas__eager_data(op, me);
 		op->src_stride = op->c;
-		for (unsigned b = 0; b < sb; b++)
-			memcpy(op->src_eff + b * op->c, op->usrc + b * op->nbytes, op->c);
+		copy_blocks(op->src_eff, op->c, op->usrc, op->nbytes, sb, op->c);
 		if (sb)	/* the "ready" signal of every reader */
 			atomic_store_explicit((_Atomic uint64_t *)pgas__eager_stamp(op, me), op->seq,
 					      memory_order_release);
-		op->dst_staged = false;
 		op->dst_eff = db ? op->udst : NULL;
 		op->dst_stride = op->nbytes;
 	} else {
-		op->src_staged = sb && !in_my_segment(op->usrc, sb * op->nbytes);
+		bool src_staged = sb && !in_my_segment(op->usrc, sb * op->nbytes);
+
 		op->dst_staged = db && !in_my_segment(op->udst, db * op->nbytes);
-		if (op->src_staged) {
-			op->src_eff = stage + src_off;
+		if (src_staged) {
+			op->src_eff = stage;
 			op->src_stride = op->c;
-			for (unsigned b = 0; b < sb; b++)
-				memcpy(op->src_eff + b * op->c, op->usrc + b * op->nbytes + op->off,
-				       op->c);
+			copy_blocks(op->src_eff, op->c, op->usrc + op->off, op->nbytes, sb, op->c);
 		} else if (sb) {
 			op->src_eff = op->usrc + op->off;
 			op->src_stride = op->nbytes;
@@ -258,8 +260,7 @@ static void chunk_end(struct pgas__coll_op *op)
 	unsigned db = dst_blocks_of(op, op->team->rank);
 
 	if (!op->single && op->dst_staged)
-		for (unsigned b = 0; b < db; b++)
-			memcpy(op->udst + b * op->nbytes + op->off, op->dst_eff + b * op->c, op->c);
+		copy_blocks(op->udst + op->off, op->nbytes, op->dst_eff, op->c, db, op->c);
 }
 
 /* ---- debug: every member compares its call with every other's ---------------------- */

@@ -58,16 +58,15 @@ struct pgas_team {
 	unsigned slot;
 	unsigned *members;		/* team rank -> job rank */
 	int *job_to_team;		/* job rank -> team rank or -1 */
-	/* Counters of signals and acks, per team rank. */
-	uint64_t *sig_sent, *sig_seen, *ack_sent, *ack_seen;
-	bool *ack_owed;			/* acks counted in ack_seen but not waited */
+	/* Counters of signals and acks, per team rank; ack_cache holds the
+	 * last ack counts read, so owed acks are those where it < ack_seen. */
+	uint64_t *sig_sent, *sig_seen, *ack_sent, *ack_seen, *ack_cache;
 	char **area;			/* my mapping of each member's slot */
 	unsigned *kids;			/* children in the current call's tree */
 	uint64_t tree_key;		/* root and shape kids was built for */
 	unsigned nkids;
 	int parent;
 	uint64_t *eager_snap;		/* [slot][member]: acks a slot's reuse needs */
-	uint64_t *ack_cache;		/* last ack counts read: spares shared loads */
 	uint64_t seq;			/* calls started */
 	struct pgas__coll_op *head, *tail;	/* calls not complete, in order */
 	struct pgas__coll_op *free_ops;		/* completed and released */
@@ -103,7 +102,7 @@ struct pgas__coll_op {
 	unsigned src_blocks, dst_blocks;	/* blocks of the largest role */
 	/* Chunking over the blocks' bytes. */
 	size_t chunk, off, c;		/* chunk size, its offset, its length */
-	bool src_staged, dst_staged;
+	bool dst_staged;		/* copied out of the stage at chunk end */
 	bool eager;			/* source copied into an eager slot */
 	char *src_eff, *dst_eff;	/* my effective buffers this chunk */
 	size_t src_stride, dst_stride;
@@ -144,7 +143,6 @@ struct pgas__coll_op {
 
 extern struct pgas_team pgas__team_all;
 extern size_t pgas__coll_slot_size;		/* bytes per team slot */
-extern size_t pgas__coll_area_size;		/* library area per rank */
 
 static inline struct pgas__coll_hdr *coll_hdr(struct pgas_team *t, unsigned r)
 {

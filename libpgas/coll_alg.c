@@ -72,10 +72,10 @@ static inline bool reached(uint64_t *counter, uint64_t want)
 		(t)->ack_seen[i]++;						\
 	} while (0)
 
+/* An ack to come that this rank need not wait for now (pgas__acks_collected). */
 static inline void owe_ack(struct pgas__coll_op *op, unsigned from)
 {
 	op->team->ack_seen[from]++;
-	op->team->ack_owed[from] = true;
 }
 
 /* Must a put into team rank i's user buffer wait for its clear to send? */
@@ -129,6 +129,14 @@ static size_t buf_stride(struct pgas__coll_op *op, unsigned i, bool dst)
 static char *peer_temp(struct pgas__coll_op *op, unsigned i)
 {
 	return coll_stage(op->team, i) + (op->temp - coll_stage(op->team, op->team->rank));
+}
+
+/* Bytes in pipeline segment s of the chunk (the last one may be short). */
+static inline size_t seg_len(const struct pgas__coll_op *op, unsigned s)
+{
+	size_t at = (size_t)s * op->seg;
+
+	return op->c - at < op->seg ? op->c - at : op->seg;
 }
 
 static inline void copy(void *dst, const void *src, size_t n)
@@ -274,7 +282,7 @@ static int co_bcast(struct pgas__coll_op *op, int *pc)
 			for (op->i = 0; op->i < op->nkids; op->i++) {
 				if (op->s == 0 && needs_cts(op))
 					CO_WAIT_ACK(*pc, t, op->kids[op->i]);
-				len = op->c - (size_t)op->s * seg < seg ? op->c - (size_t)op->s * seg : seg;
+				len = seg_len(op, op->s);
 				copy(peer_dst(op, op->kids[op->i]) + (size_t)op->s * seg,
 				     (root ? bcast_root_buf(op) : op->dst_eff) + (size_t)op->s * seg, len);
 				sig_to(op, op->kids[op->i], 1);
@@ -287,7 +295,7 @@ static int co_bcast(struct pgas__coll_op *op, int *pc)
 		} else {
 			for (op->s = 0; op->s < op->nseg; op->s++) {
 				CO_WAIT_SIG(*pc, t, (unsigned)op->parent);
-				len = op->c - (size_t)op->s * seg < seg ? op->c - (size_t)op->s * seg : seg;
+				len = seg_len(op, op->s);
 				copy(op->dst_eff + (size_t)op->s * seg,
 				     ((unsigned)op->parent == op->red_root ? bcast_root_buf(op)
 					: peer_dst(op, (unsigned)op->parent)) + (size_t)op->s * seg, len);
@@ -446,7 +454,7 @@ static int co_reduce_tree(struct pgas__coll_op *op, int *pc)
 			for (op->i = 0; op->i < op->nkids; op->i++)
 				CO_WAIT_SIG(*pc, t, op->kids[op->i]);
 			at = (size_t)op->s * seg;
-			len = op->c - at < seg ? op->c - at : seg;
+			len = seg_len(op, op->s);
 			out = partial(op, me) + at;
 			for (unsigned i = 0; i < op->nkids; i++)
 				pgas__reduce(out, i ? out : op->src_eff + at,
@@ -541,7 +549,7 @@ static int co_scan_chain(struct pgas__coll_op *op, int *pc)
 		if (me)
 			CO_WAIT_SIG(*pc, t, me - 1);
 		at = (size_t)op->s * seg;
-		len = op->c - at < seg ? op->c - at : seg;
+		len = seg_len(op, op->s);
 		if (me) {
 			pgas__reduce(op->dst_eff + at, peer_dst(op, me - 1) + at, op->src_eff + at,
 				     elems(op, len), op->type, op->rop);

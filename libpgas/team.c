@@ -21,11 +21,9 @@ static void team_free(struct pgas_team *t)
 	free(t->members);
 	free(t->job_to_team);
 	free(t->sig_sent);
-	free(t->ack_owed);
 	free(t->area);
 	free(t->kids);
 	free(t->eager_snap);
-	free(t->ack_cache);
 	while (t->free_ops) {
 		struct pgas__coll_op *op = t->free_ops;
 
@@ -42,20 +40,19 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 	*t = (struct pgas_team){ .size = size, .rank = rank, .slot = slot };
 	t->members = malloc(size * sizeof(*t->members));
 	t->job_to_team = malloc(nranks * sizeof(*t->job_to_team));
-	t->sig_sent = calloc(4 * (size_t)size, sizeof(uint64_t));
-	t->ack_owed = calloc(size, sizeof(*t->ack_owed));
+	t->sig_sent = calloc(5 * (size_t)size, sizeof(uint64_t));
 	t->area = malloc(size * sizeof(*t->area));
 	t->kids = malloc(size * sizeof(*t->kids));
 	t->eager_snap = calloc(PGAS__EAGER_SLOTS * (size_t)size, sizeof(uint64_t));
-	t->ack_cache = calloc(size, sizeof(uint64_t));
-	if (!t->eager_snap || !t->ack_cache || !t->members || !t->job_to_team || !t->sig_sent || !t->ack_owed || !t->area ||
-	    !t->kids) {
+	if (!t->members || !t->job_to_team || !t->sig_sent || !t->area || !t->kids ||
+	    !t->eager_snap) {
 		team_free(t);
 		return PGAS_ERR_NOMEM;
 	}
 	t->sig_seen = t->sig_sent + size;
 	t->ack_sent = t->sig_seen + size;
 	t->ack_seen = t->ack_sent + size;
+	t->ack_cache = t->ack_seen + size;
 	for (unsigned r = 0; r < nranks; r++)
 		t->job_to_team[r] = -1;
 	for (unsigned i = 0; i < size; i++) {
