@@ -102,7 +102,7 @@ $(B)/bin/pgasctl: tools/pgasctl.c uapi/pgas_abi.h
 	$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(NL_LIBS) -lpthread
 
 # Programs link the static library: the fast path is inline anyway.
-$(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h $(B)/lib/libpgas.a
+$(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
 
@@ -110,7 +110,7 @@ $(B)/examples/%: examples/%.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
 
-$(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpgas.a
+$(B)/bench/%: bench/%.c bench/bench.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a -lm
 

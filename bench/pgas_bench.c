@@ -18,8 +18,9 @@
 #include <string.h>
 #include "pgas.h"
 #include "bench.h"
+#include "selftests/libpgas/pingpong.h"
 
-enum { H_PING = 1, H_PONG, H_SINK, H_MED, H_MED_PONG, H_LONG };
+enum { H_SINK = H_PONG + 1, H_MED, H_MED_PONG, H_LONG };
 
 static unsigned me;
 static unsigned scale = 1;	/* PGAS_BENCH_SCALE: divide iteration counts (emulated cpus) */
@@ -37,19 +38,7 @@ static uint64_t iters_of(uint64_t n)
 {
 	return n / scale ? n / scale : 1;
 }
-static volatile unsigned pongs, sunk;
-
-static void h_ping(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
-{
-	(void)b; (void)n;
-	pgas_am_reply_short(t, H_PONG, a, na);
-}
-
-static void h_pong(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
-{
-	(void)t; (void)b; (void)n; (void)a; (void)na;
-	pongs++;
-}
+static volatile unsigned sunk;
 
 static void h_sink(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
 {
@@ -410,7 +399,7 @@ static int want(int argc, char **argv, const char *section)
 int main(int argc, char **argv)
 {
 	static const pgas_handler_entry_t table[] = {
-		{ H_PING, h_ping }, { H_PONG, h_pong }, { H_SINK, h_sink },
+		PINGPONG_HANDLERS, { H_SINK, h_sink },
 		{ H_MED, h_med }, { H_MED_PONG, h_pong }, { H_LONG, h_long },
 	};
 

@@ -5,23 +5,9 @@
  * progress of AMs while a rank waits in one.
  */
 #include "tap.h"
-
-enum { H_PING = 1, H_PONG };
+#include "pingpong.h"
 
 static unsigned me, n;
-static volatile unsigned pongs;
-
-static void h_ping(pgas_token_t tok, void *buf, size_t nb, const uint32_t *a, unsigned na)
-{
-	(void)buf; (void)nb; (void)a; (void)na;
-	pgas_am_reply_short(tok, H_PONG, NULL, 0);
-}
-
-static void h_pong(pgas_token_t tok, void *buf, size_t nb, const uint32_t *a, unsigned na)
-{
-	(void)tok; (void)buf; (void)nb; (void)a; (void)na;
-	pongs++;
-}
 
 static void test_ordering(unsigned iters)
 {
@@ -99,7 +85,7 @@ static void test_progress(void)
 
 int main(int argc, char **argv)
 {
-	static const pgas_handler_entry_t table[] = { { H_PING, h_ping }, { H_PONG, h_pong } };
+	static const pgas_handler_entry_t table[] = { PINGPONG_HANDLERS };
 
 	if (pgas_init(&argc, &argv))
 		return 1;

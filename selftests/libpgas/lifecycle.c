@@ -17,25 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "pgas.h"
+#include "pingpong.h"
 
-enum { H_PING = 1, H_PONG };
-static volatile unsigned pongs;
-
-static void h_ping(pgas_token_t tok, void *buf, size_t nb, const uint32_t *a, unsigned na)
-{
-	(void)buf; (void)nb; (void)a; (void)na;
-	pgas_am_reply_short(tok, H_PONG, NULL, 0);
-}
-
-static void h_pong(pgas_token_t tok, void *buf, size_t nb, const uint32_t *a, unsigned na)
-{
-	(void)tok; (void)buf; (void)nb; (void)a; (void)na;
-	pongs++;
-}
 
 int main(int argc, char **argv)
 {
-	static const pgas_handler_entry_t table[] = { { H_PING, h_ping }, { H_PONG, h_pong } };
+	static const pgas_handler_entry_t table[] = { PINGPONG_HANDLERS };
 	const char *mode = argc > 1 ? argv[1] : "ok";
 	unsigned victim = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
 	int code = argc > 3 ? atoi(argv[3]) : 0;

@@ -18,21 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "tap.h"
+#include "pingpong.h"
 
-enum { H_PING = 1, H_PONG };
-static volatile unsigned pongs;
-
-static void h_ping(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
-{
-	(void)b; (void)n;
-	pgas_am_reply_short(t, H_PONG, a, na);
-}
-
-static void h_pong(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
-{
-	(void)t; (void)b; (void)n; (void)a; (void)na;
-	pongs++;
-}
 
 static int forbid_syscalls(void)
 {
@@ -56,7 +43,7 @@ static int forbid_syscalls(void)
 
 int main(int argc, char **argv)
 {
-	static const pgas_handler_entry_t table[] = { { H_PING, h_ping }, { H_PONG, h_pong } };
+	static const pgas_handler_entry_t table[] = { PINGPONG_HANDLERS };
 	const unsigned iters = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 20000;
 	unsigned me, n, right;
 	uint64_t v = 0, *slot;
