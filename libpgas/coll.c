@@ -16,6 +16,7 @@
 
 size_t pgas__coll_slot_size;
 #define TUNE_AREA ((size_t)64 << 10)	/* rank 0's copy of the tuning table */
+#define STATE_AREA ((size_t)4096)		/* struct pgas__rank_state, first */
 
 static struct pgas_team *active_teams;
 
@@ -35,13 +36,18 @@ size_t pgas__coll_area_bytes(unsigned nranks)
 
 	pgas__coll_slot_size = ctl + PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096);
 	pgas__eager_slot = eager_slot_bytes();
-	return TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
+	return STATE_AREA + TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
 }
 
-/* The library area of job rank r, as this process maps it. */
+/* The library area of job rank r, as this process maps it (after the state page). */
 char *pgas__coll_area(unsigned r)
 {
-	return seg_base(r) + pgas__g.peers[r].seg_size;
+	return seg_base(r) + pgas__g.peers[r].seg_size + STATE_AREA;
+}
+
+struct pgas__rank_state *pgas__rank_state(unsigned r)
+{
+	return (struct pgas__rank_state *)(seg_base(r) + pgas__g.peers[r].seg_size);
 }
 
 char *pgas__coll_slot(unsigned r, unsigned slot)

@@ -129,6 +129,18 @@ size_t pgas__coll_area_bytes(unsigned nranks);
  * phase 1: after it (everyone shares it and builds the job's team). */
 int pgas__coll_attach(int phase, char *msg, size_t len);
 
+/*
+ * The first page of every rank's library area (behind its segment, mapped
+ * by every rank on both conduits): written by its owner only, read by the
+ * peers.  Plain libpgas memory: pgas.ko never looks at it.
+ */
+struct pgas__rank_state {
+	uint64_t reserved[8];
+};
+_Static_assert(sizeof(struct pgas__rank_state) <= 4096, "rank state fits its page");
+/* Job rank r's state page, as this process maps it (after attach). */
+struct pgas__rank_state *pgas__rank_state(unsigned job_rank);
+
 /* wait.c */
 void pgas__wait_setup(void);
 
