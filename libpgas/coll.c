@@ -68,6 +68,11 @@ int pgas__coll_attach(int phase, char *msg, size_t len)
 	return rc ? rc : pgas__team_setup_all(msg, len);
 }
 
+void pgas__coll_leave(void)
+{
+	/* Filled in with the team lifecycle work. */
+}
+
 /* ---- owed acks ------------------------------------------------------------------ */
 
 /*

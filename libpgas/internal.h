@@ -123,6 +123,10 @@ void pgas__barrier_setup(void);	/* once nranks is known */
 
 /* coll.c: advances collectives in flight; returns how many completed. */
 int pgas__coll_progress(void);
+/* pgas_exit(0): before this rank announces that it leaves, records in each
+ * live team how far it went and abandons its outstanding collectives, so
+ * members waiting for it fail with PGAS_ERR_GONE (coll.c). */
+void pgas__coll_leave(void);
 /* Library bytes behind each segment, and their setup after attach. */
 size_t pgas__coll_area_bytes(unsigned nranks);
 /* phase 0: before attach's barrier (rank 0 loads the tuning file);
