@@ -54,6 +54,7 @@ enum pgas_err {
 	PGAS_ERR_NOT_READY = -8,	/* try: not complete yet */
 	PGAS_ERR_BARRIER_MISMATCH = -9,
 	PGAS_ERR_SIZE = -10,		/* size over a limit */
+	PGAS_ERR_GONE = -11,		/* a rank it needs has left the job */
 };
 
 const char *pgas_strerror(int err);
