@@ -14,29 +14,28 @@
 #include <stdlib.h>
 #include "coll.h"
 
-size_t pgas__coll_slot_size;
 #define TUNE_AREA ((size_t)64 << 10)	/* rank 0's copy of the tuning table */
 #define STATE_AREA ((size_t)4096)		/* struct pgas__rank_state, first */
 
 static struct pgas_team *active_teams;
 
-size_t pgas__eager_slot;
-
-static size_t eager_slot_bytes(void)
+size_t pgas__eager_slot_bytes(size_t stage)
 {
 	/* An eighth of the stage, in 16 slots of whole lines. */
-	size_t b = pgas__cfg.coll_stage / 8 / PGAS__EAGER_SLOTS / 64 * 64;
+	size_t b = stage / 8 / PGAS__EAGER_SLOTS / 64 * 64;
 
 	return b < PGAS__EAGER_MAX ? b : PGAS__EAGER_MAX;
 }
 
+static size_t job_region_bytes(unsigned nranks)
+{
+	return PGAS__ALIGN_UP(pgas__region_bytes(nranks, pgas__cfg.coll_stage), 4096);
+}
+
 size_t pgas__coll_area_bytes(unsigned nranks)
 {
-	size_t ctl = PGAS__ALIGN_UP(192 + (size_t)128 * nranks, 4096);
-
-	pgas__coll_slot_size = ctl + PGAS__ALIGN_UP(pgas__cfg.coll_stage, 4096);
-	pgas__eager_slot = eager_slot_bytes();
-	return STATE_AREA + TUNE_AREA + pgas__coll_slot_size * pgas__cfg.coll_teams;
+	return STATE_AREA + TUNE_AREA + job_region_bytes(nranks) +
+	       PGAS__ALIGN_UP(pgas__cfg.coll_pool, 4096);
 }
 
 /* The library area of job rank r, as this process maps it (after the state page). */
@@ -45,14 +44,21 @@ char *pgas__coll_area(unsigned r)
 	return seg_base(r) + pgas__g.peers[r].seg_size + STATE_AREA;
 }
 
+uint32_t *pgas__leavers_word;
+
 struct pgas__rank_state *pgas__rank_state(unsigned r)
 {
 	return (struct pgas__rank_state *)(seg_base(r) + pgas__g.peers[r].seg_size);
 }
 
-char *pgas__coll_slot(unsigned r, unsigned slot)
+char *pgas__coll_job_region(unsigned r)
 {
-	return pgas__coll_area(r) + TUNE_AREA + pgas__coll_slot_size * slot;
+	return pgas__coll_area(r) + TUNE_AREA;
+}
+
+char *pgas__coll_pool(unsigned r)
+{
+	return pgas__coll_job_region(r) + job_region_bytes(pgas__g.nranks);
 }
 
 int pgas__coll_attach(int phase, char *msg, size_t len)
@@ -64,13 +70,57 @@ int pgas__coll_attach(int phase, char *msg, size_t len)
 			pgas__tune_load(pgas__coll_area(0), TUNE_AREA);
 		return PGAS_OK;
 	}
+	pgas__leavers_word = &pgas__rank_state(0)->leavers;
 	rc = pgas__tune_share(pgas__coll_area(0), msg, len);
 	return rc ? rc : pgas__team_setup_all(msg, len);
 }
 
+/* ---- members that left the job ------------------------------------------------- */
+
+/*
+ * pgas_exit(0): in every team, tell the members how many calls I finished
+ * (they fail later ones with PGAS_ERR_GONE instead of waiting for me), and
+ * drop my outstanding calls: nobody will wait for them here.
+ */
 void pgas__coll_leave(void)
 {
-	/* Filled in with the team lifecycle work. */
+	for (struct pgas_team *t = pgas__live_teams; t; t = t->next_live) {
+		uint64_t done = t->head ? t->head->seq - 1 : t->seq;
+
+		atomic_store_explicit((_Atomic uint64_t *)&coll_hdr(t, t->rank)->left, done + 1,
+				      memory_order_release);
+	}
+	active_teams = NULL;
+	pgas__g.coll_pending = 0;
+}
+
+/* The first member that left before call seq of t, or -1. */
+static int member_gone(struct pgas_team *t, uint64_t seq)
+{
+	if (PGAS__LIKELY(!pgas__leavers()))
+		return -1;
+	for (unsigned i = 0; i < t->size; i++) {
+		uint64_t left;
+
+		if (i == t->rank || !pgas__rank_leaving(t->members[i]))
+			continue;
+		left = atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->left,
+					    memory_order_acquire);
+		if (left && left - 1 < seq)
+			return (int)i;
+	}
+	return -1;
+}
+
+int pgas__team_gone(struct pgas_team *t, const char *call, uint64_t seq)
+{
+	int i = member_gone(t, seq);
+
+	if (i < 0)
+		return PGAS_OK;
+	return pgas__err(PGAS_ERR_GONE, call,
+			 "team rank %d (job rank %u) has left the job (pgas_exit) before call %llu "
+			 "on this team of %u", i, t->members[i], (unsigned long long)seq, t->size);
 }
 
 /* ---- owed acks ------------------------------------------------------------------ */
@@ -137,7 +187,7 @@ static bool eager_fits(const struct pgas__coll_op *op)
 {
 	const pgas_coll_choice_t *ch = &op->ch;
 
-	if (op->single || op->nbytes * op->src_blocks + sizeof(uint64_t) > pgas__eager_slot)
+	if (op->single || op->nbytes * op->src_blocks + sizeof(uint64_t) > op->team->eager_slot)
 		return false;
 	switch (op->kind) {
 	case PGAS_COLL_BROADCAST:
@@ -170,7 +220,7 @@ static size_t chunk_size(struct pgas__coll_op *op)
 {
 	unsigned n = op->team->size;
 	size_t per = pgas__coll_temp_need(op->kind, &op->ch, n, 1);
-	size_t room = pgas__cfg.coll_stage - pgas__cfg.coll_stage / 8 - 256;
+	size_t stage = op->team->stage_len, room = stage - stage / 8 - 256;
 	size_t chunk, quantum;
 
 	if (!op->single)
@@ -382,6 +432,14 @@ int pgas__coll_progress(void)
 			t->head = t->head->next;
 			completed++;
 		}
+		/* Stuck behind a member that left: this call and the later ones fail. */
+		while (PGAS__UNLIKELY(t->head && pgas__leavers()) &&
+		       pgas__team_gone(t, t->head->call, t->head->seq)) {
+			t->head->rc = PGAS_ERR_GONE;
+			t->head->done = true;
+			t->head = t->head->next;
+			completed++;
+		}
 		if (t->head) {
 			pp = &t->next_active;
 		} else {
@@ -397,24 +455,65 @@ int pgas__coll_progress(void)
 /* ---- handles -------------------------------------------------------------------------------- */
 
 /* Ops are recycled per team: a call should not pay for malloc and free. */
+/* Ops are recycled per team: a call should not pay for malloc and free.
+ * Each op the team ever allocated is on all_ops, so that destroying the
+ * team frees the released ones and detaches the ones a handle still holds. */
 static struct pgas__coll_op *op_alloc(struct pgas_team *t)
 {
 	struct pgas__coll_op *op = t->free_ops;
 
 	if (op) {
 		t->free_ops = op->next;
-		return op;
+	} else {
+		/* Room behind the op for copies of single-mode address lists. */
+		op = malloc(sizeof(*op) + 2 * (size_t)t->size * sizeof(void *));
+		if (!op)
+			return NULL;
+		op->all_next = t->all_ops;
+		t->all_ops = op;
 	}
-	/* Room behind the op for copies of single-mode address lists. */
-	return malloc(sizeof(*op) + 2 * (size_t)t->size * sizeof(void *));
+	t->handles++;
+	return op;
 }
 
 static void op_release(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
 
+	free(op->src_copy);
+	op->src_copy = NULL;
+	if (!t) {		/* its team was destroyed while the handle was held */
+		free(op);
+		return;
+	}
+	t->handles--;
+	op->team = NULL;	/* a released op is nobody's handle any more */
 	op->next = t->free_ops;
 	t->free_ops = op;
+}
+
+void pgas__coll_op_free_all(struct pgas_team *t)
+{
+	struct pgas__coll_op *op = t->all_ops, *next;
+
+	for (; op; op = next) {
+		next = op->all_next;
+		if (op->team == t)
+			op->team = NULL;	/* handle still held: freed by its wait */
+		else
+			free(op);
+	}
+	t->all_ops = t->free_ops = NULL;
+}
+
+void pgas__team_complete(struct pgas_team *t)
+{
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+
+	if (t->head)
+		pgas__coll_progress();
+	while (t->head)
+		pgas__wait_step(&w);
 }
 
 static int finish(pgas_coll_handle_t h)
@@ -424,6 +523,7 @@ static int finish(pgas_coll_handle_t h)
 	op_release(h);
 	return rc;
 }
+
 
 int pgas_coll_try(pgas_coll_handle_t h)
 {
@@ -528,6 +628,62 @@ static int check_one(const char *call, struct pgas_team *t, const char *name, co
 	return PGAS_OK;
 }
 
+static bool overlap(const char *a, size_t na, const char *b, size_t nb)
+{
+	return na && nb && a < b + nb && b < a + na;
+}
+
+/*
+ * Local mode in place: when my source and destination overlap, the source
+ * is read once, at the call, into memory of the call's own; the call then
+ * runs as if the user had passed that copy.
+ */
+static int take_in_place_source(const char *call, struct pgas__coll_op *op)
+{
+	unsigned me = op->team->rank;
+	size_t ns = op->nbytes * src_blocks_of(op, me), nd = op->nbytes * dst_blocks_of(op, me);
+
+	if (!overlap(op->usrc, ns, op->udst, nd))
+		return PGAS_OK;
+	op->src_copy = malloc(ns);
+	if (!op->src_copy)
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a copy of the in-place "
+				 "source (%zu bytes)", ns);
+	memcpy(op->src_copy, op->usrc, ns);
+	op->usrc = op->src_copy;
+	return PGAS_OK;
+}
+
+/* Single mode: the address of team rank r's source (dst false) or destination. */
+static const char *single_addr(const struct pgas__coll_op *op, unsigned r, bool dst)
+{
+	if (dst)
+		return op->ldst ? op->ldst[r] : (blocks_of(op, r, true) ? op->udst : NULL);
+	return op->lsrc ? op->lsrc[r] : (blocks_of(op, r, false) ? op->usrc : NULL);
+}
+
+/*
+ * Single mode cannot run in place: peers read a member's source where the
+ * lists say while others write its destination.  Refused, on every member
+ * alike (every member checks every member's entries).
+ */
+static int check_single_overlap(const char *call, struct pgas__coll_op *op)
+{
+	for (unsigned r = 0; r < op->team->size; r++) {
+		size_t ns = op->nbytes * blocks_of(op, r, false);
+		size_t nd = op->nbytes * blocks_of(op, r, true);
+		const char *s = single_addr(op, r, false), *d = single_addr(op, r, true);
+
+		if (s && d && overlap(s, ns, d, nd))
+			return pgas__err(PGAS_ERR_INVAL, call,
+					 "team rank %u's source %p (%zu bytes) and destination %p "
+					 "(%zu bytes) overlap: single mode cannot run in place (the "
+					 "local-mode call can)", r, (const void *)s, ns, (const void *)d,
+					 nd);
+	}
+	return PGAS_OK;
+}
+
 static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 		 const struct call_args *a)
 {
@@ -563,7 +719,8 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 	op = op_alloc(team);
 	if (!op)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a collective");
-	*op = (struct pgas__coll_op){ .team = team, .call = call, .kind = a->kind,
+	*op = (struct pgas__coll_op){ .team = team, .all_next = op->all_next,
+				      .call = call, .kind = a->kind,
 				      .single = a->single, .flags = a->flags, .root = a->root,
 				      .nbytes = nbytes, .elem = elem, .type = a->type, .rop = a->op,
 				      .commutative = commutative, .usrc = (char *)a->src,
@@ -596,12 +753,16 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 						  nb * op->dst_blocks)
 				     : check_one(call, team, "dst", a->dst, nb * op->dst_blocks,
 						 a->root, true);
+		if (!rc)
+			rc = check_single_overlap(call, op);
 	} else {
 		rc = check_one(call, team, "src", a->src, nb * src_blocks_of(op, team->rank),
 			       team->rank, false);
 		if (!rc)
 			rc = check_one(call, team, "dst", a->dst, nb * dst_blocks_of(op, team->rank),
 				       team->rank, false);
+		if (!rc)
+			rc = take_in_place_source(call, op);
 	}
 	if (!rc && pgas__g.send_block & PGAS__BLOCK_HANDLER)
 		rc = pgas__err(PGAS_ERR_STATE, call, "called from a handler");
@@ -618,8 +779,9 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 		if (nbytes && !op->chunk) {
 			op_release(op);
 			return pgas__err(PGAS_ERR_SIZE, call,
-					 "PGAS_COLL_STAGE=%zu cannot stage one %zu-byte element per "
-					 "block for %u ranks", pgas__cfg.coll_stage, elem, n);
+					 "%s=%zu cannot stage one %zu-byte element per block for %u "
+					 "ranks", team == &pgas__team_all ? "PGAS_COLL_STAGE" :
+					 "PGAS_COLL_TEAM_STAGE", team->stage_len, elem, n);
 		}
 	}
 	op->seq = ++team->seq;

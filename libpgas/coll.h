@@ -5,14 +5,25 @@
  * algorithms are written with.  Not installed.
  *
  * Scratch.  pgas_attach adds a library area behind every rank's segment
- * (the user sees only his part).  It holds the tuning table (used at rank
- * 0 only) and PGAS_COLL_TEAMS team slots.  A team uses the same slot on
- * all members; a slot is:
- *   header line   published addresses of the current local-mode call
+ * (the user sees only his part): the rank's state page, the tuning table
+ * (used at rank 0 only), the job team's region (PGAS_COLL_STAGE of stage)
+ * and a pool (PGAS_COLL_POOL bytes) from which every other team of which
+ * the rank is a member gets a region (PGAS_COLL_TEAM_STAGE of stage) when
+ * it is made; the region goes back to the pool when the team is destroyed.
+ * Each member allocates from its own pool and the split tells the others
+ * where.  A region is:
+ *   header line   published addresses of the current local-mode call,
+ *                 and how far its owner got when it left the job
  *   debug lines   two descriptors (call parity) for PGAS_COLL_DEBUG
- *   sig[nranks]   one line per source team rank: count of its signals
- *   ack[nranks]   one line per source team rank: count of its acks
- *   stage         PGAS_COLL_STAGE bytes of staging and temporary blocks
+ *   sig[size]     one line per source team rank: count of its signals
+ *   ack[size]     one line per source team rank: count of its acks
+ *   stage         staging and temporary blocks; eager slots at its end
+ *
+ * Reuse.  Nothing of a region's earlier user may be taken for the new
+ * team's: its owner clears the header, counters and eager stamps before
+ * the split's closing barrier, after which alone the new team's members
+ * write into it; and a destroyed team's members neither write nor owe
+ * anything (pgas_team_destroy completes its calls and collects its acks).
  *
  * Signals.  Every counter has one writer (the source rank), which stores
  * its running total with release; the owner waits until the counter
@@ -36,7 +47,8 @@ enum pgas__xfer { XFER_NONE, XFER_PUT, XFER_GET };
 struct pgas__coll_hdr {
 	uint64_t src_off, src_stride;	/* from the segment's local base */
 	uint64_t dst_off, dst_stride;
-	uint64_t pad[4];
+	uint64_t left;			/* 0, or 1 + the calls done when it left */
+	uint64_t pad[3];
 };
 
 struct pgas__coll_desc {		/* what PGAS_COLL_DEBUG compares */
@@ -55,7 +67,10 @@ struct pgas__coll_line {
 struct pgas_team {
 	uint32_t magic;
 	unsigned size, rank;
-	unsigned slot;
+	uint64_t pool_off;		/* my region in my pool (not the job's team) */
+	size_t region_len;
+	size_t stage_len;		/* stage bytes of every member's region */
+	size_t eager_slot;		/* bytes per eager slot (0: none) */
 	unsigned *members;		/* team rank -> job rank */
 	int *job_to_team;		/* job rank -> team rank or -1 */
 	/* Counters of signals and acks, per team rank; ack_cache holds the
@@ -70,7 +85,10 @@ struct pgas_team {
 	uint64_t seq;			/* calls started */
 	struct pgas__coll_op *head, *tail;	/* calls not complete, in order */
 	struct pgas__coll_op *free_ops;		/* completed and released */
+	struct pgas__coll_op *all_ops;		/* every op allocated (all_next) */
+	unsigned handles;			/* ops handed out, not yet released */
 	struct pgas_team *next_active;
+	struct pgas_team *next_live;		/* teams of this rank (team.c) */
 	bool active;
 	pgas_coll_choice_t choice[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];
 	uint8_t why[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];	/* enum choice_source */
@@ -81,8 +99,10 @@ enum choice_source { FROM_MODEL, FROM_FILE, FROM_ENV, FROM_CALL };
 
 /* One collective call. */
 struct pgas__coll_op {
-	struct pgas_team *team;
+	struct pgas_team *team;		/* NULL once the team was destroyed */
 	struct pgas__coll_op *next;
+	struct pgas__coll_op *all_next;	/* team->all_ops */
+	void *src_copy;			/* in-place call: source taken at the start */
 	const char *call;
 	int kind;			/* enum pgas_coll_kind */
 	int rc;
@@ -142,7 +162,13 @@ struct pgas__coll_op {
 /* ---- shared between coll*.c ------------------------------------------- */
 
 extern struct pgas_team pgas__team_all;
-extern size_t pgas__coll_slot_size;		/* bytes per team slot */
+
+#define PGAS__REGION_CTL(size) PGAS__ALIGN_UP(192 + (size_t)128 * (size), 64)
+/* Bytes of a team region for size members and stage bytes of stage. */
+static inline size_t pgas__region_bytes(unsigned size, size_t stage)
+{
+	return PGAS__REGION_CTL(size) + PGAS__ALIGN_UP(stage, 64);
+}
 
 static inline struct pgas__coll_hdr *coll_hdr(struct pgas_team *t, unsigned r)
 {
@@ -161,12 +187,12 @@ static inline uint64_t *coll_sig(struct pgas_team *t, unsigned owner, unsigned s
 
 static inline uint64_t *coll_ack(struct pgas_team *t, unsigned owner, unsigned src)
 {
-	return &((struct pgas__coll_line *)(t->area[owner] + 192))[pgas__g.nranks + src].v;
+	return &((struct pgas__coll_line *)(t->area[owner] + 192))[t->size + src].v;
 }
 
 static inline char *coll_stage(struct pgas_team *t, unsigned r)
 {
-	return t->area[r] + 192 + (size_t)128 * pgas__g.nranks;
+	return t->area[r] + PGAS__REGION_CTL(t->size);
 }
 
 /*
@@ -177,11 +203,10 @@ static inline char *coll_stage(struct pgas_team *t, unsigned r)
  */
 #define PGAS__EAGER_SLOTS 16u
 #define PGAS__EAGER_MAX 2048u	/* measured: above it the extra copy costs more */
-extern size_t pgas__eager_slot;	/* bytes per eager slot (0: none) */
 static inline char *coll_eager(struct pgas_team *t, unsigned r, uint64_t seq)
 {
-	return coll_stage(t, r) + pgas__cfg.coll_stage / 64 * 64 -
-	       pgas__eager_slot * (1 + seq % PGAS__EAGER_SLOTS);
+	return coll_stage(t, r) + t->stage_len / 64 * 64 -
+	       t->eager_slot * (1 + seq % PGAS__EAGER_SLOTS);
 }
 
 /*
@@ -245,12 +270,22 @@ unsigned pgas__size_bucket(size_t nbytes);
 
 /* coll.c */
 char *pgas__coll_area(unsigned job_rank);
-char *pgas__coll_slot(unsigned job_rank, unsigned slot);
+char *pgas__coll_job_region(unsigned job_rank);	/* the job team's */
+char *pgas__coll_pool(unsigned job_rank);
+size_t pgas__eager_slot_bytes(size_t stage);
 bool pgas__acks_collected(struct pgas_team *t);
 void pgas__team_activate(struct pgas_team *t);
+/* Runs t's calls to completion (each ends done, with its rc). */
+void pgas__team_complete(struct pgas_team *t);
+void pgas__coll_op_free_all(struct pgas_team *t);
+/* PGAS_ERR_GONE naming the member of t that left before call seq, or 0. */
+int pgas__team_gone(struct pgas_team *t, const char *call, uint64_t seq);
 
 /* team.c */
 int pgas__team_setup_all(char *msg, size_t len);
 int pgas__team_check(const char *call, struct pgas_team *t);
+/* Clears my region of t before anyone signals in it (see Reuse above). */
+void pgas__team_region_clear(struct pgas_team *t);
+extern struct pgas_team *pgas__live_teams;
 
 #endif /* PGAS_COLL_INTERNAL_H */

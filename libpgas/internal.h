@@ -41,8 +41,9 @@ struct pgas_config {
 	int verbose_env;
 	int conduit;		/* enum pgas_conduit_kind */
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
-	unsigned coll_teams;
 	size_t coll_stage;
+	size_t coll_pool;
+	size_t coll_team_stage;
 	char coll_tuning[PGAS__CFG_STR];
 	unsigned coll_verbose;
 	unsigned coll_debug;
@@ -139,11 +140,29 @@ int pgas__coll_attach(int phase, char *msg, size_t len);
  * peers.  Plain libpgas memory: pgas.ko never looks at it.
  */
 struct pgas__rank_state {
-	uint64_t reserved[8];
+	uint32_t leaving;	/* set (release) by pgas_exit(0) once it announces */
+	uint32_t leavers;	/* rank 0's only: ranks that announced (atomic add) */
+	uint64_t reserved[7];
 };
 _Static_assert(sizeof(struct pgas__rank_state) <= 4096, "rank state fits its page");
 /* Job rank r's state page, as this process maps it (after attach). */
 struct pgas__rank_state *pgas__rank_state(unsigned job_rank);
+
+/* How many ranks announced that they leave (one load: cheap to poll). */
+extern uint32_t *pgas__leavers_word;	/* &rank_state(0)->leavers, once attached */
+static inline unsigned pgas__leavers(void)
+{
+	return pgas__leavers_word ? atomic_load_explicit((_Atomic uint32_t *)pgas__leavers_word,
+							 memory_order_acquire) : 0;
+}
+
+/* Has job rank r announced that it leaves?  Acquire: what it wrote before
+ * announcing (e.g. how far it got in each team) is visible after. */
+static inline bool pgas__rank_leaving(unsigned r)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->leaving,
+				    memory_order_acquire) != 0;
+}
 
 /* wait.c */
 void pgas__wait_setup(void);

@@ -1,20 +1,85 @@
 // SPDX-License-Identifier: MIT
 /*
  * team.c - teams: the job's team, splitting by colour and key, rank
- * translation, destruction.
+ * translation, destruction, and each rank's pool of team regions.
  *
- * A team owns one scratch slot, the same on every member: a split takes
- * the lowest slot free on every member of the parent (all teams of one
- * split are disjoint, so they can share it).  Each member clears its part
- * of the slot, and the parent's barrier orders that before any signal.
+ * A split allocates the new team's region from every member's own pool
+ * (first fit, this process's bookkeeping only) and tells the other members
+ * its offset; the owner clears it, and the parent's barrier orders that
+ * before any signal (coll.h, "Reuse").  A destroyed team's structure is
+ * kept, dead, for a while, so that a stale handle is refused rather than
+ * taken for a newer team that malloc put at the same address.
  */
 #include <stdlib.h>
 #include "coll.h"
 
 #define TEAM_MAGIC 0x7ea3c011u
+#define TEAM_DEAD 0xdeadc011u
+#define DEAD_KEPT 1024		/* destroyed teams remembered */
 
 struct pgas_team pgas__team_all;
-static uint64_t slots_used;
+struct pgas_team *pgas__live_teams;
+static struct pgas_team *dead[DEAD_KEPT];
+static unsigned dead_next;
+
+/* ---- the pool: regions of my library area, one per team I am in ---------------- */
+
+/* Allocated regions, sorted by offset. */
+static struct pool_ext {
+	uint64_t off, len;
+} *pool_used;
+static unsigned pool_n, pool_cap;
+
+/* First fit; UINT64_MAX when the pool has no room. */
+static uint64_t pool_alloc(size_t len)
+{
+	uint64_t at = 0, size = pgas__cfg.coll_pool;
+	unsigned i;
+
+	for (i = 0; i < pool_n; i++) {
+		if (pool_used[i].off - at >= len)
+			break;
+		at = pool_used[i].off + pool_used[i].len;
+	}
+	if (i == pool_n && (at > size || size - at < len))
+		return UINT64_MAX;
+	if (pool_n == pool_cap) {
+		unsigned cap = pool_cap ? 2 * pool_cap : 16;
+		struct pool_ext *p = realloc(pool_used, cap * sizeof(*p));
+
+		if (!p)
+			return UINT64_MAX;
+		pool_used = p;
+		pool_cap = cap;
+	}
+	memmove(pool_used + i + 1, pool_used + i, (pool_n - i) * sizeof(*pool_used));
+	pool_used[i] = (struct pool_ext){ at, len };
+	pool_n++;
+	return at;
+}
+
+static void pool_free(uint64_t off)
+{
+	for (unsigned i = 0; i < pool_n; i++) {
+		if (pool_used[i].off == off) {
+			memmove(pool_used + i, pool_used + i + 1,
+				(pool_n - i - 1) * sizeof(*pool_used));
+			pool_n--;
+			return;
+		}
+	}
+}
+
+static size_t pool_free_bytes(void)
+{
+	size_t used = 0;
+
+	for (unsigned i = 0; i < pool_n; i++)
+		used += pool_used[i].len;
+	return pgas__cfg.coll_pool - used;
+}
+
+/* ---- a team's structure ----------------------------------------------------------- */
 
 static void team_free(struct pgas_team *t)
 {
@@ -24,20 +89,48 @@ static void team_free(struct pgas_team *t)
 	free(t->area);
 	free(t->kids);
 	free(t->eager_snap);
-	while (t->free_ops) {
-		struct pgas__coll_op *op = t->free_ops;
+	pgas__coll_op_free_all(t);
+}
 
-		t->free_ops = op->next;
-		free(op);
+static void live_unlink(struct pgas_team *t)
+{
+	for (struct pgas_team **pp = &pgas__live_teams; *pp; pp = &(*pp)->next_live) {
+		if (*pp == t) {
+			*pp = t->next_live;
+			return;
+		}
 	}
 }
 
+/* Kept dead: a stale handle finds TEAM_DEAD, never a newer team. */
+static void team_bury(struct pgas_team *t)
+{
+	live_unlink(t);
+	team_free(t);
+	*t = (struct pgas_team){ .magic = TEAM_DEAD };
+	free(dead[dead_next]);
+	dead[dead_next] = t;
+	dead_next = (dead_next + 1) % DEAD_KEPT;
+}
+
+void pgas__team_region_clear(struct pgas_team *t)
+{
+	char *mine = t->area[t->rank];
+
+	memset(mine, 0, PGAS__REGION_CTL(t->size));
+	for (uint64_t s = 0; t->eager_slot && s < PGAS__EAGER_SLOTS; s++)
+		*(uint64_t *)coll_eager(t, t->rank, s) = 0;
+}
+
+/* base[i]: team rank i's region as this process maps it. */
 static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const unsigned *members,
-		     unsigned slot)
+		     char *const *base, size_t stage)
 {
 	unsigned nranks = pgas__g.nranks;
 
-	*t = (struct pgas_team){ .size = size, .rank = rank, .slot = slot };
+	*t = (struct pgas_team){ .size = size, .rank = rank, .stage_len = stage,
+				 .eager_slot = pgas__eager_slot_bytes(stage) };
+	t->region_len = pgas__region_bytes(size, stage);
 	t->members = malloc(size * sizeof(*t->members));
 	t->job_to_team = malloc(nranks * sizeof(*t->job_to_team));
 	t->sig_sent = calloc(5 * (size_t)size, sizeof(uint64_t));
@@ -58,14 +151,15 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 	for (unsigned i = 0; i < size; i++) {
 		t->members[i] = members[i];
 		t->job_to_team[members[i]] = (int)i;
-		t->area[i] = pgas__coll_slot(members[i], slot);
+		t->area[i] = base[i];
 	}
-	/* My part of the slot: nobody signals in it before the caller's barrier. */
-	memset(t->area[rank], 0, 192 + (size_t)128 * nranks);
-	slots_used |= 1ull << slot;
+	/* My part: nobody signals in it before the caller's barrier. */
+	pgas__team_region_clear(t);
 	pgas__tune_team(t);
 	t->tree_key = ~0ull;
 	t->magic = TEAM_MAGIC;
+	t->next_live = pgas__live_teams;
+	pgas__live_teams = t;
 	return PGAS_OK;
 }
 
@@ -73,21 +167,23 @@ int pgas__team_setup_all(char *msg, size_t len)
 {
 	unsigned n = pgas__g.nranks;
 	unsigned *ids = malloc(n * sizeof(*ids));
-	int rc;
+	char **base = malloc(n * sizeof(*base));
+	int rc = PGAS_ERR_NOMEM;
 
-	if (!ids) {
-		snprintf(msg, len, "no memory for the job's team");
-		return PGAS_ERR_NOMEM;
+	if (ids && base) {
+		for (unsigned r = 0; r < n; r++) {
+			ids[r] = r;
+			base[r] = pgas__coll_job_region(r);
+		}
+		rc = team_init(&pgas__team_all, n, pgas__g.rank, ids, base, pgas__cfg.coll_stage);
 	}
-	for (unsigned r = 0; r < n; r++)
-		ids[r] = r;
-	rc = team_init(&pgas__team_all, n, pgas__g.rank, ids, 0);
 	free(ids);
+	free(base);
 	if (rc) {
 		snprintf(msg, len, "no memory for the job's team");
 		return rc;
 	}
-	/* Everyone's slot 0 is clear before the first collective signals. */
+	/* Everyone's region is clear before the first collective signals. */
 	return pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 }
 
@@ -99,6 +195,8 @@ int pgas__team_check(const char *call, struct pgas_team *t)
 		return rc;
 	if (!t)
 		return pgas__err(PGAS_ERR_INVAL, call, "team is NULL");
+	if (t->magic == TEAM_DEAD)
+		return pgas__err(PGAS_ERR_STATE, call, "team %p was destroyed", (void *)t);
 	if (t->magic != TEAM_MAGIC)
 		return pgas__err(PGAS_ERR_INVAL, call, "team %p is not a live team", (void *)t);
 	return PGAS_OK;
@@ -154,18 +252,21 @@ int pgas_team_from_job(pgas_team_t t, unsigned job_rank, unsigned *team_rank)
 struct split_entry {
 	int32_t colour;
 	uint32_t key;
-	uint64_t used;		/* slots in use at that member */
 };
+
+#define NO_REGION UINT64_MAX
 
 int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *out)
 {
 	static const char call[] = "pgas_team_split";
-	struct split_entry mine = { colour, key, slots_used }, *all;
-	unsigned n, size = 0, rank = 0, slot;
-	unsigned *members;
-	uint64_t used = 0;
+	struct split_entry mine = { colour, key }, *all = NULL;
+	unsigned n, size = 0, rank = 0;
+	unsigned *members = NULL;
+	uint64_t my_off = NO_REGION, *offs = NULL;
+	char **base = NULL;
+	size_t stage = pgas__cfg.coll_team_stage;
 	struct pgas_team *t = NULL;
-	int rc = pgas__team_check(call, parent);
+	int rc = pgas__team_check(call, parent), bad = -1;
 
 	if (rc)
 		return rc;
@@ -178,18 +279,21 @@ int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *o
 	n = parent->size;
 	all = malloc(n * sizeof(*all));
 	members = malloc(n * sizeof(*members));
-	if (!all || !members) {
+	offs = malloc(n * sizeof(*offs));
+	base = malloc(n * sizeof(*base));
+	if (!all || !members || !offs || !base) {
 		free(all);
 		free(members);
+		free(offs);
+		free(base);
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u members", n);
 	}
 	rc = pgas_gather_all(parent, all, &mine, sizeof(mine), PGAS_COLL_MYSYNC);
 	if (rc)
 		goto out;
 	/* Members of my colour, ordered by (key, parent rank): insertion sort. */
-	for (unsigned r = 0; r < n; r++) {
-		used |= all[r].used;
-		if (colour < 0 || all[r].colour != colour)
+	for (unsigned r = 0; colour >= 0 && r < n; r++) {
+		if (all[r].colour != colour)
 			continue;
 		unsigned at = size++;
 
@@ -199,39 +303,55 @@ int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *o
 		}
 		members[at] = r;
 	}
-	slot = used == ~0ull ? 64 : (unsigned)__builtin_ctzll(~used);
-	if (slot >= pgas__cfg.coll_teams) {
-		rc = pgas__err(PGAS_ERR_NOMEM, call,
-			       "all PGAS_COLL_TEAMS=%u team slots are in use on some member",
-			       pgas__cfg.coll_teams);
+	/* My region from my pool; every member learns every member's. */
+	if (colour >= 0)
+		my_off = pool_alloc(pgas__region_bytes(size, stage));
+	rc = pgas_gather_all(parent, offs, &my_off, sizeof(my_off), PGAS_COLL_MYSYNC);
+	if (rc)
 		goto out;
-	}
 	if (colour >= 0) {
 		for (unsigned i = 0; i < size; i++) {
-			if (members[i] == parent->rank)
+			unsigned pr = members[i];
+
+			if (pr == parent->rank)
 				rank = i;
-			members[i] = parent->members[members[i]];	/* to job ranks */
+			if (offs[pr] == NO_REGION && bad < 0)
+				bad = (int)i;
+			members[i] = parent->members[pr];	/* to job ranks */
+			base[i] = pgas__coll_pool(members[i]) + offs[pr];
 		}
-		t = malloc(sizeof(*t));
-		if (!t || team_init(t, size, rank, members, slot)) {
+		t = bad < 0 ? malloc(sizeof(*t)) : NULL;
+		if (t && team_init(t, size, rank, members, base, stage)) {
 			free(t);
 			t = NULL;
 		}
 	}
 	/* Everyone (also a failed member) reaches the barrier: no hang. */
 	rc = pgas_team_barrier(parent);
-	if (!rc && colour >= 0 && !t)
+	if (!rc && colour >= 0 && bad >= 0)
+		rc = pgas__err(PGAS_ERR_NOMEM, call,
+			       "team rank %u (job rank %u) of the new team of %u has no room for "
+			       "its %zu-byte region in PGAS_COLL_POOL=%zu (%zu bytes free here)",
+			       (unsigned)bad, members[bad], size, pgas__region_bytes(size, stage),
+			       pgas__cfg.coll_pool, pool_free_bytes());
+	else if (!rc && colour >= 0 && !t)
 		rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for a team of %u", size);
 	if (rc && t) {
-		slots_used &= ~(1ull << t->slot);
+		live_unlink(t);
 		team_free(t);
 		free(t);
 		t = NULL;
 	}
 	*out = t;
 out:
+	if (!t && my_off != NO_REGION)
+		pool_free(my_off);
+	if (t)
+		t->pool_off = my_off;
 	free(all);
 	free(members);
+	free(offs);
+	free(base);
 	return rc;
 }
 
@@ -245,17 +365,17 @@ int pgas_team_destroy(pgas_team_t t)
 		return rc;
 	if (t == &pgas__team_all)
 		return pgas__err(PGAS_ERR_INVAL, call, "the job's team cannot be destroyed");
-	if (t->head)
-		return pgas__err(PGAS_ERR_STATE, call, "team has collectives in flight");
+	if (pgas__g.send_block & PGAS__BLOCK_HANDLER)
+		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	/* Calls still outstanding complete first (every member made them too). */
+	pgas__team_complete(t);
 	/* Nobody reads my buffers of earlier calls, then nobody signals any more. */
 	while (!pgas__acks_collected(t))
 		pgas__wait_step(&w);
 	rc = pgas_team_barrier(t);
 	if (rc)
 		return rc;
-	t->magic = 0;
-	slots_used &= ~(1ull << t->slot);
-	team_free(t);
-	free(t);
+	pool_free(t->pool_off);
+	team_bury(t);
 	return PGAS_OK;
 }
