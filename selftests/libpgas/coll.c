@@ -411,6 +411,56 @@ static void matrix(int kind)
 	}
 }
 
+/*
+ * Every algorithm on a team whose region was used before: a smaller team
+ * (odd and even ranks) runs the same call with other data first and is
+ * destroyed; the new team of every rank, in reversed order, takes the same
+ * pool memory, and its first calls must see none of the old team's stamps,
+ * counters or data.
+ */
+static void reused(int kind)
+{
+	static char specs[128][48];
+	unsigned ns = pgas_coll_candidates(kind, n, specs, 128), bad = 0, cases = 0;
+	const size_t sizes[] = { 8, 1000, 8193 };
+
+	for (unsigned a = 0; a < ns && a < 128; a++) {
+		if (skip_spec(specs[a]))
+			continue;
+		for (unsigned z = 0; z < 3; z++) {
+			for (unsigned m = 0; m < M_NMODES; m++, cases++) {
+				pgas_team_t half = NULL, all = NULL;
+				struct ccase c = { kind, m, PGAS_COLL_MYSYNC, 0, sizes[z], PGAS_INT64,
+						   PGAS_OP_SUM, 0, NULL };
+
+				if (is_red(kind))
+					c.count = sizes[z] / 8 + 1;
+				if (pgas_team_split(pgas_team_all(), (int)(me % 2), me, &half)) {
+					bad++;
+					continue;
+				}
+				struct team_view hv = view_of(half);
+
+				bad += run(&c, &hv, m == 1);
+				bad += pgas_team_destroy(half) != 0;
+				if (pgas_team_split(pgas_team_all(), 0, n - me, &all)) {
+					bad++;
+					continue;
+				}
+				struct team_view av = view_of(all);
+
+				c.spec = specs[a];
+				c.root = n - 1;
+				bad += run(&c, &av, m == 2);
+				bad += pgas_team_destroy(all) != 0;
+			}
+		}
+	}
+	T_EQ(bad, 0);
+	t_case("%s on a new team in a destroyed team's memory, every algorithm (%u cases)",
+	       pgas_coll_kind_name(kind), cases);
+}
+
 /* Several MiB through the tuner's choice and through staging. */
 static void big(int kind)
 {
@@ -742,6 +792,8 @@ int main(int argc, char **argv)
 
 	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		matrix(kinds[k]);
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		reused(kinds[k]);
 	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		big(kinds[k]);
 	types_and_ops();
