@@ -331,7 +331,7 @@ int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *o
 	if (!rc && colour >= 0 && bad >= 0)
 		rc = pgas__err(PGAS_ERR_NOMEM, call,
 			       "team rank %u (job rank %u) of the new team of %u has no room for "
-			       "its %zu-byte region in PGAS_COLL_POOL=%zu (%zu bytes free here)",
+			       "its %zu-byte region in its PGAS_COLL_POOL=%zu (this rank has %zu bytes free)",
 			       (unsigned)bad, members[bad], size, pgas__region_bytes(size, stage),
 			       pgas__cfg.coll_pool, pool_free_bytes());
 	else if (!rc && colour >= 0 && !t)
