@@ -122,9 +122,14 @@ static inline int pgas_conduit_check_hello(const struct pgas_conduit_hello *thei
 	if (theirs->magic == mine->magic && theirs->version == mine->version &&
 	    !memcmp(&theirs->geo, &mine->geo, sizeof(mine->geo)))
 		return 0;
+	/* pgas_init compared the variables first: this is another build. */
 	snprintf(msg, msglen,
-		 "rank %u has another ABI or ring geometry (mailbox %u slots vs %u here): set PGAS_* alike for every rank",
-		 rank, theirs->geo.mbox_slots, mine->geo.mbox_slots);
+		 "rank %u runs another libpgas build: ABI %08x v%u, rings %u/%u/%u/%u "
+		 "(slots/notifications/bounce buffers/bytes) vs %08x v%u, %u/%u/%u/%u here",
+		 rank, theirs->magic, theirs->version, theirs->geo.mbox_slots,
+		 theirs->geo.notify_entries, theirs->geo.bounce_bufs, theirs->geo.bounce_size,
+		 mine->magic, mine->version, mine->geo.mbox_slots, mine->geo.notify_entries,
+		 mine->geo.bounce_bufs, mine->geo.bounce_size);
 	return -1;	/* PGAS_ERR_INVAL */
 }
 

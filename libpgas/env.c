@@ -2,21 +2,39 @@
 /*
  * env.c - the single table of environment variables.
  *
- * Every knob of libpgas is one row here: name, default, bounds and what it
- * does.  PGAS_VERBOSEENV=1 prints the table with the values in force.
+ * Every knob of libpgas is one row here: name, scope, default, bounds and
+ * what it does.  PGAS_VERBOSEENV=1 prints the table with the values in force.
+ *
+ * The scope says who decides a variable's value in a job of several ranks.
+ * A variable that shapes memory the ranks share (ring geometry, the library
+ * area behind each segment) or what a sender encodes and a receiver decodes
+ * (packet sizes, collective algorithms and checks) must be the same on every
+ * rank: pgas_init compares them over the launcher before any conduit is set
+ * up (pgas__config_agree) and fails on every rank, naming the variable, the
+ * ranks and their values, where they differ.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../conduit/shm/bootstrap.h"
 
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
 bool pgas__cfg_loaded;
 
 enum var_kind { VAR_UINT, VAR_SIZE, VAR_ENUM, VAR_PATH, VAR_STR };
 
+enum var_scope {
+	ENV_UNSET,	/* a row without a scope is a bug of this table */
+	ENV_LOCAL,	/* each rank its own: how it waits, reports, sizes its segment */
+	ENV_AGREE,	/* layout or protocol: the same on every rank, checked at pgas_init */
+	ENV_AGREE_KMOD,	/* the same, where the job runs over pgas.ko (else unused) */
+	ENV_RANK0,	/* rank 0's value is shared with every rank; the others' are unused */
+};
+
 struct env_var {
 	const char *name;
+	enum var_scope scope;
 	enum var_kind kind;
 	const char *dflt;
 	unsigned long long min, max;
@@ -32,46 +50,56 @@ static const char *const conduits[] = { "auto", "shm", "kmod", NULL };
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
 	/* First, so that a failure to load the rest is reported as asked. */
-	{ "PGAS_ERROR_MODE", VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
+	{ "PGAS_ERROR_MODE", ENV_LOCAL, VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
 	  "on a failed call: print the message, stay quiet, or abort" },
-	{ "PGAS_CONDUIT", VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
+	/* Compared as resolved (auto = shm or kmod): a job cannot mix conduits. */
+	{ "PGAS_CONDUIT", ENV_AGREE, VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
 	  "device: kmod if PGAS_DEVICE is usable, else shm" },
-	{ "PGAS_DEVICE", VAR_PATH, "/dev/pgas0", 0, 0, NULL, CFG(device),
+	{ "PGAS_DEVICE", ENV_AGREE_KMOD, VAR_PATH, "/dev/pgas0", 0, 0, NULL, CFG(device),
 	  "pgas.ko device node of the kmod conduit" },
-	{ "PGAS_WAIT_MODE", VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
-	  "how waits idle: auto = spin if ranks <= cpus, else spin-then-block" },
-	{ "PGAS_SPIN_LIMIT", VAR_UINT, "2000", 1, 100000000, NULL, CFG(spin_limit),
+	/* Local, but block on any rank makes every rank ring doorbells
+	 * (pgas__config_agree tells pgas_init). */
+	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
+	  "how waits idle: auto = spin if ranks <= cpus, else spin-then-yield" },
+	{ "PGAS_SPIN_LIMIT", ENV_LOCAL, VAR_UINT, "2000", 1, 100000000, NULL, CFG(spin_limit),
 	  "polls before a yield/block wait gives the cpu away" },
-	{ "PGAS_MBOX_SLOTS", VAR_UINT, "256", 16, 32768, NULL, CFG(mbox_slots),
+	{ "PGAS_MBOX_SLOTS", ENV_AGREE, VAR_UINT, "256", 16, 32768, NULL, CFG(mbox_slots),
 	  "64-byte slots per mailbox ring (power of two)" },
-	{ "PGAS_NOTIFY_ENTRIES", VAR_UINT, "1024", 16, 1u << 20, NULL, CFG(notify_entries),
+	{ "PGAS_NOTIFY_ENTRIES", ENV_AGREE, VAR_UINT, "1024", 16, 1u << 20, NULL,
+	  CFG(notify_entries),
 	  "entries of the notification ring (power of two)" },
-	{ "PGAS_MAX_MEDIUM", VAR_UINT, "8192", 512, 1u << 20, NULL, CFG(max_medium),
+	{ "PGAS_MAX_MEDIUM", ENV_AGREE, VAR_UINT, "8192", 512, 1u << 20, NULL, CFG(max_medium),
 	  "largest AM Medium payload in bytes" },
 	/* Measured (docs/libpgas.md): bounce buffers beat multi-slot packets in
 	 * round trip and rate for every Medium larger than one slot. */
-	{ "PGAS_AM_PACKET_MAX", VAR_UINT, "56", 56, PGAS_STATUS_MAX_LEN, NULL, CFG(packet_max),
+	{ "PGAS_AM_PACKET_MAX", ENV_AGREE, VAR_UINT, "56", 56, PGAS_STATUS_MAX_LEN, NULL,
+	  CFG(packet_max),
 	  "largest AM body sent as VELO packets; larger Medium payloads use a bounce buffer" },
-	{ "PGAS_BOUNCE_BUFS", VAR_UINT, "8", 1, 64, NULL, CFG(bounce_bufs),
+	{ "PGAS_BOUNCE_BUFS", ENV_AGREE, VAR_UINT, "8", 1, 64, NULL, CFG(bounce_bufs),
 	  "bounce buffers per source rank and channel" },
-	{ "PGAS_SEGMENT_SIZE", VAR_SIZE, "64M", 4096, 1ull << 40, NULL, CFG(segment_size),
+	{ "PGAS_SEGMENT_SIZE", ENV_LOCAL, VAR_SIZE, "64M", 4096, 1ull << 40, NULL,
+	  CFG(segment_size),
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
-	{ "PGAS_VERBOSEENV", VAR_UINT, "0", 0, 1, NULL, CFG(verbose_env),
-	  "1 = rank 0 prints this table at init" },
-	/* Collectives (docs/libpgas.md, "Collectives"). */
-	{ "PGAS_COLL_STAGE", VAR_SIZE, "1M", 4096, 1ull << 30, NULL, CFG(coll_stage),
+	{ "PGAS_VERBOSEENV", ENV_LOCAL, VAR_UINT, "0", 0, 2, NULL, CFG(verbose_env),
+	  "1 = rank 0 prints this table at init; 2 = with the unset forcing knobs" },
+	/* Collectives (docs/libpgas.md, "Collectives").  Sizes here size the
+	 * library area behind every segment: they must agree. */
+	{ "PGAS_COLL_STAGE", ENV_AGREE, VAR_SIZE, "1M", 4096, 1ull << 30, NULL, CFG(coll_stage),
 	  "staging bytes of the job's team; local-mode calls move larger data in chunks" },
-	{ "PGAS_COLL_POOL", VAR_SIZE, "16M", 0, 1ull << 36, NULL, CFG(coll_pool),
+	{ "PGAS_COLL_POOL", ENV_AGREE, VAR_SIZE, "16M", 0, 1ull << 36, NULL, CFG(coll_pool),
 	  "bytes behind every segment for the other teams' regions (a team takes one on each member)" },
-	{ "PGAS_COLL_TEAM_STAGE", VAR_SIZE, "32K", 4096, 1ull << 30, NULL, CFG(coll_team_stage),
+	{ "PGAS_COLL_TEAM_STAGE", ENV_AGREE, VAR_SIZE, "32K", 4096, 1ull << 30, NULL,
+	  CFG(coll_team_stage),
 	  "staging bytes of every team but the job's (taken from PGAS_COLL_POOL)" },
-	{ "PGAS_COLL_TUNING", VAR_STR, "", 0, 0, NULL, CFG(coll_tuning),
+	{ "PGAS_COLL_TUNING", ENV_RANK0, VAR_STR, "", 0, 0, NULL, CFG(coll_tuning),
 	  "tuning file written by pgas-tune (read by rank 0, shared); empty = model" },
-	{ "PGAS_COLL_VERBOSE", VAR_UINT, "0", 0, 1, NULL, CFG(coll_verbose),
+	{ "PGAS_COLL_VERBOSE", ENV_LOCAL, VAR_UINT, "0", 0, 1, NULL, CFG(coll_verbose),
 	  "1 = print each team's algorithm choice per operation and size class, and why" },
-	{ "PGAS_COLL_DEBUG", VAR_UINT, "0", 0, 1, NULL, CFG(coll_debug),
+	{ "PGAS_COLL_DEBUG", ENV_AGREE, VAR_UINT, "0", 0, 1, NULL, CFG(coll_debug),
 	  "1 = check that members pass the same sizes, roots, ops and flags" },
-#define FORCE(k, name) { "PGAS_COLL_" name, VAR_STR, "", 0, 0, NULL, CFG(coll_force[k]), \
+	/* Every member of a team must run the same algorithm. */
+#define FORCE(k, name) { "PGAS_COLL_" name, ENV_AGREE, VAR_STR, "", 0, 0, NULL,	\
+	  CFG(coll_force[k]),							\
 	  "force an algorithm for " name ": alg[:geometry][:rRADIX][:put|get][:sSEGMENT]" }
 	FORCE(PGAS_COLL_BARRIER, "BARRIER"), FORCE(PGAS_COLL_BROADCAST, "BROADCAST"),
 	FORCE(PGAS_COLL_SCATTER, "SCATTER"), FORCE(PGAS_COLL_GATHER, "GATHER"),
@@ -144,8 +172,8 @@ int pgas__config_load(char *msg, size_t msglen)
 		const char *s = getenv(v->name);
 		unsigned long long val;
 
-		if (parse(v, v->dflt, &val))
-			abort();	/* a bad default is a bug of this table */
+		if (parse(v, v->dflt, &val) || v->scope == ENV_UNSET)
+			abort();	/* a bad default or no scope is a bug of this table */
 		if (s && parse(v, s, &val)) {
 			if (v->kind == VAR_PATH)
 				snprintf(msg, msglen, "%s=%s: expected an absolute path under %d bytes",
@@ -183,30 +211,194 @@ int pgas__config_load(char *msg, size_t msglen)
 	return PGAS_OK;
 }
 
+/* A variable's value in force, as text. */
+static void value_text(const struct env_var *v, char *out, size_t len)
+{
+	const char *field = (const char *)&pgas__cfg + v->offset;
+
+	if (v->kind == VAR_PATH || v->kind == VAR_STR)
+		snprintf(out, len, "%s", field);
+	else if (v->kind == VAR_ENUM)
+		snprintf(out, len, "%s", v->choices[*(const int *)field]);
+	else if (v->kind == VAR_SIZE)
+		snprintf(out, len, "%zu", *(const size_t *)field);
+	else
+		snprintf(out, len, "%u", *(const unsigned *)field);
+}
+
 void pgas__config_print(FILE *f)
 {
-	fprintf(f, "libpgas %d.%d configuration (variable = value  [default] description):\n",
+	static const char *const scopes[] = {
+		[ENV_LOCAL] = "local", [ENV_AGREE] = "agree", [ENV_AGREE_KMOD] = "agree-kmod",
+		[ENV_RANK0] = "rank0",
+	};
+
+	fprintf(f, "libpgas %d.%d configuration (variable scope = value  [default] description;\n"
+		"  scope: local to each rank, must agree on every rank, or rank 0's for all):\n",
 		PGAS_VERSION_MAJOR, PGAS_VERSION_MINOR);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const struct env_var *v = &vars[i];
-		const char *field = (const char *)&pgas__cfg + v->offset;
 		const char *set = getenv(v->name) ? " (set)" : "";
+		char val[PGAS__CFG_STR];
 
-		if (v->kind == VAR_STR && !*field && !*set)
+		value_text(v, val, sizeof(val));
+		if (v->kind == VAR_STR && !*val && !*set && pgas__cfg.verbose_env < 2)
 			continue;	/* unset forcing knobs: listed in the docs */
-		if (v->kind == VAR_PATH || v->kind == VAR_STR)
-			fprintf(f, "  %-20s = %-8s [%s]%s %s\n", v->name, field, v->dflt, set,
-				v->help);
-		else if (v->kind == VAR_ENUM)
-			fprintf(f, "  %-20s = %-8s [%s]%s %s\n", v->name,
-				v->choices[*(const int *)field], v->dflt, set, v->help);
-		else if (v->kind == VAR_SIZE)
-			fprintf(f, "  %-20s = %-8zu [%s]%s %s\n", v->name,
-				*(const size_t *)field, v->dflt, set, v->help);
-		else
-			fprintf(f, "  %-20s = %-8u [%s]%s %s\n", v->name,
-				*(const unsigned *)field, v->dflt, set, v->help);
+		fprintf(f, "  %-20s %-10s = %-8s [%s]%s %s\n", v->name, scopes[v->scope], val,
+			v->dflt, set, v->help);
 	}
+}
+
+/* ---- agreement between the ranks of a job ---------------------------------- */
+
+/* What every rank sends first: a digest of its values that must agree. */
+struct agree_digest {
+	uint64_t hash;		/* FNV-1a over "name\0value\0" of each, in table order */
+	uint32_t nvars;		/* how many: a different table is a different build */
+	uint32_t flags;
+};
+#define AGREE_SLEEPER 1u	/* this rank may sleep in its waits */
+
+/* Then, only where digests differ, one exchange per such variable. */
+struct agree_value {
+	char name[48];
+	char value[PGAS__CFG_STR];
+};
+_Static_assert(sizeof(struct agree_value) <= PGAS_BOOT_MAX_BLOB, "a value fits a boot message");
+
+#define UNUSED "(unused)"
+
+static bool must_agree(const struct env_var *v)
+{
+	return v->scope == ENV_AGREE || v->scope == ENV_AGREE_KMOD;
+}
+
+/* The text a variable is compared by: its value, or as resolved. */
+static void agree_text(const struct env_var *v, int conduit, char *out, size_t len)
+{
+	if (v->offset == offsetof(struct pgas_config, conduit))
+		snprintf(out, len, "%s", conduits[conduit]);
+	else if (v->scope == ENV_AGREE_KMOD && conduit != PGAS_CONDUIT_KMOD)
+		snprintf(out, len, UNUSED);
+	else
+		value_text(v, out, len);
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	do
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	while (*s++);
+	return h;
+}
+
+static const char *shown(const char *value)
+{
+	return *value ? value : "(unset)";
+}
+
+/* The values of the variables that differ; msg as pgas__config_agree. */
+static int agree_report(unsigned nranks, int conduit, char *msg, size_t msglen)
+{
+	struct agree_value mine, *all = calloc(nranks, sizeof(*all));
+	unsigned ndiff = 0;
+	size_t at = 0;
+	int rc = PGAS_OK;
+
+	if (!all) {
+		snprintf(msg, msglen, "out of memory for %u ranks", nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	*msg = 0;
+	/* Every rank holds every rank's values: all find the same differences. */
+	for (size_t i = 0; !rc && i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const struct env_var *v = &vars[i];
+		unsigned r;
+
+		if (!must_agree(v))
+			continue;
+		memset(&mine, 0, sizeof(mine));
+		snprintf(mine.name, sizeof(mine.name), "%s", v->name);
+		agree_text(v, conduit, mine.value, sizeof(mine.value));
+		rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+		if (rc)
+			break;
+		for (r = 1; r < nranks; r++)
+			if (strncmp(all[r].name, all[0].name, sizeof(mine.name)) ||
+			    strncmp(all[r].value, all[0].value, sizeof(mine.value)))
+				break;
+		/* pgas.ko's device where some rank uses shm: PGAS_CONDUIT says it. */
+		if (r == nranks || (v->scope == ENV_AGREE_KMOD &&
+				    (!strcmp(all[0].value, UNUSED) || !strcmp(all[r].value, UNUSED))))
+			continue;
+		if (strncmp(all[r].name, all[0].name, sizeof(mine.name))) {
+			snprintf(msg, msglen, "rank 0 and rank %u run different builds of libpgas "
+				 "(%.47s vs %.47s in their tables)", r, all[0].name, all[r].name);
+			rc = PGAS_ERR_INVAL;
+			break;
+		}
+		if (at < msglen)
+			at += (size_t)snprintf(msg + at, msglen - at,
+					       "%s%s differs: rank 0 has %.100s, rank %u has %.100s",
+					       ndiff ? "; " : "", v->name, shown(all[0].value), r,
+					       shown(all[r].value));
+		ndiff++;
+	}
+	if (!rc && ndiff && at < msglen)
+		snprintf(msg + at, msglen - at, ": set %s alike for every rank",
+			 ndiff > 1 ? "them" : "it");
+	free(all);
+	return rc ? rc : ndiff ? PGAS_ERR_INVAL : PGAS_OK;
+}
+
+int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen)
+{
+	struct agree_digest mine = { 0xcbf29ce484222325ull, 0, 0 }, *all;
+	unsigned rank, nranks, r;
+	int rc;
+
+	*sleepers = false;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		char val[PGAS__CFG_STR];
+
+		if (!must_agree(&vars[i]))
+			continue;
+		agree_text(&vars[i], conduit, val, sizeof(val));
+		mine.hash = fnv1a(fnv1a(mine.hash, vars[i].name), val);
+		mine.nvars++;
+	}
+	/* Only block sleeps (auto resolves to spin or yield: wait.c). */
+	if (pgas__cfg.wait_mode == PGAS_WAIT_BLOCK)
+		mine.flags |= AGREE_SLEEPER;
+	rc = pgas_boot_join(&rank, &nranks, msg, msglen);
+	if (rc)
+		return rc;
+	all = calloc(nranks, sizeof(*all));
+	if (!all) {
+		snprintf(msg, msglen, "out of memory for %u ranks", nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	for (r = 0; !rc && r < nranks; r++)
+		if (all[r].flags & AGREE_SLEEPER)
+			*sleepers = true;
+	for (r = 1; !rc && r < nranks; r++)
+		if (all[r].hash != all[0].hash)
+			break;
+	if (!rc && r < nranks) {
+		if (all[r].nvars != all[0].nvars) {
+			snprintf(msg, msglen, "rank 0 and rank %u run different builds of libpgas "
+				 "(%u vs %u variables that must agree)", r, all[0].nvars,
+				 all[r].nvars);
+			rc = PGAS_ERR_INVAL;
+		} else {
+			rc = agree_report(nranks, conduit, msg, msglen);
+		}
+	}
+	free(all);
+	if (rc)
+		pgas_boot_leave();
+	return rc;
 }
 
 void pgas_print_config(void *file)

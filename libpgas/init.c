@@ -35,6 +35,7 @@ int pgas__check_rank(const char *call, unsigned rank)
 int pgas_init(int *argc, char ***argv)
 {
 	char msg[320] = "";
+	bool sleepers;
 	int rc;
 
 	(void)argc;
@@ -52,6 +53,10 @@ int pgas_init(int *argc, char ***argv)
 	c->geo.bounce_bufs = pgas__cfg.bounce_bufs;
 	c->geo.bounce_size = (uint32_t)PGAS__ALIGN_UP(pgas__cfg.max_medium, PGAS_CACHELINE);
 	c->kind = pgas_conduit_choose();
+	/* Before any conduit: ranks configured apart fail here, every one of them. */
+	rc = pgas__config_agree(c->kind, &sleepers, msg, sizeof(msg));
+	if (rc)
+		return pgas__err(rc, "pgas_init", "%s", msg);
 	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_open(c, msg, sizeof(msg))
 					  : pgas_shm_open(c, msg, sizeof(msg));
 	if (rc) {
@@ -62,6 +67,8 @@ int pgas_init(int *argc, char ***argv)
 	pgas__job.initialised = true;
 	pgas__g.rank = c->rank;
 	pgas__wait_setup();
+	if (sleepers)
+		pgas__g.wake = 1;	/* a peer may sleep: ring its doorbell */
 	if (pgas__cfg.verbose_env && c->rank == 0)
 		pgas__config_print(stderr);
 	return PGAS_OK;

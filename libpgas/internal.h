@@ -55,6 +55,15 @@ extern bool pgas__cfg_loaded;
 /* Reads the environment; on a bad value fills msg and returns an error. */
 int pgas__config_load(char *msg, size_t msglen);
 void pgas__config_print(FILE *f);
+/*
+ * pgas_init, before any conduit is set up: every rank sends the launcher a
+ * digest of its variables that must agree (the table's scope) and compares
+ * every rank's; where they differ, every rank fails alike, msg naming each
+ * variable, rank 0's value and the first other rank's, and leaves the
+ * bootstrap.  conduit: the one this rank would use.  *sleepers: some rank
+ * may sleep in its waits, so every rank must ring doorbells.
+ */
+int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen);
 
 /* ---- errors (error.c) ---------------------------------------------------- */
 

@@ -125,6 +125,88 @@ run_tap "barrier -n 8 oversubscribed, block mode" \
 	env PGAS_WAIT_MODE=block "$RUN" -n 8 -t "$TLIMIT" "$B/tests/barrier" 500
 run_tap "config (one rank, no launcher)" "$B/tests/config"
 
+# Ranks configured apart (issue 10): a variable set on one rank only (rank
+# 0 or the last).  Every "agree" variable of the table fails pgas_init on
+# every rank, naming it and the values; the others leave a working job.
+one_rank='if [ "$PGAS_RANK" = "$1" ]; then export "$2"; fi; shift 2; exec "$@"'
+apart_tested=""
+apart_refused() {	# NRANKS RANK VAR=VALUE
+	local var=${3%%=*} out rc
+	apart_tested="$apart_tested $var"
+	out=$("$RUN" -n "$1" -t 30 sh -c "$one_rank" sh "$2" "$3" "$B/tests/config" job "$var" 2>"$log")
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c "refused: pgas_init: $var differs: rank 0 has .*, rank [1-9][0-9]* has .*: set it alike")" -eq "$1" ]; then
+		ok "$3 on rank $2 of $1 only: every rank's pgas_init refuses, naming it"
+	else
+		notok "$3 on rank $2 of $1 only: exit $rc: $out $(tail -n 3 "$log")"
+	fi
+}
+apart_works() {		# NRANKS RANK VAR=VALUE
+	apart_tested="$apart_tested ${3%%=*}"
+	run_tap "$3 on rank $2 of $1 only: the job works" \
+		"$RUN" -n "$1" -t 30 sh -c "$one_rank" sh "$2" "$3" "$B/tests/config" job
+}
+apart_refused 2 1 PGAS_CONDUIT=kmod
+apart_refused 2 0 PGAS_CONDUIT=kmod
+apart_refused 2 1 PGAS_MBOX_SLOTS=64
+apart_refused 2 0 PGAS_NOTIFY_ENTRIES=256
+apart_refused 2 1 PGAS_MAX_MEDIUM=4096
+apart_refused 2 0 PGAS_AM_PACKET_MAX=952
+apart_refused 2 1 PGAS_BOUNCE_BUFS=4
+apart_refused 2 0 PGAS_COLL_STAGE=8192
+apart_refused 3 2 PGAS_COLL_STAGE=8192
+apart_refused 2 1 PGAS_COLL_POOL=2M
+apart_refused 2 0 PGAS_COLL_TEAM_STAGE=64K
+apart_refused 2 1 PGAS_COLL_DEBUG=1
+apart_refused 3 0 PGAS_COLL_DEBUG=1
+apart_refused 3 2 PGAS_COLL_BARRIER=dissem:r3
+apart_refused 2 0 PGAS_COLL_BROADCAST=tree:flat:put:s8192
+apart_refused 2 1 PGAS_COLL_SCATTER=tree:flat:get
+apart_refused 2 0 PGAS_COLL_GATHER=tree:flat:put
+apart_refused 2 1 PGAS_COLL_GATHER_ALL=flat:put
+apart_refused 3 0 PGAS_COLL_EXCHANGE=bruck:r2:get
+apart_refused 2 1 PGAS_COLL_REDUCE=tree:flat:get:s8192
+apart_refused 2 0 PGAS_COLL_REDUCE_ALL=tree:flat:put:s8192
+apart_refused 2 1 PGAS_COLL_SCAN=chain:get:s8192
+apart_works 2 0 PGAS_ERROR_MODE=print
+apart_works 3 2 PGAS_DEVICE=/nonexistent/pgas9
+apart_works 3 0 PGAS_WAIT_MODE=block
+apart_works 3 2 PGAS_WAIT_MODE=yield
+apart_works 2 1 PGAS_SPIN_LIMIT=5
+apart_works 3 0 PGAS_SEGMENT_SIZE=3M
+apart_works 2 1 PGAS_VERBOSEENV=1
+apart_works 2 0 PGAS_COLL_VERBOSE=1
+apart_tune=$(mktemp)
+echo "reduce_all 2 0 flat:get" >"$apart_tune"
+apart_works 2 0 PGAS_COLL_TUNING="$apart_tune"
+apart_works 2 1 PGAS_COLL_TUNING=/nonexistent/tuning
+rm -f "$apart_tune"
+run_tap "config job -n 3, layout and forcing variables alike on every rank" \
+	env PGAS_MBOX_SLOTS=64 PGAS_COLL_STAGE=8192 PGAS_COLL_DEBUG=1 PGAS_COLL_POOL=2M \
+	PGAS_COLL_REDUCE_ALL=flat:get PGAS_AM_PACKET_MAX=952 "$RUN" -n 3 -t 30 "$B/tests/config" job
+# A real program: the first collective used to hang; now the job ends at once.
+for c in "2 0 PGAS_COLL_STAGE=8192" "3 2 PGAS_COLL_DEBUG=1"; do
+	set -- $c
+	PGAS_ERROR_MODE=print "$RUN" -n "$1" -t 30 sh -c "$one_rank" sh "$2" "$3" "$B/tests/coll" quick \
+		>/dev/null 2>"$log"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "pgas_init: ${3%%=*} differs: rank 0 has" "$log"; then
+		ok "coll -n $1 with $3 on rank $2 only ends with code $rc, naming ${3%%=*}"
+	else
+		notok "coll -n $1 with $3 on rank $2 only: exit $rc: $(tail -n 3 "$log")"
+	fi
+done
+set --
+# Every row of the table is among the cases above.
+untested=$(PGAS_VERBOSEENV=2 "$B/tests/config" job 2>&1 >/dev/null |
+	awk '$1 ~ /^PGAS_/ && $2 ~ /^(local|agree|agree-kmod|rank0)$/ { print $1 }' |
+	while read -r v; do case " $apart_tested " in *" $v "*) ;; *) echo "$v" ;; esac; done)
+if [ -z "$untested" ]; then
+	ok "ranks configured apart: every variable of the table is tested"
+else
+	notok "ranks configured apart: untested variables:" $untested
+fi
+
 # ---- launcher behaviour -------------------------------------------------------
 
 lc="$B/tests/lifecycle"
