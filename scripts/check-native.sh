@@ -70,6 +70,13 @@ if [ "$B" = "$PWD/build" ]; then COLL_RANKS="1 2 3 4 5 6 7 8"; else COLL_RANKS=$
 for n in $COLL_RANKS; do
 	run_tap "coll -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/coll"
 done
+# Teams and collectives against a serial model: random splits, destroys
+# and calls for PGAS_MODEL_SECONDS (default 3) per rank count; the seed is
+# printed (PGAS_MODEL_SEED=S replays it).
+for n in $COLL_RANKS; do
+	run_tap "teams_model -n $n (${PGAS_MODEL_SECONDS:-3} s)" \
+		"$RUN" -n "$n" -t "$TLIMIT" "$B/tests/teams_model" "${PGAS_MODEL_SECONDS:-3}"
+done
 run_tap "coll -n 3, PGAS_COLL_DEBUG=1" env PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
 run_tap "coll -n 3, PGAS_COLL_STAGE=8192 (chunked staging)" \
 	env PGAS_COLL_STAGE=8192 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"

@@ -28,6 +28,7 @@ run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 
 run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
 for n in 2 3; do
 	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick
+	run "teams_model -n $n over pgas.ko (5 s)" pgasrun -n $n -t 600 /tests/teams_model 5
 done
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
