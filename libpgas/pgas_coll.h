@@ -36,6 +36,20 @@
  * collectives may be outstanding; on one team they complete in call order,
  * on disjoint teams they run concurrently.  The buffers of an outstanding
  * collective belong to the library until its handle completes.
+ *
+ * Aliasing.  Local mode: a rank's source and destination may overlap in any
+ * way (in place): the source is read once, at the call, into memory of the
+ * call's own, and the call runs as if given that copy.  So reduce,
+ * reduce_all and scan with dst == src, gather_all with the rank's
+ * contribution already at its block of dst, exchange with dst == src and
+ * broadcast / scatter / gather at the root with overlapping buffers all
+ * work.  Single mode: no member's source may overlap its destination
+ * (peers read the source where the lists say while others write the
+ * destination); the call fails with PGAS_ERR_INVAL on every member.
+ *
+ * Members that leave.  A collective that needs a member which called
+ * pgas_exit(0) before making that call fails with PGAS_ERR_GONE, naming
+ * the member; calls the member completed before leaving complete as usual.
  */
 #ifndef PGAS_COLL_H
 #define PGAS_COLL_H
@@ -51,6 +65,14 @@ extern "C" {
 
 typedef struct pgas_team *pgas_team_t;
 
+/*
+ * Teams.  Every team but the job's takes a region of 192 + 128 x size bytes
+ * plus PGAS_COLL_TEAM_STAGE from PGAS_COLL_POOL on each of its members
+ * (only there), so the number of live teams is bounded by that memory
+ * alone; a split that does not fit fails with PGAS_ERR_NOMEM on every
+ * member of the team concerned, naming the member and the variable.
+ */
+
 /* The team of every rank of the job (valid after pgas_attach). */
 pgas_team_t pgas_team_all(void);
 #define PGAS_TEAM_NO_COLOUR (-1)
@@ -60,7 +82,14 @@ pgas_team_t pgas_team_all(void);
  * joins no team and *team is set to NULL.
  */
 int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *team);
-/* Collective over team; outstanding collectives of the team must be done. */
+/*
+ * Collective over team.  Its outstanding collectives are completed first
+ * (every member made them before destroying, in the same order); their
+ * handles stay valid for one pgas_coll_wait / try, which returns their
+ * result.  Afterwards the team is refused by every call (PGAS_ERR_STATE,
+ * "was destroyed"); a new team never reuses a destroyed one's handle.
+ * Not from a handler; not the job's team.
+ */
 int pgas_team_destroy(pgas_team_t team);
 unsigned pgas_team_rank(pgas_team_t team);
 unsigned pgas_team_size(pgas_team_t team);

@@ -78,8 +78,8 @@ for n in $COLL_RANKS; do
 		"$RUN" -n "$n" -t "$TLIMIT" "$B/tests/teams_model" "${PGAS_MODEL_SECONDS:-3}"
 done
 run_tap "coll -n 3, PGAS_COLL_DEBUG=1" env PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
-run_tap "coll -n 3, PGAS_COLL_STAGE=8192 (chunked staging)" \
-	env PGAS_COLL_STAGE=8192 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+run_tap "coll -n 3, PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 (chunked staging)" \
+	env PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
 # The rest checks the launcher and the tuner's plumbing: the plain build is enough.
 [ "$B" = "$PWD/build" ] && {
 run_tap "coll -n 8 oversubscribed, block mode" \
