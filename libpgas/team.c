@@ -370,8 +370,12 @@ int pgas_team_destroy(pgas_team_t t)
 	/* Calls still outstanding complete first (every member made them too). */
 	pgas__team_complete(t);
 	/* Nobody reads my buffers of earlier calls, then nobody signals any more. */
-	while (!pgas__acks_collected(t))
+	while (!pgas__acks_collected(t)) {
+		/* A member that left in the middle of a call owes acks forever. */
+		if (PGAS__UNLIKELY(pgas__leavers()) && (rc = pgas__team_gone(t, call, t->seq)))
+			return rc;
 		pgas__wait_step(&w);
+	}
 	rc = pgas_team_barrier(t);
 	if (rc)
 		return rc;
