@@ -18,10 +18,19 @@
  * Lock order (outer first):
  *
  *   pgas_nics_lock           global list of NICs (load, unload, netlink)
- *   pgas_file.lock           one open file's role (create/join/rings/reg)
+ *   pgas_file.lock           one open file's role claim and RINGS_CREATE
  *   job->lock                the job's endpoint table
- *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close)
+ *
+ *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close;
+ *                            faults, accounting, pinning and revocation take it)
  *   obj->vma_lock            the obj's list of mappings
+ *
+ * No pgas lock above the blank line is ever held while mmap_lock is taken,
+ * and none of them is taken under mmap_lock: ioctls copy their argument in
+ * before they lock and out after they unlocked, and pin, account and revoke
+ * with no pgas lock held; ->mmap finds the file's endpoint with an acquire
+ * load (it is published once, with a release store) instead of a lock.
+ * obj->vma_lock is taken alone or under mmap_lock, never the other way.
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()

@@ -23,9 +23,16 @@ LIST_HEAD(pgas_nics);
 DEFINE_MUTEX(pgas_nics_lock);	/* protects pgas_nics; outermost (pgas.h) */
 static DEFINE_IDA(pgas_nic_ida);
 
+/*
+ * An open file's role is taken once: JOB_CREATE sets job, JOB_JOIN
+ * publishes ep with smp_store_release() once the endpoint is complete, and
+ * neither changes again until the file is released.  ->mmap, RINGS_CREATE,
+ * REG and DEREG load ep with smp_load_acquire() and no lock.
+ */
 struct pgas_file {
 	struct pgas_nic *nic;
-	struct mutex lock;		/* serialises the file's ioctls and mmaps */
+	struct mutex lock;		/* claiming, RINGS_CREATE; never around user memory */
+	bool claiming;			/* a JOB_CREATE/JOIN is in flight; under lock */
 	struct pgas_job *job;		/* created through this file */
 	struct pgas_ep *ep;		/* joined through this file */
 };
@@ -73,6 +80,42 @@ static int copy_out(void __user *uarg, const void *karg, size_t ksize, u32 usize
 	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
 
+/*
+ * Takes the file's one role (launcher or endpoint) for a JOB_CREATE or
+ * JOB_JOIN in flight; -EBUSY if it has one or another is being taken.
+ */
+static int claim_role(struct pgas_file *pf)
+{
+	int ret = 0;
+
+	mutex_lock(&pf->lock);
+	if (pf->claiming || pf->job || pf->ep)
+		ret = -EBUSY;
+	else
+		pf->claiming = true;
+	mutex_unlock(&pf->lock);
+	return ret;
+}
+
+static void unclaim_role(struct pgas_file *pf)
+{
+	mutex_lock(&pf->lock);
+	pf->claiming = false;
+	mutex_unlock(&pf->lock);
+}
+
+/* The endpoint joined through this file, or NULL. */
+static struct pgas_ep *file_ep(struct pgas_file *pf)
+{
+	/* Acquire: pairs with the release in ioc_job_join(). */
+	return smp_load_acquire(&pf->ep);
+}
+
+/*
+ * The handlers copy their argument in before they take any lock, and out
+ * after they dropped it: a fault on user memory takes mmap_lock, which no
+ * pgas lock may be held around (pgas.h).
+ */
 static int ioc_job_create(struct pgas_file *pf, void __user *uarg)
 {
 	struct pgas_ioc_job_create a;
@@ -85,19 +128,26 @@ static int ioc_job_create(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags)
 		return -EINVAL;
-	if (pf->job || pf->ep)
-		return -EBUSY;
+	ret = claim_role(pf);
+	if (ret)
+		return ret;
 	job = pgas_job_create(pf->nic, a.nranks);
-	if (IS_ERR(job))
+	if (IS_ERR(job)) {
+		unclaim_role(pf);
 		return PTR_ERR(job);
+	}
 	a.job_id = job->id;
 	a.key = job->key;
 	ret = copy_out(uarg, &a, sizeof(a), usize);
 	if (ret) {
 		pgas_job_put(job);
+		unclaim_role(pf);
 		return ret;
 	}
+	mutex_lock(&pf->lock);
 	pf->job = job;
+	pf->claiming = false;
+	mutex_unlock(&pf->lock);
 	return 0;
 }
 
@@ -114,41 +164,59 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags || a.pad)
 		return -EINVAL;
-	if (pf->job || pf->ep)
-		return -EBUSY;
+	ret = claim_role(pf);
+	if (ret)
+		return ret;
 	job = pgas_job_get_by_id(pf->nic, a.job_id);
-	if (!job)
-		return -ENOENT;
+	if (!job) {
+		ret = -ENOENT;
+		goto unclaim;
+	}
 	if (!pgas_key_equal(a.key, job->key)) {
 		pgas_job_put(job);
-		return -EACCES;
+		ret = -EACCES;
+		goto unclaim;
 	}
 	ep = pgas_ep_join(job, a.vpid);
 	a.nranks = job->nranks;
 	pgas_job_put(job);
-	if (IS_ERR(ep))
-		return PTR_ERR(ep);
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
+		goto unclaim;
+	}
 	ret = copy_out(uarg, &a, sizeof(a), usize);
 	if (ret) {
 		pgas_ep_leave(ep);
-		return ret;
+		goto unclaim;
 	}
-	pf->ep = ep;
+	mutex_lock(&pf->lock);
+	/* Release: ->mmap, REG and DEREG see a complete endpoint. */
+	smp_store_release(&pf->ep, ep);
+	pf->claiming = false;
+	mutex_unlock(&pf->lock);
 	return 0;
+unclaim:
+	unclaim_role(pf);
+	return ret;
 }
 
 static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 {
 	struct pgas_ioc_rings a;
+	struct pgas_ep *ep;
 	u32 usize;
 	int ret;
 
 	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
 	if (ret)
 		return ret;
-	if (!pf->ep)
+	ep = file_ep(pf);
+	if (!ep)
 		return -EBADFD;
-	ret = pgas_rings_create(pf->ep, &a);
+	/* Serialises the check for existing rings with their creation. */
+	mutex_lock(&pf->lock);
+	ret = pgas_rings_create(ep, &a);
+	mutex_unlock(&pf->lock);
 	if (ret)
 		return ret;
 	/* The rings stay until the file is released, even if this fails. */
@@ -158,26 +226,30 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 static int ioc_reg(struct pgas_file *pf, void __user *uarg)
 {
 	struct pgas_ioc_reg a;
+	struct pgas_ep *ep;
 	u32 usize;
 	int ret;
 
 	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
 	if (ret)
 		return ret;
-	if (!pf->ep)
+	ep = file_ep(pf);
+	if (!ep)
 		return -EBADFD;
-	ret = pgas_reg(pf->ep, &a);
+	/* No lock: accounting and pinning take mmap_lock themselves. */
+	ret = pgas_reg(ep, &a);
 	if (ret)
 		return ret;
 	ret = copy_out(uarg, &a, sizeof(a), usize);
 	if (ret)
-		pgas_dereg(pf->ep, a.handle);
+		pgas_dereg(ep, a.handle);
 	return ret;
 }
 
 static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 {
 	struct pgas_ioc_dereg a;
+	struct pgas_ep *ep;
 	u32 usize;
 	int ret;
 
@@ -186,42 +258,35 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags)
 		return -EINVAL;
-	if (!pf->ep)
+	ep = file_ep(pf);
+	if (!ep)
 		return -EBADFD;
-	return pgas_dereg(pf->ep, a.handle);
+	/* No lock: revocation takes each mapper's mmap_lock. */
+	return pgas_dereg(ep, a.handle);
 }
 
 static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pgas_file *pf = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	long ret;
 
 	/* The struct's own size field versions it, not the size in cmd. */
 	if (_IOC_TYPE(cmd) != PGAS_IOC_MAGIC)
 		return -ENOTTY;
-	mutex_lock(&pf->lock);
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(PGAS_IOC_JOB_CREATE):
-		ret = ioc_job_create(pf, uarg);
-		break;
+		return ioc_job_create(pf, uarg);
 	case _IOC_NR(PGAS_IOC_JOB_JOIN):
-		ret = ioc_job_join(pf, uarg);
-		break;
+		return ioc_job_join(pf, uarg);
 	case _IOC_NR(PGAS_IOC_RINGS_CREATE):
-		ret = ioc_rings(pf, uarg);
-		break;
+		return ioc_rings(pf, uarg);
 	case _IOC_NR(PGAS_IOC_REG):
-		ret = ioc_reg(pf, uarg);
-		break;
+		return ioc_reg(pf, uarg);
 	case _IOC_NR(PGAS_IOC_DEREG):
-		ret = ioc_dereg(pf, uarg);
-		break;
+		return ioc_dereg(pf, uarg);
 	default:
-		ret = -ENOTTY;
+		return -ENOTTY;
 	}
-	mutex_unlock(&pf->lock);
-	return ret;
 }
 
 /* ---- file operations --------------------------------------------------------- */
@@ -259,12 +324,15 @@ static int pgas_release(struct inode *inode, struct file *file)
 static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
 {
 	struct pgas_file *pf = file->private_data;
-	int ret;
+	struct pgas_ep *ep = file_ep(pf);
 
-	mutex_lock(&pf->lock);
-	ret = pf->ep ? pgas_mmap(pf->ep, vma) : -EBADFD;
-	mutex_unlock(&pf->lock);
-	return ret;
+	/*
+	 * Under mmap_lock, so no pgas_file.lock: the ioctls take mmap_lock
+	 * (faults, accounting, pinning, revocation) and must never wait for
+	 * a lock held here.  The endpoint, published once, lives until the
+	 * file is released, which this mmap's file reference holds off.
+	 */
+	return ep ? pgas_mmap(ep, vma) : -EBADFD;
 }
 
 static const struct file_operations pgas_fops = {

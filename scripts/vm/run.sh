@@ -4,6 +4,10 @@
 # oops=panic and an initramfs of busybox-static, pgas.ko and static test
 # binaries; reads the serial console; any failed test, or any kernel
 # WARNING/BUG/Oops/panic, fails the tier.  Ends with "N passed, N failed".
+#
+# For development: VM_TESTS=kmod runs only the kselftests (no pgasctl or
+# libpgas suites); VM_MODULE=path boots with that pgas.ko instead of the
+# one built here (to show that a new test fails against an old module).
 set -u
 cd "$(dirname "$0")/../.."
 KVER=${KVER:-$(ls /lib/modules 2>/dev/null | sort -V | tail -n 1)}
@@ -16,6 +20,7 @@ fail() { echo "not ok - vm: $*"; echo "vm: 0 passed, 1 failed"; exit 1; }
 command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 missing (scripts/deps.sh vm)"
 [ -x /bin/busybox ] || fail "busybox-static missing (scripts/deps.sh vm)"
 
+mkdir -p "$OUT"
 make -s modules KVER="$KVER" >"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building pgas.ko for $KVER"; }
 make -s STATIC=1 tests tools examples vmtests >>"$OUT.build.log" 2>&1 || { cat "$OUT.build.log"; fail "building static tests"; }
 
@@ -26,12 +31,14 @@ for applet in $(/bin/busybox --list); do
 	[ -e "$OUT/root/bin/$applet" ] || ln -s busybox "$OUT/root/bin/$applet"
 done
 cp scripts/vm/init "$OUT/root/init"
-cp kmod/pgas.ko "$OUT/root/"
+cp "${VM_MODULE:-kmod/pgas.ko}" "$OUT/root/pgas.ko" || fail "no module ${VM_MODULE:-}"
 cp build/static/tests/* build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
 mv "$OUT/root/tests/pgasrun" "$OUT/root/bin/"
 cp build/static/bin/pgasctl "$OUT/root/bin/"
-cp scripts/vm/ctl.sh "$OUT/root/tests/vm-ctl.sh"
-cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
+if [ "${VM_TESTS:-all}" != kmod ]; then
+	cp scripts/vm/ctl.sh "$OUT/root/tests/vm-ctl.sh"
+	cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
+fi
 if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
 	make -s STATIC=1 benches >>"$OUT.build.log" 2>&1 || fail "building static benchmarks"
 	cp build/static/bench/pgas_bench "$OUT/root/tests/"

@@ -11,9 +11,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pgas_abi.h"
@@ -497,6 +500,193 @@ static void test_killed_endpoint(void)
 	close(lfd);
 }
 
+/*
+ * Lock order: REG/DEREG (accounting, pinning, revocation, and faults on
+ * the argument itself, which lives in a page dropped before every call)
+ * in one thread, mmap/munmap in another and JOIN/RINGS_CREATE in a third,
+ * all on one file.  ->mmap runs under mmap_lock; if it waited for a lock
+ * an ioctl holds while it takes mmap_lock, the threads would end in D
+ * state, unkillable.  The stress runs in a child that a watchdog reports
+ * instead of waiting for it forever.
+ */
+struct stress {
+	int fd;
+	atomic_int stop;
+	unsigned long long rings_cookie;
+	atomic_ullong reg_cookie;
+	char *seg;			/* 4 pages, registered and deregistered */
+	char *args;			/* one shared page: the ioctl arguments */
+	atomic_long regs, maps, others;
+	atomic_int errors;
+};
+
+static void drop_page(void *p)
+{
+	madvise(p, 4096, MADV_DONTNEED);	/* shared: the next access faults */
+}
+
+static void *stress_reg(void *p)
+{
+	struct stress *s = p;
+	struct pgas_ioc_reg *reg = (struct pgas_ioc_reg *)s->args;
+	struct pgas_ioc_dereg *d = (struct pgas_ioc_dereg *)(s->args + 256);
+
+	while (!atomic_load(&s->stop)) {
+		reg->size = sizeof(*reg);
+		reg->flags = PGAS_REG_WRITE;
+		reg->addr = (uintptr_t)s->seg;
+		reg->len = 4 * 4096;
+		drop_page(s->args);
+		if (ioc(s->fd, PGAS_IOC_REG, reg)) {
+			atomic_fetch_add(&s->errors, 1);
+			continue;
+		}
+		atomic_store(&s->reg_cookie, reg->cookie);
+		d->size = sizeof(*d);
+		d->flags = 0;
+		d->handle = reg->handle;
+		drop_page(s->args);
+		if (ioc(s->fd, PGAS_IOC_DEREG, d))
+			atomic_fetch_add(&s->errors, 1);
+		atomic_fetch_add(&s->regs, 1);
+	}
+	return NULL;
+}
+
+static void *stress_mmap(void *p)
+{
+	struct stress *s = p;
+	void *m;
+
+	while (!atomic_load(&s->stop)) {
+		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
+			 (off_t)s->rings_cookie);
+		if (m == MAP_FAILED) {
+			atomic_fetch_add(&s->errors, 1);
+			continue;
+		}
+		munmap(m, 4096);
+		/* The registration may be gone already: EINVAL or ENXIO. */
+		m = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
+			 (off_t)atomic_load(&s->reg_cookie));
+		if (m != MAP_FAILED)
+			munmap(m, 4 * 4096);
+		else if (errno != EINVAL && errno != ENXIO)
+			atomic_fetch_add(&s->errors, 1);
+		atomic_fetch_add(&s->maps, 1);
+	}
+	return NULL;
+}
+
+static void *stress_other(void *p)
+{
+	struct stress *s = p;
+	struct pgas_ioc_job_join *j = (struct pgas_ioc_job_join *)(s->args + 1024);
+	struct pgas_ioc_rings *r = (struct pgas_ioc_rings *)(s->args + 2048);
+
+	while (!atomic_load(&s->stop)) {
+		*j = (struct pgas_ioc_job_join){ .size = sizeof(*j) };
+		*r = rings_arg();
+		drop_page(s->args);
+		if (ioc(s->fd, PGAS_IOC_JOB_JOIN, j) != -EBUSY)
+			atomic_fetch_add(&s->errors, 1);
+		drop_page(s->args);
+		if (ioc(s->fd, PGAS_IOC_RINGS_CREATE, r) != -EEXIST)
+			atomic_fetch_add(&s->errors, 1);
+		atomic_fetch_add(&s->others, 1);
+	}
+	return NULL;
+}
+
+static void stress_child(int report, int seconds)
+{
+	int lfd = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	struct pgas_ioc_rings r = rings_arg();
+	struct stress s = { .fd = open_dev() };
+	pthread_t t[3];
+	char line[128];
+	int n;
+
+	s.seg = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	s.args = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (join(s.fd, &job, 0) || ioc(s.fd, PGAS_IOC_RINGS_CREATE, &r))
+		_exit(2);
+	s.rings_cookie = r.cookie;
+	pthread_create(&t[0], NULL, stress_reg, &s);
+	pthread_create(&t[1], NULL, stress_mmap, &s);
+	pthread_create(&t[2], NULL, stress_other, &s);
+	sleep(seconds);
+	atomic_store(&s.stop, 1);
+	for (n = 0; n < 3; n++)
+		pthread_join(t[n], NULL);
+	close(s.fd);
+	close(lfd);
+	n = snprintf(line, sizeof(line), "%ld %ld %ld %d\n", atomic_load(&s.regs),
+		     atomic_load(&s.maps), atomic_load(&s.others), atomic_load(&s.errors));
+	if (write(report, line, (size_t)n) < 0)
+		_exit(3);
+	_exit(0);
+}
+
+/* Prints each thread's state and kernel stack (a hung child's D state). */
+static void dump_threads(pid_t pid)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd),
+		 "for t in /proc/%d/task/*; do grep -h State: $t/status; cat $t/stack; done"
+		 " 2>&1 | sed 's/^/# /'", (int)pid);
+	fflush(stdout);
+	if (system(cmd))
+		printf("# no task state for %d\n", (int)pid);
+}
+
+static void test_lock_order(void)
+{
+	int seconds = 4, pipefd[2], status = 0, i;
+	long regs = 0, maps = 0, others = 0;
+	int errors = -1, done = 0;
+	char line[128];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		stress_child(pipefd[1], seconds);
+	}
+	close(pipefd[1]);
+	/* The watchdog: a deadlock fails the test instead of hanging the VM. */
+	for (i = 0; i < (seconds + 60) * 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			done = 1;
+			break;
+		}
+		usleep(100 * 1000);
+	}
+	if (!done) {
+		result(0, "REG/DEREG vs mmap/munmap vs JOIN/RINGS on one file: "
+		       "threads still stuck %d s after the stop (deadlock)", 60);
+		dump_threads(pid);
+		close(pipefd[0]);
+		return;	/* unkillable in D state: leave it */
+	}
+	n = read(pipefd[0], line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = 0;
+	close(pipefd[0]);
+	sscanf(line, "%ld %ld %ld %d", &regs, &maps, &others, &errors);
+	result(WIFEXITED(status) && WEXITSTATUS(status) == 0 && errors == 0 && regs > 0 &&
+	       maps > 0 && others > 0,
+	       "REG/DEREG vs mmap/munmap vs JOIN/RINGS on one file for %d s: no deadlock "
+	       "(%ld regs, %ld maps, %ld others, %d errors, status %#x)", seconds, regs, maps,
+	       others, errors, status);
+	result(sysfs("pinned_pages") == 0 && sysfs("endpoints") == 0,
+	       "after the stress: nothing pinned, no endpoint");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -506,6 +696,7 @@ int main(void)
 	test_registration();
 	test_uid_and_memlock();
 	test_killed_endpoint();
+	test_lock_order();
 	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
 	       sysfs("ring_bytes") == 0, "every counter back to zero");
 	printf("1..%d\n", tests);
