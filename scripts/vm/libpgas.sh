@@ -30,6 +30,24 @@ for n in 2 3; do
 	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick
 	run "teams_model -n $n over pgas.ko (5 s)" pgasrun -n $n -t 600 /tests/teams_model 5
 done
+# Ranks configured apart (issue 10): one variable on one rank only; every
+# rank's pgas_init must refuse, naming it (over pgas.ko: the device too).
+one_rank='if [ "$PGAS_RANK" = "$1" ]; then export "$2"; fi; shift 2; exec "$@"'
+for c in "2 1 PGAS_COLL_STAGE=8192" "3 0 PGAS_MBOX_SLOTS=64" "2 1 PGAS_DEVICE=/dev/pgas9" \
+	"2 0 PGAS_CONDUIT=shm"; do
+	set -- $c
+	out=$(pgasrun -n "$1" -t 300 sh -c "$one_rank" sh "$2" "$3" /tests/config job "${3%%=*}" 2>/tmp/apart.err)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c "refused: pgas_init: ${3%%=*} differs: rank 0 has ")" -eq "$1" ]; then
+		echo "ok - $3 on rank $2 of $1 only over pgas.ko: every rank refuses, naming it"
+	else
+		echo "not ok - $3 on rank $2 of $1 only over pgas.ko: exit $rc: $out"
+		tail -n 5 /tmp/apart.err | sed 's/^/# /'
+	fi
+done
+set --
+run "config job -n 3 over pgas.ko, PGAS_SEGMENT_SIZE=3M on rank 2 only" \
+	pgasrun -n 3 -t 300 sh -c "$one_rank" sh 2 PGAS_SEGMENT_SIZE=3M /tests/config job
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
 sleep 1
