@@ -396,8 +396,15 @@ int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen)
 		}
 	}
 	free(all);
-	if (rc)
+	if (rc) {
+#ifdef PGAS_BOOT_FINI
+		/* Every rank refused alike: nobody waits for this one any more,
+		 * and it may end with 0 (pgasrun counts that as a failure without). */
+		if (rc == PGAS_ERR_INVAL)
+			pgas_boot_tell(PGAS_BOOT_FINI);
+#endif
 		pgas_boot_leave();
+	}
 	return rc;
 }
 
