@@ -373,9 +373,8 @@ static int handle_one(unsigned chan)
 	struct pgas__inbox *in = &pgas__g.inbox[chan];
 	uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&in->next->status,
 					  memory_order_acquire);
-	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false };
+	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false, NULL };
 	unsigned type, len, nargs, handler, k;
-	struct pgas_bounce_hdr *bounce = NULL;
 	pgas_handler_fn fn;
 	unsigned char *body;
 	void *buf = NULL;
@@ -422,9 +421,9 @@ static int handle_one(unsigned chan)
 		if (ref.index >= geo->bounce_bufs || ref.nbytes > geo->bounce_size)
 			pgas__fatal("bad bounce reference %u/%u from rank %u", ref.index,
 				    ref.nbytes, tok.src);
-		bounce = (struct pgas_bounce_hdr *)pgas_bounce_buf(
+		tok.bounce = (struct pgas_bounce_hdr *)pgas_bounce_buf(
 				pgas__g.peers[pgas__g.rank].bounce, geo, tok.src, chan, ref.index);
-		buf = (unsigned char *)bounce + PGAS_CACHELINE;
+		buf = (unsigned char *)tok.bounce + PGAS_CACHELINE;
 		nbytes = ref.nbytes;
 		break;
 	}
@@ -440,20 +439,77 @@ static int handle_one(unsigned chan)
 		pgas__fatal("unknown message type %u from rank %u", type, tok.src);
 	}
 
+	/*
+	 * Consumed here before the handler runs, published to the senders
+	 * after it: a handler that calls pgas_exit(0) never returns, and the
+	 * finalize then publishes it (pgas__am_abandon_handlers).
+	 */
+	in->head += k;
+	in->lap = pgas__lap(in->head);
+	in->next = &in->slots[in->head & pgas__g.mbox_mask];
+	pgas__job.handling[chan] = &tok;
 	pgas__job.handler_depth++;
 	pgas__g.send_block |= PGAS__BLOCK_HANDLER;
 	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
 	if (--pgas__job.handler_depth == 0)
 		pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
+	pgas__job.handling[chan] = NULL;
 
-	if (bounce)
-		atomic_store_explicit((_Atomic uint32_t *)&bounce->busy, 0, memory_order_release);
-	in->head += k;
-	in->lap = pgas__lap(in->head);
-	in->next = &in->slots[in->head & pgas__g.mbox_mask];
+	if (tok.bounce)
+		atomic_store_explicit((_Atomic uint32_t *)&tok.bounce->busy, 0, memory_order_release);
 	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[chan].head, in->head,
 			      memory_order_release);
 	return 1;
+}
+
+unsigned pgas__am_abandon_handlers(void)
+{
+	unsigned owed = 0;
+
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
+		struct pgas_token *tok = pgas__job.handling[ch];
+
+		if (!tok)
+			continue;
+		if (ch == PGAS_CHAN_REQUEST && !tok->replied)
+			owed = tok->src + 1;
+		if (tok->bounce)
+			atomic_store_explicit((_Atomic uint32_t *)&tok->bounce->busy, 0,
+					      memory_order_release);
+		pgas__job.handling[ch] = NULL;
+		atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[ch].head,
+				      pgas__g.inbox[ch].head, memory_order_seq_cst);
+	}
+	pgas__job.handler_depth = 0;
+	pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
+	return owed;
+}
+
+/*
+ * Nothing in flight anywhere: the sum of every ring's head (slots whose
+ * handler completed; mine as I consumed them), read first, equals the sum of
+ * every tail (slots reserved by senders), read after.  Each head is at most
+ * its tail, and heads and tails only grow, so equal sums mean every ring was
+ * empty at the moment the last head was read.  Once every rank has left (or
+ * every other one, for a rank that only waits), no request can be sent any
+ * more and replies come only from handlers of requests: none can follow.
+ */
+bool pgas__am_job_idle(void)
+{
+	uint64_t heads = 0, tails = 0;
+
+	for (unsigned r = 0; r < pgas__g.nranks; r++)
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			heads += r == pgas__g.rank ? pgas__g.inbox[ch].head :
+				 atomic_load_explicit(
+					(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].head,
+					memory_order_seq_cst);
+	for (unsigned r = 0; r < pgas__g.nranks; r++)
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			tails += atomic_load_explicit(
+				(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].tail,
+				memory_order_seq_cst);
+	return heads == tails;
 }
 
 int pgas__progress(unsigned chan_mask, int budget)

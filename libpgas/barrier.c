@@ -142,6 +142,35 @@ int pgas_barrier_notify(uint32_t id, unsigned flags)
 	return PGAS_OK;
 }
 
+/*
+ * A barrier stuck behind a rank that left: every rank must notify it, and
+ * one that left (pgas_exit(0)) before notifying it never will.  A leaver
+ * that notified it keeps running its rounds while it drains, so that one
+ * completes.  Called only when stuck and some rank has left (one load).
+ * The barrier is abandoned: later ones fail the same way.
+ */
+static int gone(const char *call)
+{
+	struct pgas__job *j = &pgas__job;
+
+	for (unsigned r = 0; r < pgas__g.nranks; r++) {
+		uint64_t b;
+
+		if (r == pgas__g.rank || !pgas__rank_leaving(r))
+			continue;
+		b = atomic_load_explicit((_Atomic uint64_t *)&pgas__rank_state(r)->barriers,
+					 memory_order_relaxed);
+		if (b >= j->barrier_epoch)
+			continue;
+		j->barrier_phase = 0;
+		pgas__g.barrier_pending = 0;
+		return pgas__err(PGAS_ERR_GONE, call,
+				 "rank %u has left the job (%s) before barrier %llu",
+				 r, pgas__left_how(r), (unsigned long long)j->barrier_epoch);
+	}
+	return PGAS_OK;
+}
+
 /* Result of a completed barrier, for wait(id, flags). */
 static int finish(const char *call, uint32_t id, unsigned flags)
 {
@@ -171,9 +200,11 @@ int pgas_barrier_wait(uint32_t id, unsigned flags)
 	if (!advance()) {
 		struct pgas__waiter w = PGAS__WAITER_INIT;
 
-		do
+		do {
+			if (PGAS__UNLIKELY(pgas__leavers()) && (rc = gone(call)) != 0)
+				return rc;
 			pgas__wait_step(&w);
-		while (!advance());
+		} while (!advance());
 	}
 	return finish(call, id, flags);
 }
@@ -187,7 +218,8 @@ int pgas_barrier_try(uint32_t id, unsigned flags)
 		return rc;
 	pgas__progress(PGAS__CHANMASK_ALL, 64);
 	if (!advance())
-		return PGAS_ERR_NOT_READY;
+		return PGAS__UNLIKELY(pgas__leavers()) && (rc = gone(call)) != 0 ? rc
+									   : PGAS_ERR_NOT_READY;
 	return finish(call, id, flags);
 }
 

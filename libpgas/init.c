@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* init.c - joining and leaving a job, attaching the segment, job queries. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
+#include "../conduit/shm/bootstrap.h"
 
 _Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_PAGE_SIZE, "control page fits a page");
 _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 bytes");
@@ -12,6 +14,14 @@ _Static_assert(sizeof(struct pgas_barrier_round) == PGAS_CACHELINE, "a barrier r
 
 struct pgas__state pgas__g = { .send_block = PGAS__BLOCK_DETACHED };
 struct pgas__job pgas__job;
+static bool finalized;		/* pgas_exit(0) ran its finalize */
+static bool hooked;		/* exit_hook registered */
+static bool forked_child;	/* a fork of the rank: not a member of the job */
+static void exit_hook(int status, void *arg);
+static void forked(void)
+{
+	forked_child = true;
+}
 
 int pgas__check_attached(const char *call)
 {
@@ -66,6 +76,8 @@ int pgas_init(int *argc, char ***argv)
 	}
 	pgas__job.initialised = true;
 	pgas__g.rank = c->rank;
+	if (!hooked && on_exit(exit_hook, NULL) == 0 && pthread_atfork(NULL, NULL, forked) == 0)
+		hooked = true;
 	pgas__wait_setup();
 	if (sleepers)
 		pgas__g.wake = 1;	/* a peer may sleep: ring its doorbell */
@@ -153,21 +165,116 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	return rc;
 }
 
+/* ---- leaving: pgas_exit(0), exit(0), return from main (see pgas.h) ------------ */
+
+const char *pgas__left_how(unsigned r)
+{
+	switch (atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->leaving,
+				     memory_order_acquire)) {
+	case PGAS__LEFT_RETURN:
+		return "exit(0) or return from main";
+	case PGAS__LEFT_HANDLER:
+		return "pgas_exit(0) or exit(0) inside a handler";
+	default:
+		return "pgas_exit";
+	}
+}
+
+static void wait_count(uint32_t *word, uint32_t want)
+{
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+
+	while (atomic_load_explicit((_Atomic uint32_t *)word, memory_order_seq_cst) < want)
+		pgas__wait_step(&w);
+}
+
+/* The finalize of an attached rank; returns when it may end. */
+static void leave_job(unsigned how)
+{
+	struct pgas__rank_state *me = pgas__rank_state(pgas__g.rank);
+	struct pgas__rank_state *r0 = pgas__rank_state(0);
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+	unsigned n = pgas__g.nranks, owed = 0;
+
+	/* 1. My RMA is complete (each transfer is a copy that the call made)
+	 *    and visible before the announcement below. */
+	pgas_wait_syncnbi_all();
+	/* Called inside a handler: its message counts as handled; inside a
+	 * handler-safe lock: released, so that this rank can drain. */
+	if (pgas__job.handler_depth) {
+		owed = pgas__am_abandon_handlers();
+		how = PGAS__LEFT_HANDLER;
+	}
+	pgas__job.hsl_held = 0;
+	pgas__g.send_block &= ~PGAS__BLOCK_HSL;
+	/* 2. Collectives: how far I went in each team; mine are abandoned. */
+	pgas__coll_leave();
+	/* 3. Announce: pgasrun first (so that it can name me when a rank fails
+	 *    because of it), then the peers. */
+	atomic_store_explicit((_Atomic uint64_t *)&me->barriers, pgas__job.barrier_epoch,
+			      memory_order_relaxed);
+	atomic_store_explicit((_Atomic uint32_t *)&me->unanswered, owed, memory_order_relaxed);
+	atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, pgas__g.barrier_pending,
+			      memory_order_relaxed);
+	pgas_boot_tell(PGAS_BOOT_LEAVING);
+	pgas__job.leaving = true;
+	atomic_store_explicit((_Atomic uint32_t *)&me->leaving, how, memory_order_seq_cst);
+	atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->leavers, 1, memory_order_seq_cst);
+	for (unsigned r = 0; pgas__g.wake && r < n; r++)
+		if (r != pgas__g.rank)
+			pgas__ring_doorbell(pgas__g.peers[r].ctrl);
+	/* 4. Drain: run handlers (replies to requests, a split-phase barrier I
+	 *    notified) until every rank has left and nothing is in flight. */
+	while (pgas__leavers() < n || !pgas__am_job_idle()) {
+		pgas__wait_step(&w);
+		if (PGAS__UNLIKELY(me->barrier_busy) && !pgas__g.barrier_pending)
+			atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, 0,
+					      memory_order_release);
+	}
+	pgas__g.barrier_pending = 0;
+	/* 5. Out in order: after fin_done reaches n nobody reads a peer's
+	 *    rings; rank 0, whose page the others read last, ends last (pgas.ko
+	 *    revokes a rank's pages from its peers when it ends). */
+	atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->fin_done, 1, memory_order_seq_cst);
+	wait_count(&r0->fin_done, n);
+	if (pgas__g.rank != 0)
+		atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->fin_gone, 1, memory_order_seq_cst);
+	else
+		wait_count(&r0->fin_gone, n - 1);
+}
+
+static void finalize(unsigned how)
+{
+	if (finalized || !pgas__job.initialised || forked_child)
+		return;
+	finalized = true;
+	fflush(stdout);
+	fflush(stderr);
+	if (pgas__job.attached)
+		leave_job(how);
+	else
+		pgas_boot_tell(PGAS_BOOT_LEAVING);
+	/* pgasrun counts an exit with 0 as a failure without this. */
+	pgas_boot_tell(PGAS_BOOT_FINI);
+}
+
+/* exit(0) and return from main after pgas_init: the same as pgas_exit(0). */
+static void exit_hook(int status, void *arg)
+{
+	(void)arg;
+	if (status == 0)
+		finalize(PGAS__LEFT_RETURN);
+}
+
 void pgas_exit(int code)
 {
 	fflush(stdout);
 	fflush(stderr);
 	if (code != 0)
 		_exit(code);	/* pgasrun ends the other ranks */
-	if (pgas__job.initialised) {
-		pgas__am_teardown();
-		pgas_conduit_close(&pgas__job.conduit);
-	}
-	free(pgas__g.peers);
-	pgas__g.peers = NULL;
-	pgas__g.nranks = 0;
-	pgas__g.send_block = PGAS__BLOCK_DETACHED;
-	pgas__job.initialised = pgas__job.attached = false;
+	finalize(PGAS__LEFT_EXIT);
+	/* The process ends: its mappings and endpoint go with it (unmapping
+	 * them first would only cost system calls). */
 	exit(0);
 }
 

@@ -85,6 +85,7 @@ struct pgas_token {
 	unsigned src;
 	unsigned chan;		/* channel the message arrived on */
 	bool replied;
+	struct pgas_bounce_hdr *bounce;	/* the Medium's bounce buffer, or NULL */
 };
 
 struct pgas__job {
@@ -111,6 +112,9 @@ struct pgas__job {
 	bool in_region;
 	/* Notification ring consumer state. */
 	uint64_t notify_head;
+	bool leaving;		/* in pgas_exit(0): announced, draining */
+	/* The message a handler runs for, per channel (NULL when none). */
+	struct pgas_token *handling[PGAS_NCHAN];
 	int wait_mode;		/* resolved: never PGAS_WAIT_AUTO */
 	unsigned spin_limit;	/* resolved: shorter when oversubscribed */
 };
@@ -149,13 +153,26 @@ int pgas__coll_attach(int phase, char *msg, size_t len);
  * peers.  Plain libpgas memory: pgas.ko never looks at it.
  */
 struct pgas__rank_state {
-	uint32_t leaving;	/* set (release) by pgas_exit(0) once it announces */
+	uint32_t leaving;	/* set (release) by pgas_exit(0) once it announces:
+				 * a PGAS__LEFT_* value */
 	uint32_t leavers;	/* rank 0's only: ranks that announced (atomic add) */
-	uint64_t reserved[7];
+	uint64_t barriers;	/* barriers this rank notified before it left */
+	uint32_t unanswered;	/* 1 + the rank whose request it left unanswered
+				 * (pgas_exit(0) inside that request's handler), or 0 */
+	uint32_t barrier_busy;	/* it left in a barrier it notified, still running */
+	/* Rank 0's only, the last steps of pgas_exit(0) (init.c): */
+	uint32_t fin_done;	/* ranks that saw the job quiescent (atomic add) */
+	uint32_t fin_gone;	/* ranks other than 0 that will touch no peer again */
+	uint64_t reserved[5];
 };
 _Static_assert(sizeof(struct pgas__rank_state) <= 4096, "rank state fits its page");
 /* Job rank r's state page, as this process maps it (after attach). */
 struct pgas__rank_state *pgas__rank_state(unsigned job_rank);
+
+/* How a rank left (struct pgas__rank_state.leaving). */
+#define PGAS__LEFT_EXIT		1u	/* pgas_exit(0) */
+#define PGAS__LEFT_RETURN	2u	/* exit(0) or return from main */
+#define PGAS__LEFT_HANDLER	3u	/* either of them inside a handler */
 
 /* How many ranks announced that they leave (one load: cheap to poll). */
 extern uint32_t *pgas__leavers_word;	/* &rank_state(0)->leavers, once attached */
@@ -175,6 +192,16 @@ static inline bool pgas__rank_leaving(unsigned r)
 
 /* wait.c */
 void pgas__wait_setup(void);
+
+/* init.c: what pgas_exit(0) announced ("pgas_exit", "exit(0)", ...). */
+const char *pgas__left_how(unsigned job_rank);
+/* am.c: pgas_exit(0) inside a handler: the messages being handled count as
+ * handled (their slots and bounce buffers are given back); returns 1 + the
+ * rank of an unanswered request among them, or 0. */
+unsigned pgas__am_abandon_handlers(void);
+/* Is no message in flight in the job?  (am.c tells why it is exact once
+ * every rank, or every other rank, has left.) */
+bool pgas__am_job_idle(void);
 
 /* Checks that the job is attached; returns an error naming call if not. */
 int pgas__check_attached(const char *call);

@@ -90,7 +90,47 @@ typedef struct {
 int pgas_init(int *argc, char ***argv);
 /* Registers handlers and creates this rank's segment (collective). */
 int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize);
-/* Leaves the job: code 0 = this rank is done; non-zero ends the whole job. */
+/*
+ * Leaves the job.
+ *
+ * pgas_exit(code != 0) ends the whole job at once, like gasnet_exit: the
+ * process exits with code, pgasrun names it and ends the others; messages
+ * in flight are lost.  So do exit(code != 0), abort(), a signal, and
+ * _exit(0) after pgas_init (pgasrun: "exited ... without pgas_exit").
+ *
+ * pgas_exit(0) is a finalize in the manner of MPI_Finalize and
+ * shmem_finalize (every rank does it; the communication that a rank started
+ * completes before the job ends), but it is not a barrier that can
+ * deadlock: a rank that waits for one that has left fails instead.  The
+ * rank (1) completes its own RMA (nbi included: what it put is in the
+ * target's memory), (2) gives up its collectives, (3) announces that it
+ * leaves, and (4) keeps running handlers, so that requests to it are
+ * handled and answered and a flood into its mailbox drains, until every
+ * rank of the job has left and no message is in flight anywhere; then the
+ * process exits with 0.  Hence, when every rank ends with pgas_exit(0),
+ * the job ends with 0 and every message sent before any pgas_exit was
+ * delivered and its handler ran.  exit(0) and a return from main after
+ * pgas_init do the same (an on_exit hook).
+ *
+ * While a rank has left, the others keep running:
+ *  - a barrier the leaver did not notify before it left, and every later
+ *    one, fails with PGAS_ERR_GONE ("rank 2 has left the job (pgas_exit)
+ *    before barrier 7") on every rank that waits in it (a split-phase
+ *    barrier it notified still completes: it runs its rounds while it
+ *    drains);
+ *  - a collective of a team the leaver belongs to that it did not finish
+ *    fails with PGAS_ERR_GONE naming it (pgas_coll.h);
+ *  - AM requests to it are handled and answered, puts and gets to its
+ *    segment work: its memory stays until the job ends;
+ *  - a wait that can never end (pgas_block_until, a send waiting for ring
+ *    space) because every other rank has left and no message is in flight
+ *    ends the rank with a message (pgas__fatal: exit 70), as does a wait
+ *    after a leaver left inside the handler of this rank's request without
+ *    replying, once nothing has been in flight for a second.
+ * pgas_exit(0) or exit(0) inside a handler: the message counts as handled
+ * (its slot and bounce buffer are given back), the request stays
+ * unanswered (see above), and the finalize proceeds as outside.
+ */
 void pgas_exit(int code) __attribute__((noreturn));
 
 unsigned pgas_rank(void);

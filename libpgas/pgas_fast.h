@@ -83,8 +83,9 @@ struct pgas__waiter {
 	uint32_t bell;		/* doorbell value read before the last check */
 	unsigned char armed;	/* bell is valid: the next step may sleep */
 	unsigned char nosleep;	/* waiting on something no doorbell announces */
+	unsigned char stuck;	/* the last check found the job had left me alone */
 };
-#define PGAS__WAITER_INIT { 0, 0, 0, 0 }
+#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
 /* Out-of-line helpers, in the library's .c files. */

@@ -66,6 +66,75 @@ static inline void cpu_relax(void)
 #endif
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The leaver that left inside the handler of a request of mine without
+ * replying (it will never reply), or nranks. */
+static unsigned owes_me(void)
+{
+	for (unsigned r = 0; r < pgas__g.nranks; r++)
+		if (r != pgas__g.rank &&
+		    atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->unanswered,
+					 memory_order_relaxed) == pgas__g.rank + 1)
+			return r;
+	return pgas__g.nranks;
+}
+
+/*
+ * A wait that can never end, checked after the spin phase once some rank
+ * has left.  Every other rank has left the job (pgas_exit(0)), no message
+ * is in flight and no leaver still runs the rounds of a barrier this rank
+ * waits in: nothing any rank
+ * does can change what this wait waits for.  Seen twice in a row (so that a
+ * collective or a barrier that fails with PGAS_ERR_GONE on its own does that
+ * first), it ends this rank, naming why.  The same when a leaver left inside
+ * the handler of a request of this rank without replying, and nothing has
+ * been in flight for a second since: the reply this rank most likely waits
+ * for will never come (the second lets puts of live ranks, which no
+ * counter sees, end a wait for something else).
+ */
+static void check_abandoned(struct pgas__waiter *w)
+{
+	static long long owed_since;
+	unsigned n = pgas__g.nranks, owed_by = n;
+	bool alone = pgas__leavers() + 1 >= n;
+
+	if (pgas__job.leaving || !pgas__job.attached)
+		goto busy;
+	if (!alone && (owed_by = owes_me()) == n)
+		goto busy;
+	if (!pgas__am_job_idle())
+		goto busy;
+	/* In a barrier of my own: a leaver that notified it runs its rounds. */
+	for (unsigned r = 0; pgas__g.barrier_pending && r < n; r++)
+		if (r != pgas__g.rank &&
+		    atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->barrier_busy,
+					 memory_order_acquire))
+			goto busy;
+	if (!w->stuck) {
+		w->stuck = 1;
+		owed_since = now_ms();
+		return;
+	}
+	if (!alone && now_ms() - owed_since < 1000)
+		return;
+	if (owed_by == n)
+		owed_by = owes_me();
+	if (owed_by < n)
+		pgas__fatal("waiting for what no rank can provide: rank %u left the job inside the handler of a request from this rank, without replying, and %s",
+			    owed_by, alone ? "every other rank has left too" : "no message is in flight");
+	pgas__fatal("waiting for what no rank can provide: every other rank has left the job "
+		    "(pgas_exit) and no message is in flight");
+busy:
+	w->stuck = 0;
+}
+
 void pgas__wait_step(struct pgas__waiter *w)
 {
 	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
@@ -80,15 +149,27 @@ void pgas__wait_step(struct pgas__waiter *w)
 		pgas__barrier_progress();
 		if (pgas__g.coll_pending && pgas__coll_progress() > 0) {
 			w->spins = 0;
+			w->stuck = 0;
 			return;
 		}
 	}
 	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
 		w->spins = 0;
 		w->armed = 0;
+		w->stuck = 0;
 		return;
 	}
-	if (pgas__job.wait_mode == PGAS_WAIT_SPIN || ++w->spins < pgas__job.spin_limit) {
+	if (++w->spins < pgas__job.spin_limit ||
+	    (pgas__job.wait_mode == PGAS_WAIT_SPIN && (w->spins & 1023))) {
+		cpu_relax();
+		return;
+	}
+	/* Past the spin phase (or every 1024 spins): has the job left me alone? */
+	if (PGAS__UNLIKELY(pgas__leavers()))
+		check_abandoned(w);
+	else
+		w->stuck = 0;
+	if (pgas__job.wait_mode == PGAS_WAIT_SPIN) {
 		cpu_relax();
 		return;
 	}

@@ -10,6 +10,13 @@
  * then SIGKILL after a grace period) and exits non-zero.  Ranks die with
  * the launcher (PR_SET_PDEATHSIG), so no rank outlives it.
  *
+ * A rank that joined the job (pgas_init: it sent a bootstrap message) must
+ * leave it through pgas_exit(0), exit(0) or a return from main, which tell
+ * pgasrun (PGAS_BOOT_FINI): an exit with 0 without that (_exit(0), a crash
+ * path) counts as a failure, since ranks may be waiting for it.  A rank that
+ * left (PGAS_BOOT_LEAVING) or ended while others wait for it in a bootstrap
+ * exchange ends the job too.  Programs that never call pgas_init are free.
+ *
  * When the configuration selects pgas.ko (PGAS_CONDUIT, PGAS_DEVICE), the
  * launcher creates the job, passes its id and key to the ranks, and holds
  * it until the job ends.
@@ -41,6 +48,9 @@ struct rank {
 	int sock;		/* our end; -1 once closed */
 	bool running;
 	bool sent;		/* contributed to the current all-gather */
+	bool joined;		/* sent any message: called pgas_init */
+	bool left;		/* began pgas_exit(0) */
+	bool fini;		/* finalized: may exit with 0 */
 	struct pgas_boot_msg msg;
 	int fd;			/* descriptor it sent with msg, or -1 */
 };
@@ -125,6 +135,51 @@ static void relay_round(void)
 	reset_round();
 }
 
+static void on_message(unsigned r);
+
+/* Messages already sent, read before an exit is judged (FINI comes first). */
+static void drain_messages(void)
+{
+	for (unsigned r = 0; r < nranks; r++) {
+		struct pollfd p = { .fd = ranks[r].sock, .events = POLLIN };
+
+		while (ranks[r].sock >= 0 && poll(&p, 1, 0) > 0 && p.revents)
+			on_message(r);
+	}
+}
+
+/* After a failure: which ranks had left the job and were draining. */
+static void name_leavers(unsigned failed)
+{
+	for (unsigned q = 0; q < nranks; q++)
+		if (q != failed && ranks[q].left && !ranks[q].fini)
+			fprintf(stderr, "pgasrun: rank %u had left the job (pgas_exit(0) or exit(0)) before that\n",
+				q);
+}
+
+/* A bootstrap exchange that some rank waits in but a gone rank will never join. */
+static void check_round(void)
+{
+	unsigned waiter = 0;
+
+	if (!round_count || aborting)
+		return;
+	while (!ranks[waiter].sent)
+		waiter++;
+	for (unsigned q = 0; q < nranks; q++) {
+		if (ranks[q].sent || (ranks[q].running && !ranks[q].left))
+			continue;
+		if (ranks[q].left)
+			fprintf(stderr, "pgasrun: rank %u left the job (pgas_exit) while rank %u waits for it in a bootstrap exchange (pgas_init, pgas_attach); ending the job\n",
+				q, waiter);
+		else
+			fprintf(stderr, "pgasrun: rank %u has exited while rank %u waits for it in a bootstrap exchange (pgas_init, pgas_attach); ending the job\n",
+				q, waiter);
+		abort_job(1);
+		return;
+	}
+}
+
 static void on_message(unsigned r)
 {
 	struct rank *rk = &ranks[r];
@@ -133,6 +188,19 @@ static void on_message(unsigned r)
 
 	if (rc == 0 || rc == -ECONNRESET) {	/* the rank closed its end */
 		close_sock(rk);
+		return;
+	}
+	if (rc > 0 && m.magic != PGAS_BOOT_MAGIC) {	/* a notice: LEAVING or FINI */
+		if (fd >= 0)
+			close(fd);
+		rk->joined = true;
+		rk->left = true;
+		if (m.magic == PGAS_BOOT_FINI)
+			rk->fini = true;
+		if (verbose)
+			fprintf(stderr, "pgasrun: rank %u %s\n", r,
+				rk->fini ? "finalized" : "is leaving (pgas_exit)");
+		check_round();
 		return;
 	}
 	if (rc < 0 || rk->sent) {
@@ -148,8 +216,11 @@ static void on_message(unsigned r)
 	rk->msg = m;
 	rk->fd = fd;
 	rk->sent = true;
+	rk->joined = true;
 	if (++round_count == nranks)
 		relay_round();
+	else
+		check_round();
 }
 
 static void on_exit_status(pid_t pid, int status)
@@ -162,6 +233,7 @@ static void on_exit_status(pid_t pid, int status)
 		return;
 	ranks[r].running = false;
 	nrunning--;
+	drain_messages();
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 
@@ -169,6 +241,7 @@ static void on_exit_status(pid_t pid, int status)
 			fprintf(stderr, "pgasrun: rank %u (pid %d) was killed by signal %d (%s); ending the job\n",
 				r, (int)pid, sig, strsignal(sig));
 			abort_job(128 + sig);
+			name_leavers(r);
 		} else if (verbose) {
 			fprintf(stderr, "pgasrun: rank %u ended by signal %d\n", r, sig);
 		}
@@ -179,6 +252,12 @@ static void on_exit_status(pid_t pid, int status)
 			fprintf(stderr, "pgasrun: rank %u (pid %d) exited with code %d; ending the job\n",
 				r, (int)pid, code);
 			abort_job(code);
+			name_leavers(r);
+		} else if (!code && ranks[r].joined && !ranks[r].fini && !aborting) {
+			fprintf(stderr, "pgasrun: rank %u (pid %d) exited with code 0 without pgas_exit while the job was running; ending the job\n",
+				r, (int)pid);
+			abort_job(1);
+			name_leavers(r);
 		} else if (!code && round_count && !ranks[r].sent && !aborting) {
 			fprintf(stderr, "pgasrun: rank %u exited during a bootstrap exchange the others wait in; ending the job\n",
 				r);
@@ -187,6 +266,7 @@ static void on_exit_status(pid_t pid, int status)
 			fprintf(stderr, "pgasrun: rank %u exited with code %d\n", r, code);
 		}
 	}
+	check_round();
 }
 
 static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child)

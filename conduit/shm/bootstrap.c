@@ -60,7 +60,9 @@ int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
 			memcpy(fd, CMSG_DATA(cm), sizeof(int));
-	if (n != (ssize_t)sizeof(*m) || m->magic != PGAS_BOOT_MAGIC ||
+	if (n != (ssize_t)sizeof(*m) ||
+	    (m->magic != PGAS_BOOT_MAGIC && m->magic != PGAS_BOOT_LEAVING &&
+	     m->magic != PGAS_BOOT_FINI) ||
 	    m->len > PGAS_BOOT_MAX_BLOB || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (*fd >= 0)
 			close(*fd);
@@ -158,7 +160,7 @@ int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fd
 				 rc == 0 ? "launcher closed the connection" : strerror(-rc));
 			return PGAS_ERR_SYS;
 		}
-		if (m.src >= boot_nranks || m.len != len) {
+		if (m.magic != PGAS_BOOT_MAGIC || m.src >= boot_nranks || m.len != len) {
 			if (rfd >= 0)
 				close(rfd);
 			snprintf(msg, msglen,
@@ -184,4 +186,19 @@ void pgas_boot_leave(void)
 	if (boot_sock >= 0)
 		close(boot_sock);
 	boot_sock = -1;
+}
+
+void pgas_boot_tell(uint32_t what)
+{
+	struct pgas_boot_msg m;
+	ssize_t n;
+
+	if (boot_sock < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.magic = what;
+	m.src = boot_rank;
+	do
+		n = write(boot_sock, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
 }

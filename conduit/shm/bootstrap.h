@@ -51,4 +51,16 @@ int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fd
 			char *msg, size_t msglen);
 void pgas_boot_leave(void);
 
+/*
+ * Rank side, one-way notices (no reply; no effect without pgasrun): a
+ * message of one of these magics and no blob.  LEAVING: pgas_exit(0) has
+ * begun (pgasrun names the rank if the job fails while it drains).  FINI:
+ * the rank finalized and will exit with 0; an exit with 0 of a rank that
+ * joined (sent any message) without it is a failure.  write(2) only, so
+ * that a rank under a seccomp filter that allows write can still leave.
+ */
+#define PGAS_BOOT_LEAVING 0x504c4556u	/* "PLEV" */
+#define PGAS_BOOT_FINI 0x5046494eu	/* "PFIN" */
+void pgas_boot_tell(uint32_t what);
+
 #endif /* PGAS_BOOTSTRAP_H */
