@@ -56,8 +56,8 @@ void pgas_nic_put(struct pgas_nic *nic)
 
 /*
  * Copies a size-prefixed struct in: any size from min_size up to ksize is
- * accepted (shorter ones zero-extended), a longer one only if its extra
- * bytes are zero (else -E2BIG).
+ * accepted (shorter ones zero-extended), a longer one only if it is at most
+ * a page and its extra bytes are zero (else -E2BIG, before any is read).
  */
 static int copy_in(void *karg, size_t ksize, size_t min_size, void __user *uarg, u32 *usize)
 {
@@ -68,6 +68,8 @@ static int copy_in(void *karg, size_t ksize, size_t min_size, void __user *uarg,
 		return -EFAULT;
 	if (size < min_size)
 		return -EINVAL;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(karg, ksize, uarg, size);
 	if (ret)
 		return ret;
@@ -270,19 +272,21 @@ static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct pgas_file *pf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	/* The struct's own size field versions it, not the size in cmd. */
-	if (_IOC_TYPE(cmd) != PGAS_IOC_MAGIC)
-		return -ENOTTY;
-	switch (_IOC_NR(cmd)) {
-	case _IOC_NR(PGAS_IOC_JOB_CREATE):
+	/*
+	 * The whole command: direction, type, number and size.  The size in
+	 * cmd is the first version's for good; the struct's own size field
+	 * says which version the caller has.
+	 */
+	switch (cmd) {
+	case PGAS_IOC_JOB_CREATE:
 		return ioc_job_create(pf, uarg);
-	case _IOC_NR(PGAS_IOC_JOB_JOIN):
+	case PGAS_IOC_JOB_JOIN:
 		return ioc_job_join(pf, uarg);
-	case _IOC_NR(PGAS_IOC_RINGS_CREATE):
+	case PGAS_IOC_RINGS_CREATE:
 		return ioc_rings(pf, uarg);
-	case _IOC_NR(PGAS_IOC_REG):
+	case PGAS_IOC_REG:
 		return ioc_reg(pf, uarg);
-	case _IOC_NR(PGAS_IOC_DEREG):
+	case PGAS_IOC_DEREG:
 		return ioc_dereg(pf, uarg);
 	default:
 		return -ENOTTY;

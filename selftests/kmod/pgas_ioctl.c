@@ -179,6 +179,31 @@ static void test_job_create(void)
 	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, big), -E2BIG);
 	EXPECT(ioc(fd, _IO(PGAS_IOC_MAGIC, 99), NULL), -ENOTTY);
 	EXPECT(ioc(fd, _IO('x', 1), NULL), -ENOTTY);
+	/* The whole command is matched: direction, type, number and size. */
+	EXPECT(ioc(fd, _IO(PGAS_IOC_MAGIC, 1), &c), -ENOTTY);
+	EXPECT(ioc(fd, _IOR(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create), &c), -ENOTTY);
+	EXPECT(ioc(fd, _IOW(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create), &c), -ENOTTY);
+	EXPECT(ioc(fd, _IOWR(PGAS_IOC_MAGIC, 1, big), big), -ENOTTY);
+	EXPECT(ioc(fd, _IOWR(PGAS_IOC_MAGIC, 4, struct pgas_ioc_job_create), &c), -ENOTTY);
+	EXPECT(ioc(fd, _IOW(PGAS_IOC_MAGIC, 5, struct pgas_ioc_reg), &c), -ENOTTY);
+	EXPECT(ioc(fd, _IOWR('x', 1, struct pgas_ioc_job_create), &c), -ENOTTY);
+	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE + (1u << _IOC_SIZESHIFT), &c), -ENOTTY);
+	{
+		/* A size over a page is refused before any byte past it is read. */
+		char *page2 = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct pgas_ioc_job_create *c2 = (void *)page2;
+
+		*c2 = c;
+		c2->size = 4097;
+		EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, c2), -E2BIG);	/* zeros: was ok */
+		c2->size = 0xffffffffu;
+		EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, c2), -E2BIG);	/* was a 4 GiB scan */
+		munmap(page2 + 4096, 4096);	/* a hole after the first page */
+		c2->size = 8192;
+		EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, c2), -E2BIG);	/* not EFAULT */
+		munmap(page2, 3 * 4096);
+	}
 	big[200] = 0;
 	EXPECT(ioc(fd, PGAS_IOC_JOB_CREATE, big), 0);
 	memcpy(&c, big, sizeof(c));
