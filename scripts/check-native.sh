@@ -273,6 +273,17 @@ else
 	notok "launcher argument errors: $rc1 $rc2 $(cat "$log")"
 fi
 
+# Every way a rank can leave at every point (scripts/check-lifecycle.sh), at
+# the ranks of this run among 2, 3 and 8.
+lc_ranks=$(for n in $RANKS; do case $n in 2 | 3 | 8) echo -n "$n " ;; esac; done)
+if [ -n "$lc_ranks" ]; then
+	PGAS_LIFECYCLE_RANKS="$lc_ranks" scripts/check-lifecycle.sh "$B" >"$log" 2>&1
+	grep '^not ok' -A12 "$log" | grep -v '^--$' || true
+	pass=$((pass + $(grep -c '^ok ' "$log")))
+	fail=$((fail + $(grep -c '^not ok ' "$log")))
+	grep '^lifecycle: [0-9]* passed' "$log" || notok "check-lifecycle.sh printed no result"
+fi
+
 # make install: a program built against the installed tree with pkg-config runs.
 inst=$(mktemp -d)
 if [ "$B" = "$PWD/build" ] &&

@@ -1,39 +1,223 @@
 // SPDX-License-Identifier: MIT
 /*
- * lifecycle - a job for the launcher tests (scripts/check-native.sh):
+ * lifecycle - ranks leaving a job, for scripts/check-lifecycle.sh and the
+ * launcher tests of scripts/check-native.sh.
  *
+ *   lifecycle POINT HOW [VICTIM] [COUNT]
+ *
+ * Rank VICTIM (default: the last) leaves the job HOW at POINT:
+ *   HOW:    exit0 (pgas_exit(0)), return (from main; exit(0) inside a
+ *           handler), exit3 (exit(3)), abort, kill (SIGKILL itself),
+ *           _exit0 (_exit(0): no finalize)
+ *   POINT:  barrier  others wait for it in pgas_barrier
+ *           coll     others wait for it in pgas_team_barrier and then
+ *                    pgas_reduce_all on pgas_team_all()
+ *           flood    every rank sends COUNT (default 2000) AM requests to
+ *                    its right neighbour and leaves at once, HOW for the
+ *                    victim (half-way through for the abnormal ways),
+ *                    pgas_exit(0) for the others; each rank counts what it
+ *                    received and checks it at its exit
+ *           handler  ping/pong ring of COUNT (default 40) rounds; the
+ *                    victim leaves inside the handler of the 10th ping
+ *           rma      every rank puts (nbi, no sync) a block into every
+ *                    other's segment; the victim leaves at once, the others
+ *                    wait for it in pgas_barrier, then check its blocks
+ * A rank whose wait fails with PGAS_ERR_GONE prints "ok - rank R: CALL:
+ * PGAS_ERR_GONE naming rank V" (or "not ok - ..." if the error is another
+ * or names another rank) and leaves with pgas_exit(4).  Wrong data or a
+ * wrong count prints "not ok - ..." and exits 5.
+ *
+ * The launcher tests' modes:
  *   lifecycle ok            AM and barrier traffic, then a clean exit
- *   lifecycle kill R        rank R SIGKILLs itself mid-traffic; the others
- *                           keep waiting for it in barriers (pgasrun must
- *                           end them)
+ *   lifecycle kill R        rank R SIGKILLs itself mid-traffic
  *   lifecycle exit R CODE   rank R exits with CODE mid-traffic
  *   lifecycle hang          rank 0 never enters the barrier the others wait in
- *
- * Prints "lifecycle: rank R ready" on every rank once attached.
+ * Every rank prints "lifecycle: rank R ready" once attached.
  */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "pgas.h"
+#include "tap.h"
 #include "pingpong.h"
 
+#define H_COUNT 3
+#define H_TRAP 4		/* a ping whose handler the victim leaves in */
+#define BLOCK 4096		/* rma: bytes each rank puts into each other */
+#define RETURN_FROM_MAIN 1000	/* leave(): main returns 0 */
 
-int main(int argc, char **argv)
+static unsigned me, n, victim, count;
+static const char *how;
+static volatile uint64_t received;
+static int check_received;	/* flood: check the count at exit */
+
+static void h_count(pgas_token_t t, void *b, size_t nb, const uint32_t *a, unsigned na)
 {
-	static const pgas_handler_entry_t table[] = { PINGPONG_HANDLERS };
-	const char *mode = argc > 1 ? argv[1] : "ok";
-	unsigned victim = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
-	int code = argc > 3 ? atoi(argv[3]) : 0;
-	unsigned me, n;
+	(void)t; (void)b; (void)nb; (void)a; (void)na;
+	received++;
+}
 
-	if (pgas_init(&argc, &argv) || pgas_attach(table, 2, 1 << 16))
-		return 1;
-	me = pgas_rank();
-	n = pgas_nranks();
-	printf("lifecycle: rank %u ready\n", me);
+/* Leaves the job the way 'how' says; returns only for "return". */
+static int leave(void)
+{
+	printf("lifecycle: rank %u leaves: %s\n", me, how);
 	fflush(stdout);
+	if (!strcmp(how, "exit0"))
+		pgas_exit(0);
+	if (!strcmp(how, "return"))
+		return RETURN_FROM_MAIN;
+	if (!strcmp(how, "exit3"))
+		exit(3);
+	if (!strcmp(how, "abort"))
+		abort();
+	if (!strcmp(how, "kill"))
+		raise(SIGKILL);
+	if (!strcmp(how, "_exit0"))
+		_exit(0);
+	fprintf(stderr, "lifecycle: unknown way to leave '%s'\n", how);
+	_exit(2);
+}
+
+static void h_trap(pgas_token_t t, void *b, size_t nb, const uint32_t *a, unsigned na)
+{
+	if (me == victim) {
+		if (!strcmp(how, "return"))	/* no return from main in a handler */
+			exit(0);
+		leave();
+	}
+	h_ping(t, b, nb, a, na);
+}
+
+/* A wait the victim's departure ended: must be PGAS_ERR_GONE naming it. */
+static void gone(const char *call, int rc)
+{
+	char want[64], want_team[64];
+	const char *msg = pgas_last_error();
+
+	snprintf(want, sizeof(want), "rank %u has left the job", victim);
+	snprintf(want_team, sizeof(want_team), "(job rank %u) has left the job", victim);
+	if (rc == PGAS_ERR_GONE && (strstr(msg, want) || strstr(msg, want_team)))
+		printf("ok - rank %u: %s: PGAS_ERR_GONE naming rank %u (%s)\n", me, call, victim,
+		       msg);
+	else
+		printf("not ok - rank %u: %s returned %d (%s): '%s'\n", me, call, rc,
+		       pgas_strerror(rc), msg);
+	fflush(stdout);
+}
+
+static void at_exit_check(int status, void *arg)
+{
+	(void)arg;
+	if (!check_received || status != 0)
+		return;
+	if (received == count) {
+		printf("ok - rank %u: received %u of %u requests\n", me, count, count);
+		fflush(stdout);
+		return;
+	}
+	printf("not ok - rank %u: received %llu of %u requests\n", me,
+	       (unsigned long long)received, count);
+	fflush(stdout);
+	_exit(5);
+}
+
+static int point_barrier(void)
+{
+	int rc;
+
+	pgas_barrier(1, 0);
+	if (me == victim)
+		return leave();
+	rc = pgas_barrier(2, 0);
+	gone("pgas_barrier", rc);
+	pgas_exit(4);
+}
+
+static int point_coll(void)
+{
+	uint64_t one = 1, sum = 0;
+	int rc;
+
+	rc = pgas_reduce_all(pgas_team_all(), &sum, &one, 1, PGAS_UINT64, PGAS_OP_SUM,
+			     PGAS_COLL_ALLSYNC);
+	if (rc || sum != n) {
+		printf("not ok - rank %u: reduce_all before the departure: rc %d, sum %llu\n", me,
+		       rc, (unsigned long long)sum);
+		exit(5);
+	}
+	if (me == victim)
+		return leave();
+	gone("pgas_team_barrier", pgas_team_barrier(pgas_team_all()));
+	gone("pgas_reduce_all",
+	     pgas_reduce_all(pgas_team_all(), &sum, &one, 1, PGAS_UINT64, PGAS_OP_SUM,
+			     PGAS_COLL_ALLSYNC));
+	pgas_exit(4);
+}
+
+static int point_flood(void)
+{
+	bool clean = !strcmp(how, "exit0") || !strcmp(how, "return");
+	uint32_t arg = me;
+
+	pgas_barrier(1, 0);
+	check_received = 1;
+	for (unsigned i = 0; i < count; i++) {
+		if (me == victim && !clean && i == count / 2)
+			return leave();
+		if (pgas_am_request_short((me + 1) % n, H_COUNT, &arg, 1)) {
+			printf("not ok - rank %u: request %u failed: %s\n", me, i, pgas_last_error());
+			exit(5);
+		}
+	}
+	if (me == victim)
+		return leave();
+	pgas_exit(0);
+}
+
+static int point_handler(void)
+{
+	for (unsigned i = 0; i < count; i++) {
+		pgas_am_request_short((me + 1) % n, i == 10 ? H_TRAP : H_PING, NULL, 0);
+		pgas_block_until(pongs == i + 1);
+	}
+	gone("pgas_barrier", pgas_barrier(2, 0));
+	pgas_exit(4);
+}
+
+static int point_rma(void)
+{
+	unsigned char *seg = pgas_segment_addr(me), buf[BLOCK];
+	int rc;
+
+	pgas_barrier(1, 0);
+	t_fill(buf, BLOCK, me);
+	for (unsigned r = 0; r < n; r++)
+		if (r != me &&
+		    pgas_put_nbi(r, (char *)pgas_segment_addr(r) + (size_t)me * BLOCK, buf, BLOCK)) {
+			printf("not ok - rank %u: put to rank %u: %s\n", me, r, pgas_last_error());
+			exit(5);
+		}
+	if (me == victim)
+		return leave();
+	pgas_wait_syncnbi_puts();
+	rc = pgas_barrier(2, 0);
+	gone("pgas_barrier", rc);
+	if (t_verify(seg + (size_t)victim * BLOCK, BLOCK, victim) == BLOCK)
+		printf("ok - rank %u: rank %u's nbi put arrived before it left\n", me, victim);
+	else
+		printf("not ok - rank %u: rank %u's nbi put is not in this segment\n", me, victim);
+	fflush(stdout);
+	pgas_exit(4);
+}
+
+/* The launcher tests' job (modes ok, kill, exit, hang). */
+static void launcher_modes(const char *mode, int argc, char **argv)
+{
+	unsigned who = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
+	int code = argc > 3 ? atoi(argv[3]) : 0;
+
 	if (!strcmp(mode, "hang")) {
 		if (me == 0)
 			for (;;)
@@ -42,7 +226,7 @@ int main(int argc, char **argv)
 		pgas_exit(1);	/* not reached */
 	}
 	for (unsigned i = 0; i < 1000; i++) {
-		if (i == 200 && me == victim) {
+		if (i == 200 && me == who) {
 			if (!strcmp(mode, "kill"))
 				raise(SIGKILL);
 			if (!strcmp(mode, "exit"))
@@ -53,4 +237,50 @@ int main(int argc, char **argv)
 		pgas_barrier(i, 0);
 	}
 	pgas_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const pgas_handler_entry_t table[] = {
+		PINGPONG_HANDLERS, { H_COUNT, h_count }, { H_TRAP, h_trap },
+	};
+	const char *point = argc > 1 ? argv[1] : "ok";
+	int rc;
+
+	/* Before pgas_init: runs after the library's own exit hook. */
+	on_exit(at_exit_check, NULL);
+	if (pgas_init(&argc, &argv))
+		return 1;
+	/* Before attach: handlers may run in its barrier. */
+	me = pgas_rank();
+	n = pgas_nranks();
+	how = argc > 2 ? argv[2] : "exit0";
+	victim = argc > 3 ? (unsigned)atoi(argv[3]) : n - 1;
+	count = argc > 4 ? (unsigned)atoi(argv[4]) : !strcmp(point, "flood") ? 2000 : 40;
+	if (t_attach(table, 4, (size_t)BLOCK * 8))
+		return 1;
+	printf("lifecycle: rank %u ready\n", me);
+	fflush(stdout);
+	if (!strcmp(point, "ok") || !strcmp(point, "kill") || !strcmp(point, "exit") ||
+	    !strcmp(point, "hang"))
+		launcher_modes(point, argc, argv);
+	if (n < 2 || victim >= n || n > 8) {
+		fprintf(stderr, "lifecycle: needs 2..8 ranks and a victim among them\n");
+		return 2;
+	}
+	if (!strcmp(point, "barrier"))
+		rc = point_barrier();
+	else if (!strcmp(point, "coll"))
+		rc = point_coll();
+	else if (!strcmp(point, "flood"))
+		rc = point_flood();
+	else if (!strcmp(point, "handler"))
+		rc = point_handler();
+	else if (!strcmp(point, "rma"))
+		rc = point_rma();
+	else {
+		fprintf(stderr, "lifecycle: unknown point '%s'\n", point);
+		return 2;
+	}
+	return rc == RETURN_FROM_MAIN ? 0 : 1;
 }
