@@ -8,11 +8,16 @@
 # For development: VM_TESTS=kmod runs only the kselftests (no pgasctl or
 # libpgas suites); VM_MODULE=path boots with that pgas.ko instead of the
 # one built here (to show that a new test fails against an old module).
+# For other kernels (scripts/debugvm/run.sh): VM_KERNEL=bzImage boots that,
+# VM_OUT=dir instead of build/vm, VM_APPEND=args adds to the command line,
+# VM_BAD=regex replaces the console patterns that fail the tier, and
+# VM_EXTRA=script runs in the VM after the suites (as /tests/vm-extra.sh).
 set -u
 cd "$(dirname "$0")/../.."
 KVER=${KVER:-$(ls /lib/modules 2>/dev/null | sort -V | tail -n 1)}
-KERNEL=/boot/vmlinuz-$KVER
-OUT=build/vm
+KERNEL=${VM_KERNEL:-/boot/vmlinuz-$KVER}
+OUT=${VM_OUT:-build/vm}
+BAD=${VM_BAD:-'WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace'}
 LOG=$OUT/console.log
 fail() { echo "not ok - vm: $*"; echo "vm: 0 passed, 1 failed"; exit 1; }
 
@@ -38,7 +43,9 @@ cp build/static/bin/pgasctl "$OUT/root/bin/"
 if [ "${VM_TESTS:-all}" != kmod ]; then
 	cp scripts/vm/ctl.sh "$OUT/root/tests/vm-ctl.sh"
 	cp scripts/vm/libpgas.sh "$OUT/root/tests/vm-libpgas.sh"
+	cp scripts/check-lifecycle.sh "$OUT/root/tests/check-lifecycle.sh"
 fi
+[ -z "${VM_EXTRA:-}" ] || cp "$VM_EXTRA" "$OUT/root/tests/vm-extra.sh" || fail "no $VM_EXTRA"
 if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
 	make -s STATIC=1 benches >>"$OUT.build.log" 2>&1 || fail "building static benchmarks"
 	cp build/static/bench/pgas_bench "$OUT/root/tests/"
@@ -49,7 +56,7 @@ fi
 start=$(date +%s)
 timeout "${VM_TIMEOUT:-1500}" qemu-system-x86_64 -machine q35 -accel tcg -smp 2 -m 2048 \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4" \
+	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4 ${VM_APPEND:-}" \
 	-nographic -no-reboot </dev/null >"$LOG" 2>&1
 rc=$?
 took=$(($(date +%s) - start))
@@ -63,9 +70,9 @@ fi
 pass=$(grep -c '^ok ' "$LOG.txt")
 failn=$(grep -c '^not ok ' "$LOG.txt")
 grep -E '^(ok|not ok) ' "$LOG.txt" | grep -v '^ok ' || true
-if grep -qE 'WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace' "$LOG.txt"; then
+if grep -qE "$BAD" "$LOG.txt"; then
 	echo "not ok - kernel warning/oops on the console:"
-	grep -E -A20 'WARNING:|BUG:|Oops|Kernel panic|general protection fault' "$LOG.txt" | head -n 60
+	grep -E -A20 "$BAD" "$LOG.txt" | head -n 60
 	failn=$((failn + 1))
 else
 	echo "ok - no kernel WARNING/BUG/Oops/panic in the VM log"
@@ -76,6 +83,6 @@ if ! grep -q '^vm: tests done' "$LOG.txt"; then
 	tail -n 30 "$LOG.txt"
 	failn=$((failn + 1))
 fi
-echo "vm: booted kernel $KVER under TCG, ${took}s"
+echo "vm: booted kernel ${VM_KERNEL:-$KVER} under TCG, ${took}s"
 echo "vm: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]
