@@ -23,8 +23,9 @@
 #  - exit(3), abort(), SIGKILL, _exit(0): pgasrun names the rank and exits
 #    3, 134, 137 or 1 ("exited with code 0 without pgas_exit").
 #  - never a hang: pgasrun -t 60 expiring (124) is a failure.
-# Then the clean flood in every wait mode.  Prints "ok - ..."/"not ok - ..."
-# per run and ends with "lifecycle: N passed, N failed".
+# Then pgas_exit(0) at every point in every wait mode, at 3 ranks.
+# Prints "ok - ..."/"not ok - ..." per run and ends with
+# "lifecycle: N passed, N failed".
 set -u
 if [ -n "${PGAS_LIFECYCLE_BIN:-}" ]; then
 	RUN=$(command -v pgasrun) || exit 1
@@ -123,7 +124,9 @@ for n in $RANKS; do
 	done
 done
 for mode in spin yield block auto; do
-	one 3 flood exit0 PGAS_WAIT_MODE=$mode
+	for point in barrier coll flood handler rma; do
+		one 3 "$point" exit0 PGAS_WAIT_MODE=$mode
+	done
 done
 echo "lifecycle: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
