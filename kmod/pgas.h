@@ -112,6 +112,7 @@ struct pgas_obj {
 	struct mutex vma_lock;		/* protects revoked, vmas */
 	bool revoked;			/* under vma_lock */
 	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
+	struct page *dummy;		/* what revoked mappings map; under vma_lock */
 	/* PGAS_OBJ_RINGS */
 	void *vaddr;
 	/* PGAS_OBJ_REG */

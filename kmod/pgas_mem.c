@@ -8,7 +8,8 @@
  * mappings (VM_PFNMAP | VM_IO: anonymous pages cannot be inserted as
  * pages, and nobody may pin them again through a peer's mapping).  A PFN
  * mapping holds no page reference, so every mapping is tracked on its obj
- * and zapped before the memory behind it is unpinned or freed.
+ * and zapped before the memory behind it is unpinned or freed; a later
+ * fault on it maps the obj's throwaway page instead of raising SIGBUS.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -53,6 +54,8 @@ static void obj_free(struct kref *kref)
 		atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
 	}
 	kvfree(obj->pages);
+	if (obj->dummy)
+		__free_page(obj->dummy);
 	if (obj->mm)
 		mmdrop(obj->mm);
 	kfree_rcu(obj, rcu);
@@ -150,22 +153,63 @@ static void pgas_vm_close(struct vm_area_struct *vma)
 	obj_put(obj);
 }
 
+/* The pfn behind page idx of an obj that is not revoked. */
+static unsigned long obj_pfn(struct pgas_obj *obj, unsigned long idx)
+{
+	if (obj->kind == PGAS_OBJ_RINGS)
+		return vmalloc_to_pfn(obj->vaddr + (idx << PAGE_SHIFT));
+	return page_to_pfn(obj->pages[idx]);
+}
+
+/*
+ * A fault on a mapping: only after revocation zapped it (->mmap maps every
+ * page).  A revoked obj's mappings get its throwaway page, zeroed and
+ * writable where the mapping is: a peer touching the memory of a rank that
+ * just left must not die of it.  The page is the obj's own, so only
+ * mappers of this obj (one job) ever see what is written to it.
+ */
+static vm_fault_t pgas_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct pgas_vma *pv = vma->vm_private_data;
+	struct pgas_obj *obj = pv->obj;
+	unsigned long idx = vmf->pgoff - obj->cookie;
+	unsigned long pfn;
+	vm_fault_t ret;
+
+	if (vmf->pgoff < obj->cookie || idx >= obj->npages)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&obj->vma_lock);
+	if (!obj->revoked) {
+		pfn = obj_pfn(obj, idx);
+	} else {
+		if (!obj->dummy)
+			obj->dummy = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT);
+		if (!obj->dummy) {
+			mutex_unlock(&obj->vma_lock);
+			return VM_FAULT_OOM;
+		}
+		pfn = page_to_pfn(obj->dummy);
+	}
+	/* Under vma_lock: a revocation zaps it after, or we saw it. */
+	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	mutex_unlock(&obj->vma_lock);
+	return ret;
+}
+
 static const struct vm_operations_struct pgas_vm_ops = {
 	.open = pgas_vm_open,
 	.close = pgas_vm_close,
+	.fault = pgas_vm_fault,
 };
 
 static int map_pages(struct pgas_obj *obj, struct vm_area_struct *vma)
 {
-	unsigned long i, pfn;
+	unsigned long i;
 	int ret;
 
 	for (i = 0; i < vma_pages(vma); i++) {
-		if (obj->kind == PGAS_OBJ_RINGS)
-			pfn = vmalloc_to_pfn(obj->vaddr + (i << PAGE_SHIFT));
-		else
-			pfn = page_to_pfn(obj->pages[i]);
-		ret = remap_pfn_range(vma, vma->vm_start + (i << PAGE_SHIFT), pfn,
+		ret = remap_pfn_range(vma, vma->vm_start + (i << PAGE_SHIFT), obj_pfn(obj, i),
 				      PAGE_SIZE, vma->vm_page_prot);
 		if (ret)
 			return ret;

@@ -48,6 +48,12 @@ done
 set --
 run "config job -n 3 over pgas.ko, PGAS_SEGMENT_SIZE=3M on rank 2 only" \
 	pgasrun -n 3 -t 300 sh -c "$one_rank" sh 2 PGAS_SEGMENT_SIZE=3M /tests/config job
+# Every way a rank can leave at every point (issue 10), over pgas.ko.
+PGAS_LIFECYCLE_BIN=/tests PGAS_LIFECYCLE_RANKS="2 3" PGAS_LIFECYCLE_TIMEOUT=120 \
+	sh /tests/check-lifecycle.sh >/tmp/lifecycle.out 2>&1
+sed -n -E '/^(ok|not ok) /s/$/ [kmod]/p; /^    # /p' /tmp/lifecycle.out
+grep -q '^lifecycle: [0-9]* passed, 0 failed' /tmp/lifecycle.out ||
+	echo "not ok - check-lifecycle.sh over pgas.ko: $(tail -n 1 /tmp/lifecycle.out)"
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
 sleep 1
