@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
+#include "../conduit/shm/bootstrap.h"
 
 static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -142,9 +143,11 @@ void pgas__wait_step(struct pgas__waiter *w)
 
 	/* pgas.ko counts peers of the job that died: waiting on them is futile. */
 	if (PGAS__UNLIKELY(ctrl && atomic_load_explicit((_Atomic uint32_t *)&ctrl->peers_gone,
-							memory_order_relaxed)))
+							memory_order_relaxed))) {
+		pgas_boot_tell(PGAS_BOOT_PEER_DIED);	/* pgasrun: name the dead one */
 		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
 			    ctrl->peers_gone);
+	}
 	if (!pgas__job.handler_depth) {
 		pgas__barrier_progress();
 		if (pgas__g.coll_pending && pgas__coll_progress() > 0) {

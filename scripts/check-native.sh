@@ -235,6 +235,17 @@ else
 	notok "exit code propagation: exit $rc: $(cat "$log")"
 fi
 
+# A rank that ends because pgas.ko reported a peer's death may be reaped
+# first: pgasrun names the dead peer, not the consequence.
+"$RUN" -n 3 -t 60 "$lc" peerdied >/dev/null 2>"$log"
+rc=$?
+if [ $rc -eq 137 ] && grep -q "^pgasrun: rank 1 (pid [0-9]*) was killed by signal 9" "$log" &&
+	! grep -q "rank 0 (pid [0-9]*) exited with code 70" "$log"; then
+	ok "a rank ending over a peer's death: pgasrun names the dead peer (rank 1, signal 9)"
+else
+	notok "peer death named: exit $rc: $(cat "$log")"
+fi
+
 "$RUN" -n 3 -t 2 "$lc" hang >/dev/null 2>"$log"
 rc=$?
 if [ $rc -eq 124 ] && grep -q "time limit of 2 s" "$log"; then

@@ -16,6 +16,9 @@
  * path) counts as a failure, since ranks may be waiting for it.  A rank that
  * left (PGAS_BOOT_LEAVING) or ended while others wait for it in a bootstrap
  * exchange ends the job too.  Programs that never call pgas_init are free.
+ * A rank that ends because pgas.ko reported a peer's death says so first
+ * (PGAS_BOOT_PEER_DIED); its end is judged up to a second later, so that
+ * the peer that died, usually reaped after it, is the one named.
  *
  * When the configuration selects pgas.ko (PGAS_CONDUIT, PGAS_DEVICE), the
  * launcher creates the job, passes its id and key to the ranks, and holds
@@ -51,6 +54,9 @@ struct rank {
 	bool joined;		/* sent any message: called pgas_init */
 	bool left;		/* began pgas_exit(0) */
 	bool fini;		/* finalized: may exit with 0 */
+	bool peer_died;		/* ends because pgas.ko reported a peer's death */
+	bool deferred;		/* its exit waits for the cause to be named */
+	int status;		/* that exit's status */
 	struct pgas_boot_msg msg;
 	int fd;			/* descriptor it sent with msg, or -1 */
 };
@@ -61,6 +67,10 @@ static bool verbose, aborting;
 static int exit_code;
 static char job_env[2][48];	/* PGAS_JOB_ID=..., PGAS_JOB_KEY=... or empty */
 static long long kill_deadline_ms;
+static long long defer_deadline_ms;	/* when a deferred exit is judged alone */
+
+/* How long a rank that ends because a peer died waits for that peer's exit. */
+#define DEFER_MS 1000
 
 static long long now_ms(void)
 {
@@ -152,7 +162,7 @@ static void drain_messages(void)
 static void name_leavers(unsigned failed)
 {
 	for (unsigned q = 0; q < nranks; q++)
-		if (q != failed && ranks[q].left && !ranks[q].fini)
+		if (q != failed && ranks[q].left)
 			fprintf(stderr, "pgasrun: rank %u had left the job (pgas_exit(0) or exit(0)) before that\n",
 				q);
 }
@@ -194,6 +204,10 @@ static void on_message(unsigned r)
 		if (fd >= 0)
 			close(fd);
 		rk->joined = true;
+		if (m.magic == PGAS_BOOT_PEER_DIED) {
+			rk->peer_died = true;
+			return;
+		}
 		rk->left = true;
 		if (m.magic == PGAS_BOOT_FINI)
 			rk->fini = true;
@@ -223,17 +237,9 @@ static void on_message(unsigned r)
 		check_round();
 }
 
-static void on_exit_status(pid_t pid, int status)
+/* Names the first abnormal end and ends the job; later ones only with -v. */
+static void judge_exit(unsigned r, pid_t pid, int status)
 {
-	unsigned r;
-
-	for (r = 0; r < nranks && ranks[r].pid != pid; r++)
-		;
-	if (r == nranks)
-		return;
-	ranks[r].running = false;
-	nrunning--;
-	drain_messages();
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 
@@ -267,6 +273,42 @@ static void on_exit_status(pid_t pid, int status)
 		}
 	}
 	check_round();
+}
+
+static void on_exit_status(pid_t pid, int status)
+{
+	unsigned r;
+
+	for (r = 0; r < nranks && ranks[r].pid != pid; r++)
+		;
+	if (r == nranks)
+		return;
+	ranks[r].running = false;
+	nrunning--;
+	drain_messages();
+	/*
+	 * A rank that ends because pgas.ko told it a peer died may be reaped
+	 * before that peer: name the peer, if its end comes within DEFER_MS.
+	 */
+	if (ranks[r].peer_died && !aborting && status != 0) {
+		ranks[r].deferred = true;
+		ranks[r].status = status;
+		if (!defer_deadline_ms)
+			defer_deadline_ms = now_ms() + DEFER_MS;
+		return;
+	}
+	judge_exit(r, pid, status);
+}
+
+/* The deferred exits, once their time is up or every rank has ended. */
+static void judge_deferred(void)
+{
+	defer_deadline_ms = 0;
+	for (unsigned r = 0; r < nranks; r++)
+		if (ranks[r].deferred) {
+			ranks[r].deferred = false;
+			judge_exit(r, ranks[r].pid, ranks[r].status);
+		}
 }
 
 static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child)
@@ -425,12 +467,16 @@ int main(int argc, char **argv)
 			abort_job(124);
 			signal_all(SIGKILL);
 		}
+		if (defer_deadline_ms && (t >= defer_deadline_ms || aborting))
+			judge_deferred();
 		if (aborting && t >= kill_deadline_ms)
 			signal_all(SIGKILL);
 		if (aborting)
 			timeout = (int)(kill_deadline_ms > t ? kill_deadline_ms - t : 100);
 		else if (deadline_ms)
 			timeout = (int)(deadline_ms - t);
+		if (defer_deadline_ms && (timeout < 0 || timeout > defer_deadline_ms - t))
+			timeout = (int)(defer_deadline_ms > t ? defer_deadline_ms - t : 0);
 
 		pfd[np].fd = sfd;
 		pfd[np++].events = POLLIN;
@@ -481,6 +527,7 @@ int main(int argc, char **argv)
 			on_exit_status(pid, status);
 		}
 	}
+	judge_deferred();
 	reset_round();
 	for (unsigned r = 0; r < nranks; r++)
 		close_sock(&ranks[r]);

@@ -62,7 +62,7 @@ int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
 			memcpy(fd, CMSG_DATA(cm), sizeof(int));
 	if (n != (ssize_t)sizeof(*m) ||
 	    (m->magic != PGAS_BOOT_MAGIC && m->magic != PGAS_BOOT_LEAVING &&
-	     m->magic != PGAS_BOOT_FINI) ||
+	     m->magic != PGAS_BOOT_FINI && m->magic != PGAS_BOOT_PEER_DIED) ||
 	    m->len > PGAS_BOOT_MAX_BLOB || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (*fd >= 0)
 			close(*fd);

@@ -56,11 +56,15 @@ void pgas_boot_leave(void);
  * message of one of these magics and no blob.  LEAVING: pgas_exit(0) has
  * begun (pgasrun names the rank if the job fails while it drains).  FINI:
  * the rank finalized and will exit with 0; an exit with 0 of a rank that
- * joined (sent any message) without it is a failure.  write(2) only, so
- * that a rank under a seccomp filter that allows write can still leave.
+ * joined (sent any message) without it is a failure.  PEER_DIED: the rank
+ * is about to end (pgas__fatal) because pgas.ko reported a peer's death,
+ * so its own failure is a consequence: pgasrun waits a moment for the dead
+ * peer's exit status and names that one.  write(2) only, so that a rank
+ * under a seccomp filter that allows write can still leave.
  */
 #define PGAS_BOOT_LEAVING 0x504c4556u	/* "PLEV" */
 #define PGAS_BOOT_FINI 0x5046494eu	/* "PFIN" */
+#define PGAS_BOOT_PEER_DIED 0x50444544u	/* "PDED" */
 void pgas_boot_tell(uint32_t what);
 
 #endif /* PGAS_BOOTSTRAP_H */

@@ -32,6 +32,10 @@
  *   lifecycle kill R        rank R SIGKILLs itself mid-traffic
  *   lifecycle exit R CODE   rank R exits with CODE mid-traffic
  *   lifecycle hang          rank 0 never enters the barrier the others wait in
+ *   lifecycle peerdied      rank 0 ends at once as pgas.ko's report of a peer's
+ *                           death makes it (PGAS_BOOT_PEER_DIED, exit 70);
+ *                           rank 1, that peer, is SIGKILLed 300 ms later:
+ *                           pgasrun must name rank 1, the cause
  * Every rank prints "lifecycle: rank R ready" once attached.
  */
 #define _GNU_SOURCE
@@ -42,6 +46,7 @@
 #include <unistd.h>
 #include "tap.h"
 #include "pingpong.h"
+#include "../../conduit/shm/bootstrap.h"	/* peerdied: the notice by hand */
 
 #define H_COUNT 3
 #define H_TRAP 4		/* a ping whose handler the victim leaves in */
@@ -218,6 +223,18 @@ static void launcher_modes(const char *mode, int argc, char **argv)
 	unsigned who = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
 	int code = argc > 3 ? atoi(argv[3]) : 0;
 
+	if (!strcmp(mode, "peerdied")) {
+		if (me == 0) {
+			pgas_boot_tell(PGAS_BOOT_PEER_DIED);
+			_exit(70);
+		}
+		if (me == 1) {
+			usleep(300 * 1000);
+			raise(SIGKILL);
+		}
+		for (;;)
+			pause();
+	}
 	if (!strcmp(mode, "hang")) {
 		if (me == 0)
 			for (;;)
@@ -262,7 +279,7 @@ int main(int argc, char **argv)
 	printf("lifecycle: rank %u ready\n", me);
 	fflush(stdout);
 	if (!strcmp(point, "ok") || !strcmp(point, "kill") || !strcmp(point, "exit") ||
-	    !strcmp(point, "hang"))
+	    !strcmp(point, "hang") || !strcmp(point, "peerdied"))
 		launcher_modes(point, argc, argv);
 	if (n < 2 || victim >= n || n > 8) {
 		fprintf(stderr, "lifecycle: needs 2..8 ranks and a victim among them\n");
