@@ -377,17 +377,16 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	if (!access_ok(u64_to_user_ptr(arg->addr), arg->len))
 		return -EFAULT;
 	npages = arg->len >> PAGE_SHIFT;
+	/* More than the machine has can never be pinned: no allocation for it. */
+	if (npages > totalram_pages())
+		return -ENOMEM;
 	obj = obj_alloc(ep->job, PGAS_OBJ_REG, npages);
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = arg->flags & PGAS_REG_WRITE;
 	if (obj->writable)
 		gup |= FOLL_WRITE;
-	obj->pages = kvcalloc(npages, sizeof(*obj->pages), GFP_KERNEL);
-	if (!obj->pages) {
-		obj_put(obj);
-		return -ENOMEM;
-	}
+	/* The limit first: nothing is allocated for a request over it. */
 	ret = account_locked_vm(current->mm, npages, true);
 	if (ret) {
 		obj_put(obj);
@@ -395,6 +394,13 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	}
 	mmgrab(current->mm);
 	obj->mm = current->mm;
+	/* Up to 2 GiB for 1 TiB: may fail, quietly, and is charged to the caller. */
+	obj->pages = kvcalloc(npages, sizeof(*obj->pages),
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+	if (!obj->pages) {
+		ret = -ENOMEM;
+		goto unpin;
+	}
 	while (pinned < npages) {
 		int chunk = min_t(unsigned long, npages - pinned, 4096);
 
@@ -421,7 +427,8 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	return 0;
 
 unpin:
-	unpin_user_pages(obj->pages, pinned);
+	if (pinned)
+		unpin_user_pages(obj->pages, pinned);
 	account_locked_vm(obj->mm, npages, false);
 	obj_put(obj);
 	return ret;

@@ -322,6 +322,18 @@ struct pgas_ioc_rings {
 
 #define PGAS_REG_WRITE		1u	/* peers may write (segments) */
 
+/*
+ * PGAS_IOC_REG pins [addr, addr + len) for the job's endpoints to map.
+ * Errors, in the order they are checked (nothing is allocated or pinned
+ * before the limits have passed):
+ *   EINVAL  unknown flags, len 0, addr or len not page aligned,
+ *           len > 2^40, or addr + len wraps
+ *   EFAULT  the range is not in user space
+ *   ENOMEM  more pages than the machine has, or over RLIMIT_MEMLOCK
+ *   EFAULT  part of the range is not mapped (or not writable for
+ *           PGAS_REG_WRITE)
+ */
+
 struct pgas_ioc_reg {
 	PGAS_U32 size;
 	PGAS_U32 flags;		/* PGAS_REG_* */

@@ -712,6 +712,102 @@ static void test_lock_order(void)
 	       "after the stress: nothing pinned, no endpoint");
 }
 
+/* REG's result for [addr, addr + len) on an endpoint of its own job. */
+static int reg_range(int fd, unsigned long long addr, unsigned long long len)
+{
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = addr, .len = len };
+	int ret = ioc(fd, PGAS_IOC_REG, &reg);
+	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = reg.handle };
+
+	if (!ret)
+		ioc(fd, PGAS_IOC_DEREG, &d);
+	return ret;
+}
+
+/*
+ * The exact boundaries of REG's length and address.  A length of 2^40
+ * once reached kvmalloc_node()'s size WARN (a panic with panic_on_warn)
+ * and 2^40 - 4096 an allocation of 2 GiB before any limit was checked.
+ * Runs last: on a module with that defect the VM dies here.
+ */
+static void test_reg_bounds(void)
+{
+	const unsigned long long tib = 1ull << 40;
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	/*
+	 * 4 pages followed by 64 MiB of PROT_NONE (GUP stops at the fifth
+	 * page), low enough that addr + 1 TiB is still user space.
+	 */
+	char *res = mmap((void *)(1ull << 32), (64 << 20) + 4 * 4096, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	char *seg = mmap(res, 4 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	unsigned long long s = (uintptr_t)seg;
+	long pinned0 = sysfs("pinned_pages");
+	int pipefd[2], status, r[4] = { 1, 1, 1, 1 };
+	pid_t pid;
+
+	join(a, &job, 0);
+	EXPECT(reg_range(a, s, 4 * 4096), 0);
+	EXPECT(reg_range(a, s, 0), -EINVAL);
+	EXPECT(reg_range(a, s + 1, 4096), -EINVAL);
+	EXPECT(reg_range(a, s, 4096 + 1), -EINVAL);
+	EXPECT(reg_range(a, s, 4095), -EINVAL);
+	EXPECT(reg_range(a, s, ~0ull), -EINVAL);			/* ULONG_MAX */
+	EXPECT(reg_range(a, s, ~0xfffull), -EINVAL);			/* aligned, > 1 TiB */
+	EXPECT(reg_range(a, s, tib + 4096), -EINVAL);			/* just over */
+	EXPECT(reg_range(a, ~0xfffull, 2 * 4096), -EINVAL);		/* addr + len wraps */
+	EXPECT(reg_range(a, ~0xfffull - 4096, 2 * 4096), -EINVAL);	/* ends at 2^64 */
+	EXPECT(reg_range(a, 0x7ffffffff000ull, tib), -EFAULT);		/* past user space */
+	/* Within the ABI's bound but more than the machine has: ENOMEM at once. */
+	EXPECT(reg_range(a, s, tib), -ENOMEM);				/* was a WARN */
+	EXPECT(reg_range(a, s, tib - 4096), -ENOMEM);			/* was 2 GiB first */
+	/* Within memory but not mapped: EFAULT, nothing left pinned. */
+	EXPECT(reg_range(a, s, 64ull << 20), -EFAULT);
+	result(sysfs("pinned_pages") == pinned0, "boundary registrations pin nothing (%ld)",
+	       sysfs("pinned_pages") - pinned0);
+
+	/* Unprivileged, RLIMIT_MEMLOCK of 16 pages: the limit decides first. */
+	if (pipe(pipefd))
+		return;
+	chmod(DEV, 0666);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 16 * 4096, 16 * 4096 };
+		struct pgas_ioc_job_create own;
+		int fd, lfd2;
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		lfd2 = open(DEV, O_RDWR);
+		own = create_job(lfd2, 1);
+		fd = open(DEV, O_RDWR);
+		join(fd, &own, 0);
+		r[0] = reg_range(fd, s, tib);
+		r[1] = reg_range(fd, s, tib - 4096);
+		r[2] = reg_range(fd, s, 17 * 4096);
+		r[3] = reg_range(fd, s, 4 * 4096);
+		if (write(pipefd[1], r, sizeof(r)) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], r, sizeof(r)) != sizeof(r))
+		r[0] = 1;
+	waitpid(pid, &status, 0);
+	chmod(DEV, 0660);
+	close(pipefd[0]);
+	result(r[0] == -ENOMEM && r[1] == -ENOMEM && r[2] == -ENOMEM && r[3] == 0,
+	       "RLIMIT_MEMLOCK 16 pages: 2^40 %d, 2^40-4096 %d, 17 pages %d, 4 pages %d "
+	       "(want ENOMEM x3, ok)", r[0], r[1], r[2], r[3]);
+	munmap(res, (64 << 20) + 4 * 4096);
+	close(a);
+	close(lfd);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -722,6 +818,7 @@ int main(void)
 	test_uid_and_memlock();
 	test_killed_endpoint();
 	test_lock_order();
+	test_reg_bounds();
 	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
 	       sysfs("ring_bytes") == 0, "every counter back to zero");
 	printf("1..%d\n", tests);
