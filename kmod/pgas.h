@@ -53,6 +53,7 @@
 #define PGAS_MAX_NICS		16
 #define PGAS_MAX_REG_BYTES	BIT_ULL(40)
 #define PGAS_MAX_RING_BYTES	BIT_ULL(30)
+#define PGAS_MAX_REGS		65536	/* registrations of one endpoint */
 
 struct pgas_nic {
 	struct kref kref;
@@ -109,6 +110,7 @@ struct pgas_obj {
 	u64 cookie;			/* page offset */
 	unsigned long npages;
 	bool writable;
+	bool counted;			/* in the NIC's (and endpoint's) counters */
 	struct mutex vma_lock;		/* protects revoked, vmas */
 	bool revoked;			/* under vma_lock */
 	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
@@ -117,7 +119,6 @@ struct pgas_obj {
 	/* PGAS_OBJ_REG */
 	struct page **pages;
 	struct mm_struct *mm;		/* mmgrab()ed: where it is accounted */
-	bool pinned;
 };
 
 /* pgas_job.c */

@@ -50,7 +50,8 @@ static void obj_free(struct kref *kref)
 
 	if (obj->kind == PGAS_OBJ_RINGS) {
 		vfree(obj->vaddr);
-		atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+		if (obj->counted)
+			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
 	}
 	kvfree(obj->pages);
 	if (obj->mm)
@@ -267,7 +268,6 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 		obj_put(obj);
 		return -ENOMEM;
 	}
-	atomic64_add(layout.size, &nic->ring_bytes);
 	ctrl = obj->vaddr;
 	ctrl->magic = PGAS_ABI_MAGIC;
 	ctrl->version = PGAS_ABI_VERSION;
@@ -281,6 +281,9 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 		obj_put(obj);
 		return ret;
 	}
+	/* Counted once nothing can fail; obj_free() uncounts only then. */
+	atomic64_add(layout.size, &nic->ring_bytes);
+	obj->counted = true;
 	ep->layout = layout;
 	ep->notify_entries = arg->notify_entries;
 	/* Published last: peer-gone notifications read ep->rings under job->lock. */
@@ -343,20 +346,38 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 
 /* ---- registrations ---------------------------------------------------------- */
 
-static void reg_release(struct pgas_obj *obj)
+/*
+ * A registration's life: its handle is reserved in ep->regs, the range is
+ * accounted and pinned, the obj is published (mappable by cookie), and
+ * only then counted and stored under its handle.  Every step before the
+ * counting can fail and is undone in reverse; nothing after it can.
+ */
+static void reg_unpin(struct pgas_obj *obj, unsigned long pinned)
 {
-	struct pgas_nic *nic = obj->job->nic;
-
-	obj_revoke(obj);
-	if (obj->pinned) {
-		unpin_user_pages_dirty_lock(obj->pages, obj->npages, obj->writable);
-		atomic64_sub(obj->npages, &nic->pinned_pages);
-		/* A dead mm's counters died with it. */
-		if (mmget_not_zero(obj->mm)) {
-			account_locked_vm(obj->mm, obj->npages, false);
-			mmput(obj->mm);
-		}
+	if (pinned)
+		unpin_user_pages_dirty_lock(obj->pages, pinned, obj->writable && obj->counted);
+	/* A dead mm's counters died with it. */
+	if (mmget_not_zero(obj->mm)) {
+		account_locked_vm(obj->mm, obj->npages, false);
+		mmput(obj->mm);
 	}
+}
+
+/* Counted in the endpoint's and the NIC's counters: the last step of REG. */
+static void reg_count(struct pgas_ep *ep, struct pgas_obj *obj, int sign)
+{
+	atomic64_add(sign * (s64)obj->npages, &ep->job->nic->pinned_pages);
+	atomic64_add(sign * (s64)obj->npages, &ep->pinned_pages);
+	atomic_add(sign, &ep->nr_regs);
+	obj->counted = sign > 0;
+}
+
+/* Takes a counted registration out of service: revoke, uncount, unpin. */
+static void reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
+{
+	obj_revoke(obj);
+	reg_unpin(obj, obj->npages);
+	reg_count(ep, obj, -1);
 	obj_put(obj);
 }
 
@@ -366,6 +387,7 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	unsigned long npages, pinned = 0;
 	unsigned int gup = FOLL_LONGTERM;
 	struct pgas_obj *obj;
+	void *old;
 	u32 handle;
 	int ret;
 
@@ -388,18 +410,22 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 		gup |= FOLL_WRITE;
 	/* The limit first: nothing is allocated for a request over it. */
 	ret = account_locked_vm(current->mm, npages, true);
-	if (ret) {
-		obj_put(obj);
-		return ret;
-	}
+	if (ret)
+		goto put;
 	mmgrab(current->mm);
 	obj->mm = current->mm;
+	/* A handle, reserved (DEREG sees none there) until the obj is stored. */
+	ret = xa_alloc(&ep->regs, &handle, NULL, XA_LIMIT(1, PGAS_MAX_REGS), GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;	/* every handle taken */
+		goto unaccount;
+	}
 	/* Up to 2 GiB for 1 TiB: may fail, quietly, and is charged to the caller. */
 	obj->pages = kvcalloc(npages, sizeof(*obj->pages),
 			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!obj->pages) {
 		ret = -ENOMEM;
-		goto unpin;
+		goto unreserve;
 	}
 	while (pinned < npages) {
 		int chunk = min_t(unsigned long, npages - pinned, 4096);
@@ -412,36 +438,33 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 		}
 		pinned += ret;
 	}
-	obj->pinned = true;
-	atomic64_add(npages, &nic->pinned_pages);
-	atomic64_add(npages, &ep->pinned_pages);
-	atomic_inc(&ep->nr_regs);
 	ret = obj_publish(nic, obj);
 	if (ret)
-		goto release;
-	ret = xa_alloc(&ep->regs, &handle, obj, xa_limit_32b, GFP_KERNEL);
-	if (ret)
-		goto release;
+		goto unpin;
+	/* Nothing below fails: count, then let DEREG find it. */
+	reg_count(ep, obj, 1);
 	arg->handle = handle;
 	arg->cookie = obj->cookie << PAGE_SHIFT;
+	/* Into the reserved entry: needs no memory.  Checked all the same. */
+	old = xa_store(&ep->regs, handle, obj, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		xa_release(&ep->regs, handle);
+		reg_release(ep, obj);
+		return xa_err(old);
+	}
 	return 0;
 
 unpin:
-	if (pinned)
-		unpin_user_pages(obj->pages, pinned);
-	account_locked_vm(obj->mm, npages, false);
+	reg_unpin(obj, pinned);
+	xa_release(&ep->regs, handle);
+	goto put;
+unreserve:
+	xa_release(&ep->regs, handle);
+unaccount:
+	reg_unpin(obj, 0);
+put:
 	obj_put(obj);
 	return ret;
-release:
-	reg_release(obj);
-	return ret;
-}
-
-static void ep_reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
-{
-	atomic64_sub(obj->npages, &ep->pinned_pages);
-	atomic_dec(&ep->nr_regs);
-	reg_release(obj);
 }
 
 int pgas_dereg(struct pgas_ep *ep, u64 handle)
@@ -450,10 +473,15 @@ int pgas_dereg(struct pgas_ep *ep, u64 handle)
 
 	if (!handle || handle > U32_MAX)
 		return -EINVAL;
-	obj = xa_erase(&ep->regs, handle);
+	/* A handle a REG in flight has reserved reads as NULL: left alone. */
+	xa_lock(&ep->regs);
+	obj = xa_load(&ep->regs, handle);
+	if (obj)
+		__xa_erase(&ep->regs, handle);
+	xa_unlock(&ep->regs);
 	if (!obj)
 		return -ENOENT;
-	ep_reg_release(ep, obj);
+	reg_release(ep, obj);
 	return 0;
 }
 
@@ -464,7 +492,7 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
 
 	xa_for_each(&ep->regs, handle, obj) {
 		xa_erase(&ep->regs, handle);
-		ep_reg_release(ep, obj);
+		reg_release(ep, obj);
 	}
 	if (ep->rings) {
 		obj_revoke(ep->rings);

@@ -330,8 +330,12 @@ struct pgas_ioc_rings {
  *           len > 2^40, or addr + len wraps
  *   EFAULT  the range is not in user space
  *   ENOMEM  more pages than the machine has, or over RLIMIT_MEMLOCK
+ *   ENOSPC  the endpoint has 65536 registrations already
  *   EFAULT  part of the range is not mapped (or not writable for
  *           PGAS_REG_WRITE)
+ * A failed REG leaves nothing pinned, charged or counted.
+ * PGAS_IOC_DEREG: EINVAL for handle 0 or flags, ENOENT for a handle that
+ * is not (or no longer) one of this endpoint's registrations.
  */
 
 struct pgas_ioc_reg {

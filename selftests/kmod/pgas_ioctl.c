@@ -712,6 +712,63 @@ static void test_lock_order(void)
 	       "after the stress: nothing pinned, no endpoint");
 }
 
+/* The sysfs counters that return to where they were when a test is done. */
+struct counters {
+	long endpoints, jobs, pinned_pages, ring_bytes;
+};
+
+static struct counters counters_now(void)
+{
+	struct counters c = {
+		sysfs("endpoints"), sysfs("jobs"), sysfs("pinned_pages"), sysfs("ring_bytes"),
+	};
+
+	return c;
+}
+
+static void expect_counters(struct counters c0, const char *what)
+{
+	struct counters c = counters_now();
+
+	result(!memcmp(&c, &c0, sizeof(c)),
+	       "%s: endpoints %ld->%ld, jobs %ld->%ld, pinned_pages %ld->%ld, ring_bytes %ld->%ld",
+	       what, c0.endpoints, c.endpoints, c0.jobs, c.jobs, c0.pinned_pages,
+	       c.pinned_pages, c0.ring_bytes, c.ring_bytes);
+}
+
+/*
+ * An endpoint has at most PGAS_MAX_REGS (65536) registrations: one page
+ * registered that often, then ENOSPC with nothing more pinned; a freed
+ * handle is reused; every counter returns when the file is closed.
+ */
+static void test_reg_handles(void)
+{
+	struct counters c0 = counters_now();
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .addr = (uintptr_t)page, .len = 4096 };
+	struct pgas_ioc_dereg d = { .size = sizeof(d) };
+	int i, ret = 0;
+
+	join(a, &job, 0);
+	page[0] = 1;
+	for (i = 0; i < 65536 && !ret; i++)
+		ret = ioc(a, PGAS_IOC_REG, &reg);
+	result(!ret && i == 65536, "65536 registrations of one endpoint (%d, %s)", i, strerror(-ret));
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), -ENOSPC);
+	result(sysfs("pinned_pages") == c0.pinned_pages + 65536,
+	       "the refused one pinned nothing (%ld pages)", sysfs("pinned_pages") - c0.pinned_pages);
+	d.handle = 77;
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), 0);
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), 0);
+	result(reg.handle == 77, "a freed handle is reused (%llu)", (unsigned long long)reg.handle);
+	close(a);
+	close(lfd);
+	munmap(page, 4096);
+	expect_counters(c0, "after 65537 registrations and their endpoint's end");
+}
+
 /* REG's result for [addr, addr + len) on an endpoint of its own job. */
 static int reg_range(int fd, unsigned long long addr, unsigned long long len)
 {
@@ -818,6 +875,7 @@ int main(void)
 	test_uid_and_memlock();
 	test_killed_endpoint();
 	test_lock_order();
+	test_reg_handles();
 	test_reg_bounds();
 	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
 	       sysfs("ring_bytes") == 0, "every counter back to zero");
