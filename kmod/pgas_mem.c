@@ -10,7 +10,9 @@
  * mapping holds no page reference, so every mapping is tracked on its obj
  * and zapped before the memory behind it is unpinned or freed.
  */
+#include <linux/fs.h>
 #include <linux/log2.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -381,6 +383,30 @@ static void reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
 	obj_put(obj);
 }
 
+/*
+ * Long-term pins are safe only on memory that has no writeback: anonymous
+ * pages, shmem (memfd, tmpfs, MAP_SHARED | MAP_ANONYMOUS, SysV shm) and
+ * hugetlb.  A page-cache page of any other file would be written by peers
+ * behind the filesystem's back (no dirty tracking; truncation leaves the
+ * pin on an orphan).  The pinned pages themselves are checked, so no
+ * remapping between a check and the pin can slip a file page in.
+ */
+static bool reg_page_ok(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+	struct address_space *mapping;
+	bool ok;
+
+	if (folio_test_anon(folio) || folio_test_hugetlb(folio) || is_zero_page(page))
+		return true;
+	/* Inodes are freed after an RCU grace period; a truncated page has none. */
+	rcu_read_lock();
+	mapping = READ_ONCE(folio->mapping);
+	ok = mapping && mapping->host && mapping->host->i_sb->s_magic == TMPFS_MAGIC;
+	rcu_read_unlock();
+	return ok;
+}
+
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 {
 	struct pgas_nic *nic = ep->job->nic;
@@ -436,7 +462,13 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 			ret = ret ? ret : -EFAULT;
 			goto unpin;
 		}
-		pinned += ret;
+		chunk = ret;
+		for (pinned += chunk; chunk; chunk--) {
+			if (!reg_page_ok(obj->pages[pinned - chunk])) {
+				ret = -EOPNOTSUPP;
+				goto unpin;
+			}
+		}
 	}
 	ret = obj_publish(nic, obj);
 	if (ret)

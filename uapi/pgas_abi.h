@@ -333,6 +333,13 @@ struct pgas_ioc_rings {
  *   ENOSPC  the endpoint has 65536 registrations already
  *   EFAULT  part of the range is not mapped (or not writable for
  *           PGAS_REG_WRITE)
+ *   EOPNOTSUPP  part of the range is backed by a file other than shmem
+ *           (memfd, tmpfs, shared anonymous) or hugetlbfs: page-cache
+ *           pages of such files have writeback and must not be pinned
+ *           long-term, writable or not.  Private mappings of a file are
+ *           accepted only where their pages are anonymous copies (written
+ *           before, or by PGAS_REG_WRITE, which writes them).  Newer
+ *           kernels may refuse a writable file range with EFAULT first.
  * A failed REG leaves nothing pinned, charged or counted.
  * PGAS_IOC_DEREG: EINVAL for handle 0 or flags, ENOENT for a handle that
  * is not (or no longer) one of this endpoint's registrations.

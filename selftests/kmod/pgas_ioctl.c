@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -712,6 +713,140 @@ static void test_lock_order(void)
 	       "after the stress: nothing pinned, no endpoint");
 }
 
+/* REG of len bytes at p with flags; deregistered again on success. */
+static int reg_mem(int fd, void *p, size_t len, unsigned int flags)
+{
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = flags,
+				    .addr = (uintptr_t)p, .len = len };
+	struct pgas_ioc_dereg d = { .size = sizeof(d) };
+	int ret = ioc(fd, PGAS_IOC_REG, &reg);
+
+	d.handle = reg.handle;
+	if (!ret)
+		ioc(fd, PGAS_IOC_DEREG, &d);
+	return ret;
+}
+
+/* A file of len bytes (filled in) at path, mapped with flags; NULL if not. */
+static void *map_file(const char *path, size_t len, int flags)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, (off_t)len))
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x11, len);
+	return p;
+}
+
+/*
+ * Only memory without writeback may be pinned for peers: anonymous, shmem
+ * (memfd, tmpfs, shared anonymous) and hugetlb.  A file of another
+ * filesystem (ramfs here: the VM has no disk; any page-cache file is
+ * refused the same way) is EOPNOTSUPP, writable or not; its private
+ * mapping only once written (then its pages are anonymous copies).
+ */
+static void test_reg_memory_kinds(void)
+{
+	const size_t len = 4 * 4096;
+	long pinned0 = sysfs("pinned_pages");
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	const char *dir = "/tmp/pgas-ramfs";
+	char *p, *anon, *shared, *mfd_map, *hp;
+	int mfd;
+
+	join(a, &job, 0);
+	anon = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT(reg_mem(a, anon, len, PGAS_REG_WRITE), 0);
+	EXPECT(reg_mem(a, anon, len, 0), 0);	/* read-only, never touched */
+	shared = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT(reg_mem(a, shared, len, PGAS_REG_WRITE), 0);
+	mfd = memfd_create("pgas", 0);
+	mfd_map = mfd >= 0 && !ftruncate(mfd, len) ?
+		  mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
+	result(mfd_map != MAP_FAILED, "memfd mapped");
+	if (mfd_map != MAP_FAILED) {
+		EXPECT(reg_mem(a, mfd_map, len, PGAS_REG_WRITE), 0);
+		munmap(mfd_map, len);
+	}
+	if (mfd >= 0)
+		close(mfd);
+	p = map_file("/dev/shm/pgas-reg", len, MAP_SHARED);	/* tmpfs */
+	result(p != NULL, "tmpfs file mapped");
+	if (p) {
+		EXPECT(reg_mem(a, p, len, PGAS_REG_WRITE), 0);
+		munmap(p, len);
+	}
+	unlink("/dev/shm/pgas-reg");
+
+	mkdir(dir, 0700);
+	if (mount("ramfs", dir, "ramfs", 0, NULL)) {
+		result(0, "mount ramfs on %s: %s", dir, strerror(errno));
+	} else {
+		p = map_file("/tmp/pgas-ramfs/f", len, MAP_SHARED);
+		result(p != NULL, "ramfs file mapped shared");
+		if (p) {
+			EXPECT(reg_mem(a, p, len, PGAS_REG_WRITE), -EOPNOTSUPP);
+			EXPECT(reg_mem(a, p, len, 0), -EOPNOTSUPP);
+			munmap(p, len);
+		}
+		/* Anonymous pages followed by the file's: the whole range is refused. */
+		p = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		mfd = open("/tmp/pgas-ramfs/f", O_RDWR);
+		if (p != MAP_FAILED && mfd >= 0 &&
+		    mmap(p + len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd, 0) !=
+		    MAP_FAILED) {
+			memset(p, 1, len);
+			EXPECT(reg_mem(a, p, 2 * len, PGAS_REG_WRITE), -EOPNOTSUPP);
+			result(sysfs("pinned_pages") == pinned0,
+			       "the anonymous half is unpinned again");
+			munmap(p, 2 * len);
+		}
+		if (mfd >= 0)
+			close(mfd);
+		p = map_file("/tmp/pgas-ramfs/g", len, MAP_PRIVATE);
+		result(p != NULL, "ramfs file mapped private");
+		if (p) {
+			EXPECT(reg_mem(a, p, len, PGAS_REG_WRITE), 0);	/* written: copies */
+			munmap(p, len);
+			/* Read-only and untouched: the file's own pages. */
+			mfd = open("/tmp/pgas-ramfs/g", O_RDONLY);
+			p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, mfd, 0);
+			close(mfd);
+			if (p != MAP_FAILED) {
+				EXPECT(reg_mem(a, p, len, 0), -EOPNOTSUPP);
+				munmap(p, len);
+			}
+		}
+		umount2(dir, MNT_DETACH);
+	}
+	rmdir(dir);
+
+	/* hugetlb, if the VM can find two huge pages. */
+	system("echo 2 > /proc/sys/vm/nr_hugepages");
+	hp = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (hp == MAP_FAILED) {
+		printf("ok %d - # SKIP hugetlb: %s\n", ++tests, strerror(errno));
+	} else {
+		hp[0] = 1;
+		EXPECT(reg_mem(a, hp, 2 << 20, PGAS_REG_WRITE), 0);
+		munmap(hp, 2 << 20);
+	}
+	system("echo 0 > /proc/sys/vm/nr_hugepages");
+	munmap(anon, len);
+	munmap(shared, len);
+	close(a);
+	close(lfd);
+	result(sysfs("pinned_pages") == pinned0, "memory kinds: nothing left pinned (%ld)",
+	       sysfs("pinned_pages") - pinned0);
+}
+
 /* The sysfs counters that return to where they were when a test is done. */
 struct counters {
 	long endpoints, jobs, pinned_pages, ring_bytes;
@@ -876,6 +1011,7 @@ int main(void)
 	test_killed_endpoint();
 	test_lock_order();
 	test_reg_handles();
+	test_reg_memory_kinds();
 	test_reg_bounds();
 	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
 	       sysfs("ring_bytes") == 0, "every counter back to zero");
