@@ -111,6 +111,7 @@ struct pgas_obj {
 	unsigned long npages;
 	bool writable;
 	bool counted;			/* in the NIC's (and endpoint's) counters */
+	struct user_struct *user;	/* charged npages of locked_vm, or NULL */
 	struct mutex vma_lock;		/* protects revoked, vmas */
 	bool revoked;			/* under vma_lock */
 	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
@@ -118,7 +119,7 @@ struct pgas_obj {
 	void *vaddr;
 	/* PGAS_OBJ_REG */
 	struct page **pages;
-	struct mm_struct *mm;		/* mmgrab()ed: where it is accounted */
+	struct mm_struct *mm;		/* mmgrab()ed: its pinned_vm shows the pins */
 };
 
 /* pgas_job.c */

@@ -10,11 +10,15 @@
  * mapping holds no page reference, so every mapping is tracked on its obj
  * and zapped before the memory behind it is unpinned or freed.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -27,6 +31,45 @@ struct pgas_vma {
 	struct pgas_obj *obj;
 	bool zapped;
 };
+
+/* ---- accounting --------------------------------------------------------------- */
+
+/*
+ * Pinned pages and ring regions are charged to the user who asked for them
+ * (user->locked_vm, against the caller's RLIMIT_MEMLOCK, as io_uring does)
+ * unless the caller has CAP_IPC_LOCK, and uncharged when the pages are
+ * unpinned or the region is freed: whichever process holds the file then,
+ * and however long after the one that registered has gone, the user's
+ * total stays under the limit.  (Charging the registering mm, as this
+ * module once did, let a user pin without bound: the charge died with the
+ * mm while the pins lived on with the file.)
+ */
+static int obj_charge(struct pgas_obj *obj)
+{
+	struct user_struct *user = current_user();
+	unsigned long limit, cur, new;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + obj->npages;
+		if (new < cur || new > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	obj->user = get_uid(user);
+	return 0;
+}
+
+static void obj_uncharge(struct pgas_obj *obj)
+{
+	if (!obj->user)
+		return;
+	atomic_long_sub(obj->npages, &obj->user->locked_vm);
+	free_uid(obj->user);
+	obj->user = NULL;
+}
 
 static struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 				  unsigned long npages)
@@ -358,11 +401,9 @@ static void reg_unpin(struct pgas_obj *obj, unsigned long pinned)
 {
 	if (pinned)
 		unpin_user_pages_dirty_lock(obj->pages, pinned, obj->writable && obj->counted);
-	/* A dead mm's counters died with it. */
-	if (mmget_not_zero(obj->mm)) {
-		account_locked_vm(obj->mm, obj->npages, false);
-		mmput(obj->mm);
-	}
+	/* The mm_struct lives (mmgrab) even when its process has gone. */
+	atomic64_sub(obj->npages, &obj->mm->pinned_vm);
+	obj_uncharge(obj);
 }
 
 /* Counted in the endpoint's and the NIC's counters: the last step of REG. */
@@ -435,11 +476,12 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	if (obj->writable)
 		gup |= FOLL_WRITE;
 	/* The limit first: nothing is allocated for a request over it. */
-	ret = account_locked_vm(current->mm, npages, true);
+	ret = obj_charge(obj);
 	if (ret)
 		goto put;
 	mmgrab(current->mm);
 	obj->mm = current->mm;
+	atomic64_add(npages, &obj->mm->pinned_vm);
 	/* A handle, reserved (DEREG sees none there) until the obj is stored. */
 	ret = xa_alloc(&ep->regs, &handle, NULL, XA_LIMIT(1, PGAS_MAX_REGS), GFP_KERNEL);
 	if (ret) {

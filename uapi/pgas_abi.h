@@ -329,7 +329,11 @@ struct pgas_ioc_rings {
  *   EINVAL  unknown flags, len 0, addr or len not page aligned,
  *           len > 2^40, or addr + len wraps
  *   EFAULT  the range is not in user space
- *   ENOMEM  more pages than the machine has, or over RLIMIT_MEMLOCK
+ *   ENOMEM  more pages than the machine has, or over RLIMIT_MEMLOCK:
+ *           without CAP_IPC_LOCK, everything the calling user has pinned
+ *           or holds as rings through pgas.ko (user_struct->locked_vm,
+ *           shared with io_uring) counts against the caller's limit until
+ *           it is unpinned or freed, whichever process holds the file then
  *   ENOSPC  the endpoint has 65536 registrations already
  *   EFAULT  part of the range is not mapped (or not writable for
  *           PGAS_REG_WRITE)

@@ -469,6 +469,7 @@ static void failed_registrations_are_rolled_back(struct kunit *test)
 	struct pgas_ioc_reg r = { .size = sizeof(r), .flags = PGAS_REG_WRITE, .len = len };
 	unsigned long addr = test_user_map(test, len);
 	unsigned long locked = test_mm->locked_vm;
+	s64 pinned_vm = atomic64_read(&test_mm->pinned_vm);
 	s64 cookie = atomic64_read(&nic->next_cookie);
 
 	r.addr = addr;
@@ -480,6 +481,7 @@ static void failed_registrations_are_rolled_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 0);
 	KUNIT_EXPECT_TRUE(test, xa_empty(&ep->regs));
 	KUNIT_EXPECT_EQ(test, test_mm->locked_vm, locked);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm);
 	/* Half mapped: the pinned half is unpinned again. */
 	atomic64_set(&nic->next_cookie, cookie);
 	r.len = 2 * len;
@@ -493,11 +495,13 @@ static void failed_registrations_are_rolled_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 8LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&ep->pinned_pages), 8LL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm + 8);
 	KUNIT_EXPECT_EQ(test, pgas_dereg(ep, r.handle), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 0LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&ep->pinned_pages), 0LL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 0);
 	KUNIT_EXPECT_EQ(test, test_mm->locked_vm, locked);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm);
 	test_user_unmap(addr, len);
 	pgas_ep_leave(ep);
 	pgas_job_put(job);

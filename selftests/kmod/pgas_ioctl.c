@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -457,6 +458,163 @@ static void test_uid_and_memlock(void)
 	}
 	close(pipefd[0]);
 	close(lfd);
+}
+
+static int send_fd(int sock, int fd, int val)
+{
+	char buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &val, .iov_len = sizeof(val) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (fd >= 0) {
+		msg.msg_control = buf;
+		msg.msg_controllen = sizeof(buf);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, 0) == sizeof(val) ? 0 : -1;
+}
+
+/* Receives val and, if one came with it, a file descriptor (else -1). */
+static int recv_fd(int sock, int *val)
+{
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = val, .iov_len = sizeof(*val) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = buf, .msg_controllen = sizeof(buf) };
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(sock, &msg, 0) != sizeof(*val))
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* REG of n fresh anonymous pages in this process. */
+static int reg_pages(int fd, int n)
+{
+	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)p, .len = (size_t)n * 4096 };
+
+	return ioc(fd, PGAS_IOC_REG, &reg);
+}
+
+/*
+ * One user, RLIMIT_MEMLOCK of 16 pages, pins that outlive the process
+ * that made them: children register 8 pages each and exit while the
+ * endpoint's file lives on, (a) inherited by fork without exec, (b) a
+ * child's own endpoint passed back with SCM_RIGHTS.  Six rounds of each;
+ * pinned pages must never exceed 16 in total (the old module let every
+ * round pin: the charge died with each child's mm), every refusal must
+ * be ENOMEM (or EPERM, should an endpoint refuse another process), and
+ * once the files are closed the user can pin 16 pages again.
+ * Runs as uid 65534; prints "rounds ok refused other maxpinned after".
+ */
+static void memlock_holder(int variant, int report)
+{
+	struct rlimit rl = { 16 * 4096, 16 * 4096 };
+	int lfd, fd = -1, held[8], sv[2], i, ok = 0, refused = 0, other = 0, n;
+	long pinned0 = sysfs("pinned_pages"), max = 0, after;
+	struct pgas_ioc_job_create job;
+	char line[128];
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	if (setgid(65534) || setuid(65534))
+		_exit(3);
+	lfd = open(DEV, O_RDWR);
+	job = create_job(lfd, 8);
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		_exit(4);
+	if (variant == 0) {
+		fd = open(DEV, O_RDWR);
+		join(fd, &job, 7);
+	}
+	for (i = 0; i < 6; i++) {
+		int ret = 1, status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int cfd = fd;
+
+			if (variant == 1) {
+				cfd = open(DEV, O_RDWR);
+				join(cfd, &job, (unsigned int)i);
+			}
+			ret = reg_pages(cfd, 8);
+			send_fd(sv[1], variant == 1 ? cfd : -1, ret);
+			_exit(0);	/* the registering process is gone */
+		}
+		held[i] = recv_fd(sv[0], &ret);
+		waitpid(pid, &status, 0);
+		if (!ret)
+			ok++;
+		else if (ret == -ENOMEM || ret == -EPERM)
+			refused++;
+		else
+			other++;
+		if (sysfs("pinned_pages") - pinned0 > max)
+			max = sysfs("pinned_pages") - pinned0;
+	}
+	for (i = 0; i < 6; i++)
+		if (held[i] >= 0)
+			close(held[i]);
+	if (fd >= 0)
+		close(fd);
+	/* Everything closed: the user's charge is back to 0. */
+	fd = open(DEV, O_RDWR);
+	join(fd, &job, 7);
+	after = reg_pages(fd, 16);
+	close(fd);
+	close(lfd);
+	n = snprintf(line, sizeof(line), "%d %d %d %ld %ld\n", ok, refused, other, max, after);
+	if (write(report, line, (size_t)n) < 0)
+		_exit(5);
+	_exit(0);
+}
+
+static void test_memlock_outlives_process(void)
+{
+	static const char *const name[] = { "fork without exec", "SCM_RIGHTS" };
+	int variant;
+
+	chmod(DEV, 0666);
+	for (variant = 0; variant < 2; variant++) {
+		int pipefd[2], status, ok = -1, refused = -1, other = -1;
+		long max = -1, after = -1;
+		char line[128];
+		ssize_t n;
+		pid_t pid;
+
+		if (pipe(pipefd))
+			break;
+		pid = fork();
+		if (pid == 0) {
+			close(pipefd[0]);
+			memlock_holder(variant, pipefd[1]);
+		}
+		close(pipefd[1]);
+		n = read(pipefd[0], line, sizeof(line) - 1);
+		line[n > 0 ? n : 0] = 0;
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
+		sscanf(line, "%d %d %d %ld %ld", &ok, &refused, &other, &max, &after);
+		result(max <= 16 && other == 0 && ok + refused == 6,
+		       "RLIMIT_MEMLOCK 16 pages, pins outliving their process (%s): at most "
+		       "%ld pages pinned (want <= 16), %d of 6 rounds pinned, %d refused, %d other",
+		       name[variant], max, ok, refused, other);
+		result(after == 0, "after the files are closed the user pins 16 pages again (%ld)",
+		       after);
+	}
+	chmod(DEV, 0660);
 }
 
 /* A SIGKILLed endpoint: pins released, the peer told, nothing leaks. */
@@ -1008,6 +1166,7 @@ int main(void)
 	test_rings_and_mmap();
 	test_registration();
 	test_uid_and_memlock();
+	test_memlock_outlives_process();
 	test_killed_endpoint();
 	test_lock_order();
 	test_reg_handles();
