@@ -52,7 +52,15 @@
 
 #define PGAS_MAX_NICS		16
 #define PGAS_MAX_REG_BYTES	BIT_ULL(40)
-#define PGAS_MAX_RING_BYTES	BIT_ULL(30)
+/*
+ * Ring regions (docs/pgas-kmod.md, "Limits"): one endpoint's at most 64 MiB,
+ * and a job's at most 4 GiB counted as nranks times one region (every rank
+ * of a job uses the same geometry).  The bounce area grows with nranks, so
+ * a job's rings grow with nranks^2: libpgas's default geometry (256 slots,
+ * 1024 notifications, 8 bounce buffers of 8 KiB) fits up to 180 ranks.
+ */
+#define PGAS_MAX_RING_BYTES	BIT_ULL(26)
+#define PGAS_MAX_JOB_RING_BYTES	BIT_ULL(32)
 #define PGAS_MAX_REGS		65536	/* registrations of one endpoint */
 
 struct pgas_nic {

@@ -2,8 +2,8 @@
 /*
  * pgas_mem.c - what endpoints map: ring regions and registered memory.
  *
- * Ring regions are vmalloc_user() memory laid out by pgas_region_layout().
- * Registrations pin user memory (FOLL_LONGTERM) and account it against
+ * Ring regions are vmalloc memory laid out by pgas_region_layout().
+ * Registrations pin user memory (FOLL_LONGTERM); both are charged against
  * RLIMIT_MEMLOCK.  Both are mapped into the job's processes as PFN
  * mappings (VM_PFNMAP | VM_IO: anonymous pages cannot be inserted as
  * pages, and nobody may pin them again through a peer's mapping).  A PFN
@@ -97,6 +97,7 @@ static void obj_free(struct kref *kref)
 		vfree(obj->vaddr);
 		if (obj->counted)
 			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+		obj_uncharge(obj);
 	}
 	kvfree(obj->pages);
 	if (obj->mm)
@@ -288,7 +289,9 @@ int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
 		return -EINVAL;
 	pgas_region_layout(g->mbox_slots, g->notify_entries, g->bounce_bufs, g->bounce_size,
 			   nranks, out);
-	return out->size > PGAS_MAX_RING_BYTES ? -E2BIG : 0;
+	if (out->size > PGAS_MAX_RING_BYTES || out->size * nranks > PGAS_MAX_JOB_RING_BYTES)
+		return -E2BIG;
+	return 0;
 }
 
 int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
@@ -308,7 +311,19 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = true;
-	obj->vaddr = vmalloc_user(layout.size);
+	ret = obj_charge(obj);
+	if (ret) {
+		obj_put(obj);
+		return ret;
+	}
+	/*
+	 * Charged to the caller's memory cgroup, and allowed to fail rather
+	 * than OOM-kill.  Not vmalloc_user(): that cannot be accounted on 6.1
+	 * (__vmalloc_node_range() is not exported); map_pages() maps it by
+	 * pfn, so it needs no VM_USERMAP.  Zeroed: it is mapped to users.
+	 */
+	obj->vaddr = __vmalloc(layout.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+			       __GFP_RETRY_MAYFAIL);
 	if (!obj->vaddr) {
 		obj_put(obj);
 		return -ENOMEM;

@@ -320,6 +320,19 @@ struct pgas_ioc_rings {
 	PGAS_U64 cookie;	/* out: mmap offset of the region */
 };
 
+/*
+ * PGAS_IOC_RINGS_CREATE errors:
+ *   EBADFD  the file has not joined a job
+ *   EINVAL  flags, or a field outside its range above
+ *   E2BIG   the region (pgas_region_layout() for the job's nranks) is
+ *           over 64 MiB, or nranks regions are over 4 GiB (a job's rings
+ *           grow with nranks^2: libpgas's default geometry fits 180 ranks)
+ *   EEXIST  this endpoint has its rings already
+ *   ENOMEM  over RLIMIT_MEMLOCK (without CAP_IPC_LOCK the region counts
+ *           against it with the user's pins, see PGAS_IOC_REG), or the
+ *           memory (charged to the caller's memory cgroup) is not there
+ */
+
 #define PGAS_REG_WRITE		1u	/* peers may write (segments) */
 
 /*

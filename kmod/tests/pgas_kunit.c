@@ -185,6 +185,20 @@ static void geometry_is_validated(struct kunit *test)
 	g.bounce_bufs = 64;
 	g.bounce_size = 1U << 20;
 	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 16, &l), -E2BIG);
+	/* The largest of every field: far over 64 MiB, even at one rank. */
+	g.mbox_slots = 32768;
+	g.notify_entries = 1U << 20;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 1, &l), -E2BIG);
+	/* A job's rings: nranks regions, at most 4 GiB (libpgas's default: 180 ranks). */
+	g = good_geometry();
+	g.mbox_slots = 256;
+	g.notify_entries = 1024;
+	g.bounce_bufs = 8;
+	g.bounce_size = 8192;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 180, &l), 0);
+	KUNIT_EXPECT_LE(test, l.size * 180, PGAS_MAX_JOB_RING_BYTES);
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 181, &l), -E2BIG);
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, PGAS_MAX_ENDPOINTS, &l), -E2BIG);
 }
 
 static void layout_is_page_aligned_and_disjoint(struct kunit *test)

@@ -118,6 +118,41 @@ static struct pgas_ioc_rings rings_arg(void)
 	return r;
 }
 
+/* The sysfs counters that return to where they were when a test is done. */
+struct counters {
+	long endpoints, jobs, pinned_pages, ring_bytes;
+};
+
+static struct counters counters_now(void)
+{
+	struct counters c = {
+		sysfs("endpoints"), sysfs("jobs"), sysfs("pinned_pages"), sysfs("ring_bytes"),
+	};
+
+	return c;
+}
+
+static void expect_counters(struct counters c0, const char *what)
+{
+	struct counters c = counters_now();
+
+	result(!memcmp(&c, &c0, sizeof(c)),
+	       "%s: endpoints %ld->%ld, jobs %ld->%ld, pinned_pages %ld->%ld, ring_bytes %ld->%ld",
+	       what, c0.endpoints, c.endpoints, c0.jobs, c.jobs, c0.pinned_pages,
+	       c.pinned_pages, c0.ring_bytes, c.ring_bytes);
+}
+
+/* REG of n fresh anonymous pages in this process. */
+static int reg_pages(int fd, int n)
+{
+	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)p, .len = (size_t)n * 4096 };
+
+	return ioc(fd, PGAS_IOC_REG, &reg);
+}
+
 static sigjmp_buf fault_jmp;
 
 static void on_fault(int sig)
@@ -278,7 +313,9 @@ static void test_rings_and_mmap(void)
 	bad.bounce_bufs = 64;
 	bad.bounce_size = 1u << 20;
 	bad.mbox_slots = 32768;
-	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), 0 /* 256 MiB: fits */);
+	bad.notify_entries = 1u << 20;
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), -E2BIG);	/* 276 MiB: was allowed */
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &r), 0);
 	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &r), -EEXIST);
 	EXPECT(ioc(b, PGAS_IOC_RINGS_CREATE, &r), 0);
 	result(r.region_size > 4096 && r.cookie && !(r.cookie & 4095), "region %llu bytes, cookie %#llx",
@@ -312,6 +349,138 @@ static void test_rings_and_mmap(void)
 	close(lfd);
 	close(olfd);
 	result(sysfs("ring_bytes") == 0, "ring memory freed (%ld bytes left)", sysfs("ring_bytes"));
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, text, strlen(text));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* RINGS_CREATE with a geometry on a fresh endpoint of a fresh job of nranks. */
+static int rings_in_job(unsigned int nranks, struct pgas_ioc_rings g)
+{
+	int lfd = open_dev(), fd = open_dev(), ret;
+	struct pgas_ioc_job_create job = create_job(lfd, nranks);
+
+	join(fd, &job, 0);
+	ret = ioc(fd, PGAS_IOC_RINGS_CREATE, &g);
+	close(fd);
+	close(lfd);
+	return ret;
+}
+
+/*
+ * Ring regions: at most 64 MiB an endpoint and 4 GiB a job (nranks times
+ * one region); charged to the memory cgroup (a region over memory.max is
+ * ENOMEM, where it was allocated regardless) and, without CAP_IPC_LOCK,
+ * to the user's RLIMIT_MEMLOCK together with the pins.
+ */
+static void test_ring_limits(void)
+{
+	struct pgas_ioc_rings libpgas = {	/* libpgas's default geometry */
+		.size = sizeof(libpgas), .mbox_slots = 256, .notify_entries = 1024,
+		.bounce_bufs = 8, .bounce_size = 8192,
+	}, big = rings_arg();
+	struct counters c0 = counters_now();
+	int pipefd[2], status, r[6] = { 1, 1, 1, 1, 1, 1 };
+	const char *cg = "/sys/fs/cgroup/pgas-test";
+	pid_t pid;
+
+	EXPECT(rings_in_job(128, libpgas), 0);		/* 16 MiB a rank, 2 GiB a job */
+	EXPECT(rings_in_job(256, libpgas), -E2BIG);	/* 34 MiB a rank, 8.5 GiB a job */
+	big.bounce_bufs = 16;
+	big.bounce_size = 1u << 20;			/* 32 MiB of bounce buffers */
+	EXPECT(rings_in_job(2, big), -E2BIG);		/* 64 MiB + 24 KiB */
+	EXPECT(rings_in_job(1, big), 0);
+	expect_counters(c0, "ring limits");
+
+	/* A memory cgroup of 16 MiB: a 32 MiB region does not fit in it. */
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	mkdir(cg, 0755);
+	if (write_file("/sys/fs/cgroup/pgas-test/memory.max", "16777216")) {
+		printf("ok %d - # SKIP no memory cgroup: %s\n", ++tests, strerror(errno));
+	} else {
+		if (pipe(pipefd))
+			return;
+		pid = fork();
+		if (pid == 0) {
+			if (write_file("/sys/fs/cgroup/pgas-test/cgroup.procs", "0"))
+				_exit(3);
+			r[0] = rings_in_job(1, big);
+			r[1] = rings_in_job(1, rings_arg());
+			if (write(pipefd[1], r, sizeof(r)) < 0)
+				_exit(4);
+			_exit(0);
+		}
+		close(pipefd[1]);
+		if (read(pipefd[0], r, sizeof(r)) != sizeof(r))
+			r[0] = 1;
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
+		result(r[0] == -ENOMEM && r[1] == 0,
+		       "memory.max 16 MiB: a 32 MiB region %d (want ENOMEM), a small one %d",
+		       r[0], r[1]);
+		expect_counters(c0, "after a region the memory cgroup refused");
+	}
+	rmdir(cg);
+
+	/* uid 65534, RLIMIT_MEMLOCK 16 pages: rings and pins share it. */
+	if (pipe(pipefd))
+		return;
+	chmod(DEV, 0666);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 16 * 4096, 16 * 4096 };
+		struct pgas_ioc_rings g = rings_arg();	/* 6 pages at 1 rank */
+		struct pgas_ioc_job_create own;
+		int lfd, fd, fd2;
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		lfd = open(DEV, O_RDWR);
+		own = create_job(lfd, 2);
+		fd = open(DEV, O_RDWR);
+		fd2 = open(DEV, O_RDWR);
+		join(fd, &own, 0);
+		join(fd2, &own, 1);
+		r[0] = ioc(fd, PGAS_IOC_RINGS_CREATE, &g);	/* 7 pages at 2 ranks */
+		r[1] = reg_pages(fd, 10);			/* 17 */
+		r[2] = reg_pages(fd, 9);			/* 16 */
+		g = rings_arg();
+		r[3] = ioc(fd2, PGAS_IOC_RINGS_CREATE, &g);	/* 23 */
+		close(fd);					/* frees 16 */
+		g = rings_arg();
+		r[4] = ioc(fd2, PGAS_IOC_RINGS_CREATE, &g);	/* 7 */
+		g = big;
+		r[5] = rings_in_job(1, g);			/* 7 + 8197 */
+		close(fd2);
+		close(lfd);
+		if (write(pipefd[1], r, sizeof(r)) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], r, sizeof(r)) != sizeof(r))
+		r[0] = 1;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	chmod(DEV, 0660);
+	result(r[0] == 0 && r[1] == -ENOMEM && r[2] == 0 && r[3] == -ENOMEM && r[4] == 0 &&
+	       r[5] == -ENOMEM,
+	       "RLIMIT_MEMLOCK 16 pages shared by rings and pins: rings(7) %d, +reg(10) %d, "
+	       "+reg(9) %d, +rings(7) %d, after close rings(7) %d, rings(8197) %d "
+	       "(want 0 ENOMEM 0 ENOMEM 0 ENOMEM)", r[0], r[1], r[2], r[3], r[4], r[5]);
+	expect_counters(c0, "after the memlock tests");
 }
 
 static void test_registration(void)
@@ -495,17 +664,6 @@ static int recv_fd(int sock, int *val)
 	if (cm && cm->cmsg_type == SCM_RIGHTS)
 		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
-}
-
-/* REG of n fresh anonymous pages in this process. */
-static int reg_pages(int fd, int n)
-{
-	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
-				    .addr = (uintptr_t)p, .len = (size_t)n * 4096 };
-
-	return ioc(fd, PGAS_IOC_REG, &reg);
 }
 
 /*
@@ -1005,30 +1163,6 @@ static void test_reg_memory_kinds(void)
 	       sysfs("pinned_pages") - pinned0);
 }
 
-/* The sysfs counters that return to where they were when a test is done. */
-struct counters {
-	long endpoints, jobs, pinned_pages, ring_bytes;
-};
-
-static struct counters counters_now(void)
-{
-	struct counters c = {
-		sysfs("endpoints"), sysfs("jobs"), sysfs("pinned_pages"), sysfs("ring_bytes"),
-	};
-
-	return c;
-}
-
-static void expect_counters(struct counters c0, const char *what)
-{
-	struct counters c = counters_now();
-
-	result(!memcmp(&c, &c0, sizeof(c)),
-	       "%s: endpoints %ld->%ld, jobs %ld->%ld, pinned_pages %ld->%ld, ring_bytes %ld->%ld",
-	       what, c0.endpoints, c.endpoints, c0.jobs, c.jobs, c0.pinned_pages,
-	       c.pinned_pages, c0.ring_bytes, c.ring_bytes);
-}
-
 /*
  * An endpoint has at most PGAS_MAX_REGS (65536) registrations: one page
  * registered that often, then ENOSPC with nothing more pinned; a freed
@@ -1164,6 +1298,7 @@ int main(void)
 	test_job_create();
 	test_join();
 	test_rings_and_mmap();
+	test_ring_limits();
 	test_registration();
 	test_uid_and_memlock();
 	test_memlock_outlives_process();
