@@ -52,7 +52,16 @@
 
 #define PGAS_MAX_NICS		16
 #define PGAS_MAX_REG_BYTES	BIT_ULL(40)
-#define PGAS_MAX_RING_BYTES	BIT_ULL(30)
+/*
+ * Ring regions (docs/pgas-kmod.md, "Limits"): one endpoint's at most 64 MiB,
+ * and a job's at most 4 GiB counted as nranks times one region (every rank
+ * of a job uses the same geometry).  The bounce area grows with nranks, so
+ * a job's rings grow with nranks^2: libpgas's default geometry (256 slots,
+ * 1024 notifications, 8 bounce buffers of 8 KiB) fits up to 180 ranks.
+ */
+#define PGAS_MAX_RING_BYTES	BIT_ULL(26)
+#define PGAS_MAX_JOB_RING_BYTES	BIT_ULL(32)
+#define PGAS_MAX_REGS		65536	/* registrations of one endpoint */
 
 struct pgas_nic {
 	struct kref kref;
@@ -109,6 +118,8 @@ struct pgas_obj {
 	u64 cookie;			/* page offset */
 	unsigned long npages;
 	bool writable;
+	bool counted;			/* in the NIC's (and endpoint's) counters */
+	struct user_struct *user;	/* charged npages of locked_vm, or NULL */
 	struct mutex vma_lock;		/* protects revoked, vmas */
 	bool revoked;			/* under vma_lock */
 	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
@@ -117,8 +128,7 @@ struct pgas_obj {
 	void *vaddr;
 	/* PGAS_OBJ_REG */
 	struct page **pages;
-	struct mm_struct *mm;		/* mmgrab()ed: where it is accounted */
-	bool pinned;
+	struct mm_struct *mm;		/* mmgrab()ed: its pinned_vm shows the pins */
 };
 
 /* pgas_job.c */

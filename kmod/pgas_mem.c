@@ -2,8 +2,8 @@
 /*
  * pgas_mem.c - what endpoints map: ring regions and registered memory.
  *
- * Ring regions are vmalloc_user() memory laid out by pgas_region_layout().
- * Registrations pin user memory (FOLL_LONGTERM) and account it against
+ * Ring regions are vmalloc memory laid out by pgas_region_layout().
+ * Registrations pin user memory (FOLL_LONGTERM); both are charged against
  * RLIMIT_MEMLOCK.  Both are mapped into the job's processes as PFN
  * mappings (VM_PFNMAP | VM_IO: anonymous pages cannot be inserted as
  * pages, and nobody may pin them again through a peer's mapping).  A PFN
@@ -11,9 +11,15 @@
  * and zapped before the memory behind it is unpinned or freed; a later
  * fault on it maps the obj's throwaway page instead of raising SIGBUS.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/log2.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -26,6 +32,45 @@ struct pgas_vma {
 	struct pgas_obj *obj;
 	bool zapped;
 };
+
+/* ---- accounting --------------------------------------------------------------- */
+
+/*
+ * Pinned pages and ring regions are charged to the user who asked for them
+ * (user->locked_vm, against the caller's RLIMIT_MEMLOCK, as io_uring does)
+ * unless the caller has CAP_IPC_LOCK, and uncharged when the pages are
+ * unpinned or the region is freed: whichever process holds the file then,
+ * and however long after the one that registered has gone, the user's
+ * total stays under the limit.  (Charging the registering mm, as this
+ * module once did, let a user pin without bound: the charge died with the
+ * mm while the pins lived on with the file.)
+ */
+static int obj_charge(struct pgas_obj *obj)
+{
+	struct user_struct *user = current_user();
+	unsigned long limit, cur, new;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + obj->npages;
+		if (new < cur || new > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	obj->user = get_uid(user);
+	return 0;
+}
+
+static void obj_uncharge(struct pgas_obj *obj)
+{
+	if (!obj->user)
+		return;
+	atomic_long_sub(obj->npages, &obj->user->locked_vm);
+	free_uid(obj->user);
+	obj->user = NULL;
+}
 
 static struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 				  unsigned long npages)
@@ -51,7 +96,9 @@ static void obj_free(struct kref *kref)
 
 	if (obj->kind == PGAS_OBJ_RINGS) {
 		vfree(obj->vaddr);
-		atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+		if (obj->counted)
+			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+		obj_uncharge(obj);
 	}
 	kvfree(obj->pages);
 	if (obj->dummy)
@@ -286,7 +333,9 @@ int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
 		return -EINVAL;
 	pgas_region_layout(g->mbox_slots, g->notify_entries, g->bounce_bufs, g->bounce_size,
 			   nranks, out);
-	return out->size > PGAS_MAX_RING_BYTES ? -E2BIG : 0;
+	if (out->size > PGAS_MAX_RING_BYTES || out->size * nranks > PGAS_MAX_JOB_RING_BYTES)
+		return -E2BIG;
+	return 0;
 }
 
 int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
@@ -306,12 +355,23 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = true;
-	obj->vaddr = vmalloc_user(layout.size);
+	ret = obj_charge(obj);
+	if (ret) {
+		obj_put(obj);
+		return ret;
+	}
+	/*
+	 * Charged to the caller's memory cgroup, and allowed to fail rather
+	 * than OOM-kill.  Not vmalloc_user(): that cannot be accounted on 6.1
+	 * (__vmalloc_node_range() is not exported); map_pages() maps it by
+	 * pfn, so it needs no VM_USERMAP.  Zeroed: it is mapped to users.
+	 */
+	obj->vaddr = __vmalloc(layout.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+			       __GFP_RETRY_MAYFAIL);
 	if (!obj->vaddr) {
 		obj_put(obj);
 		return -ENOMEM;
 	}
-	atomic64_add(layout.size, &nic->ring_bytes);
 	ctrl = obj->vaddr;
 	ctrl->magic = PGAS_ABI_MAGIC;
 	ctrl->version = PGAS_ABI_VERSION;
@@ -325,6 +385,9 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 		obj_put(obj);
 		return ret;
 	}
+	/* Counted once nothing can fail; obj_free() uncounts only then. */
+	atomic64_add(layout.size, &nic->ring_bytes);
+	obj->counted = true;
 	ep->layout = layout;
 	ep->notify_entries = arg->notify_entries;
 	/* Published last: peer-gone notifications read ep->rings under job->lock. */
@@ -387,21 +450,61 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 
 /* ---- registrations ---------------------------------------------------------- */
 
-static void reg_release(struct pgas_obj *obj)
+/*
+ * A registration's life: its handle is reserved in ep->regs, the range is
+ * accounted and pinned, the obj is published (mappable by cookie), and
+ * only then counted and stored under its handle.  Every step before the
+ * counting can fail and is undone in reverse; nothing after it can.
+ */
+static void reg_unpin(struct pgas_obj *obj, unsigned long pinned)
 {
-	struct pgas_nic *nic = obj->job->nic;
+	if (pinned)
+		unpin_user_pages_dirty_lock(obj->pages, pinned, obj->writable && obj->counted);
+	/* The mm_struct lives (mmgrab) even when its process has gone. */
+	atomic64_sub(obj->npages, &obj->mm->pinned_vm);
+	obj_uncharge(obj);
+}
 
+/* Counted in the endpoint's and the NIC's counters: the last step of REG. */
+static void reg_count(struct pgas_ep *ep, struct pgas_obj *obj, int sign)
+{
+	atomic64_add(sign * (s64)obj->npages, &ep->job->nic->pinned_pages);
+	atomic64_add(sign * (s64)obj->npages, &ep->pinned_pages);
+	atomic_add(sign, &ep->nr_regs);
+	obj->counted = sign > 0;
+}
+
+/* Takes a counted registration out of service: revoke, uncount, unpin. */
+static void reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
+{
 	obj_revoke(obj);
-	if (obj->pinned) {
-		unpin_user_pages_dirty_lock(obj->pages, obj->npages, obj->writable);
-		atomic64_sub(obj->npages, &nic->pinned_pages);
-		/* A dead mm's counters died with it. */
-		if (mmget_not_zero(obj->mm)) {
-			account_locked_vm(obj->mm, obj->npages, false);
-			mmput(obj->mm);
-		}
-	}
+	reg_unpin(obj, obj->npages);
+	reg_count(ep, obj, -1);
 	obj_put(obj);
+}
+
+/*
+ * Long-term pins are safe only on memory that has no writeback: anonymous
+ * pages, shmem (memfd, tmpfs, MAP_SHARED | MAP_ANONYMOUS, SysV shm) and
+ * hugetlb.  A page-cache page of any other file would be written by peers
+ * behind the filesystem's back (no dirty tracking; truncation leaves the
+ * pin on an orphan).  The pinned pages themselves are checked, so no
+ * remapping between a check and the pin can slip a file page in.
+ */
+static bool reg_page_ok(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+	struct address_space *mapping;
+	bool ok;
+
+	if (folio_test_anon(folio) || folio_test_hugetlb(folio) || is_zero_page(page))
+		return true;
+	/* Inodes are freed after an RCU grace period; a truncated page has none. */
+	rcu_read_lock();
+	mapping = READ_ONCE(folio->mapping);
+	ok = mapping && mapping->host && mapping->host->i_sb->s_magic == TMPFS_MAGIC;
+	rcu_read_unlock();
+	return ok;
 }
 
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
@@ -410,6 +513,7 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	unsigned long npages, pinned = 0;
 	unsigned int gup = FOLL_LONGTERM;
 	struct pgas_obj *obj;
+	void *old;
 	u32 handle;
 	int ret;
 
@@ -421,24 +525,35 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	if (!access_ok(u64_to_user_ptr(arg->addr), arg->len))
 		return -EFAULT;
 	npages = arg->len >> PAGE_SHIFT;
+	/* More than the machine has can never be pinned: no allocation for it. */
+	if (npages > totalram_pages())
+		return -ENOMEM;
 	obj = obj_alloc(ep->job, PGAS_OBJ_REG, npages);
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = arg->flags & PGAS_REG_WRITE;
 	if (obj->writable)
 		gup |= FOLL_WRITE;
-	obj->pages = kvcalloc(npages, sizeof(*obj->pages), GFP_KERNEL);
-	if (!obj->pages) {
-		obj_put(obj);
-		return -ENOMEM;
-	}
-	ret = account_locked_vm(current->mm, npages, true);
-	if (ret) {
-		obj_put(obj);
-		return ret;
-	}
+	/* The limit first: nothing is allocated for a request over it. */
+	ret = obj_charge(obj);
+	if (ret)
+		goto put;
 	mmgrab(current->mm);
 	obj->mm = current->mm;
+	atomic64_add(npages, &obj->mm->pinned_vm);
+	/* A handle, reserved (DEREG sees none there) until the obj is stored. */
+	ret = xa_alloc(&ep->regs, &handle, NULL, XA_LIMIT(1, PGAS_MAX_REGS), GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;	/* every handle taken */
+		goto unaccount;
+	}
+	/* Up to 2 GiB for 1 TiB: may fail, quietly, and is charged to the caller. */
+	obj->pages = kvcalloc(npages, sizeof(*obj->pages),
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+	if (!obj->pages) {
+		ret = -ENOMEM;
+		goto unreserve;
+	}
 	while (pinned < npages) {
 		int chunk = min_t(unsigned long, npages - pinned, 4096);
 
@@ -448,37 +563,41 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 			ret = ret ? ret : -EFAULT;
 			goto unpin;
 		}
-		pinned += ret;
+		chunk = ret;
+		for (pinned += chunk; chunk; chunk--) {
+			if (!reg_page_ok(obj->pages[pinned - chunk])) {
+				ret = -EOPNOTSUPP;
+				goto unpin;
+			}
+		}
 	}
-	obj->pinned = true;
-	atomic64_add(npages, &nic->pinned_pages);
-	atomic64_add(npages, &ep->pinned_pages);
-	atomic_inc(&ep->nr_regs);
 	ret = obj_publish(nic, obj);
 	if (ret)
-		goto release;
-	ret = xa_alloc(&ep->regs, &handle, obj, xa_limit_32b, GFP_KERNEL);
-	if (ret)
-		goto release;
+		goto unpin;
+	/* Nothing below fails: count, then let DEREG find it. */
+	reg_count(ep, obj, 1);
 	arg->handle = handle;
 	arg->cookie = obj->cookie << PAGE_SHIFT;
+	/* Into the reserved entry: needs no memory.  Checked all the same. */
+	old = xa_store(&ep->regs, handle, obj, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		xa_release(&ep->regs, handle);
+		reg_release(ep, obj);
+		return xa_err(old);
+	}
 	return 0;
 
 unpin:
-	unpin_user_pages(obj->pages, pinned);
-	account_locked_vm(obj->mm, npages, false);
+	reg_unpin(obj, pinned);
+	xa_release(&ep->regs, handle);
+	goto put;
+unreserve:
+	xa_release(&ep->regs, handle);
+unaccount:
+	reg_unpin(obj, 0);
+put:
 	obj_put(obj);
 	return ret;
-release:
-	reg_release(obj);
-	return ret;
-}
-
-static void ep_reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
-{
-	atomic64_sub(obj->npages, &ep->pinned_pages);
-	atomic_dec(&ep->nr_regs);
-	reg_release(obj);
 }
 
 int pgas_dereg(struct pgas_ep *ep, u64 handle)
@@ -487,10 +606,15 @@ int pgas_dereg(struct pgas_ep *ep, u64 handle)
 
 	if (!handle || handle > U32_MAX)
 		return -EINVAL;
-	obj = xa_erase(&ep->regs, handle);
+	/* A handle a REG in flight has reserved reads as NULL: left alone. */
+	xa_lock(&ep->regs);
+	obj = xa_load(&ep->regs, handle);
+	if (obj)
+		__xa_erase(&ep->regs, handle);
+	xa_unlock(&ep->regs);
 	if (!obj)
 		return -ENOENT;
-	ep_reg_release(ep, obj);
+	reg_release(ep, obj);
 	return 0;
 }
 
@@ -501,7 +625,7 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
 
 	xa_for_each(&ep->regs, handle, obj) {
 		xa_erase(&ep->regs, handle);
-		ep_reg_release(ep, obj);
+		reg_release(ep, obj);
 	}
 	if (ep->rings) {
 		obj_revoke(ep->rings);

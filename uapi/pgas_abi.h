@@ -320,7 +320,47 @@ struct pgas_ioc_rings {
 	PGAS_U64 cookie;	/* out: mmap offset of the region */
 };
 
+/*
+ * PGAS_IOC_RINGS_CREATE errors:
+ *   EBADFD  the file has not joined a job
+ *   EINVAL  flags, or a field outside its range above
+ *   E2BIG   the region (pgas_region_layout() for the job's nranks) is
+ *           over 64 MiB, or nranks regions are over 4 GiB (a job's rings
+ *           grow with nranks^2: libpgas's default geometry fits 180 ranks)
+ *   EEXIST  this endpoint has its rings already
+ *   ENOMEM  over RLIMIT_MEMLOCK (without CAP_IPC_LOCK the region counts
+ *           against it with the user's pins, see PGAS_IOC_REG), or the
+ *           memory (charged to the caller's memory cgroup) is not there
+ */
+
 #define PGAS_REG_WRITE		1u	/* peers may write (segments) */
+
+/*
+ * PGAS_IOC_REG pins [addr, addr + len) for the job's endpoints to map.
+ * Errors, in the order they are checked (nothing is allocated or pinned
+ * before the limits have passed):
+ *   EINVAL  unknown flags, len 0, addr or len not page aligned,
+ *           len > 2^40, or addr + len wraps
+ *   EFAULT  the range is not in user space
+ *   ENOMEM  more pages than the machine has, or over RLIMIT_MEMLOCK:
+ *           without CAP_IPC_LOCK, everything the calling user has pinned
+ *           or holds as rings through pgas.ko (user_struct->locked_vm,
+ *           shared with io_uring) counts against the caller's limit until
+ *           it is unpinned or freed, whichever process holds the file then
+ *   ENOSPC  the endpoint has 65536 registrations already
+ *   EFAULT  part of the range is not mapped (or not writable for
+ *           PGAS_REG_WRITE)
+ *   EOPNOTSUPP  part of the range is backed by a file other than shmem
+ *           (memfd, tmpfs, shared anonymous) or hugetlbfs: page-cache
+ *           pages of such files have writeback and must not be pinned
+ *           long-term, writable or not.  Private mappings of a file are
+ *           accepted only where their pages are anonymous copies (written
+ *           before, or by PGAS_REG_WRITE, which writes them).  Newer
+ *           kernels may refuse a writable file range with EFAULT first.
+ * A failed REG leaves nothing pinned, charged or counted.
+ * PGAS_IOC_DEREG: EINVAL for handle 0 or flags, ENOENT for a handle that
+ * is not (or no longer) one of this endpoint's registrations.
+ */
 
 struct pgas_ioc_reg {
 	PGAS_U32 size;

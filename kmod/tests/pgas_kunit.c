@@ -7,6 +7,8 @@
  * events) is replaced by the test doubles below, which also count calls.
  */
 #include <kunit/test.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
 
 #include "../pgas_job.c"
 #include "../pgas_mem.c"
@@ -183,6 +185,20 @@ static void geometry_is_validated(struct kunit *test)
 	g.bounce_bufs = 64;
 	g.bounce_size = 1U << 20;
 	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 16, &l), -E2BIG);
+	/* The largest of every field: far over 64 MiB, even at one rank. */
+	g.mbox_slots = 32768;
+	g.notify_entries = 1U << 20;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 1, &l), -E2BIG);
+	/* A job's rings: nranks regions, at most 4 GiB (libpgas's default: 180 ranks). */
+	g = good_geometry();
+	g.mbox_slots = 256;
+	g.notify_entries = 1024;
+	g.bounce_bufs = 8;
+	g.bounce_size = 8192;
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 180, &l), 0);
+	KUNIT_EXPECT_LE(test, l.size * 180, PGAS_MAX_JOB_RING_BYTES);
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, 181, &l), -E2BIG);
+	KUNIT_EXPECT_EQ(test, pgas_ring_layout(&g, PGAS_MAX_ENDPOINTS, &l), -E2BIG);
 }
 
 static void layout_is_page_aligned_and_disjoint(struct kunit *test)
@@ -376,7 +392,150 @@ static struct kunit_suite lifetime_suite = {
 	.test_cases = lifetime_cases,
 };
 
-kunit_test_suites(&ring_suite, &bounds_suite, &lifetime_suite);
+/* ---- accounting: error paths leave every counter as it was ----------------------- */
+
+/*
+ * The test cases run in a kernel thread; registrations need user memory.
+ * suite_init runs in insmod's context: its mm lends the tests an address
+ * space (kthread_use_mm), in which they map and register anonymous memory.
+ */
+static struct mm_struct *test_mm;
+
+static int accounting_init(struct kunit_suite *suite)
+{
+	test_mm = current->mm;
+	if (test_mm)
+		mmget(test_mm);
+	return 0;
+}
+
+static void accounting_exit(struct kunit_suite *suite)
+{
+	if (test_mm)
+		mmput(test_mm);
+	test_mm = NULL;
+}
+
+static unsigned long test_user_map(struct kunit *test, unsigned long len)
+{
+	unsigned long addr;
+
+	if (!test_mm)
+		kunit_skip(test, "no user address space to borrow");
+	kthread_use_mm(test_mm);
+	addr = vm_mmap(NULL, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (IS_ERR_VALUE(addr)) {
+		kthread_unuse_mm(test_mm);
+		KUNIT_FAIL(test, "vm_mmap: %ld", (long)addr);
+		return 0;
+	}
+	return addr;
+}
+
+static void test_user_unmap(unsigned long addr, unsigned long len)
+{
+	vm_munmap(addr, len);
+	kthread_unuse_mm(test_mm);
+}
+
+/* The cookie space runs out at 2^(63 - PAGE_SHIFT) pages: the next publish fails. */
+static void exhaust_cookies(struct pgas_nic *nic)
+{
+	atomic64_set(&nic->next_cookie, (1LL << (63 - PAGE_SHIFT)) - 2);
+}
+
+static void failed_rings_are_not_counted(struct kunit *test)
+{
+	struct pgas_ioc_rings g = good_geometry();
+	struct pgas_job *job = test_job(test, 3);
+	struct pgas_nic *nic = job->nic;
+	struct pgas_ep *a = test_join(test, job, 0);
+	s64 cookie;
+
+	/* More than the machine has (or than the cap): refused, nothing counted. */
+	g.bounce_bufs = 64;
+	g.bounce_size = (1U << 20) - PGAS_CACHELINE;
+	KUNIT_EXPECT_NE(test, pgas_rings_create(a, &g), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), 0LL);
+	KUNIT_EXPECT_NULL(test, a->rings);
+	/* Unpublishable: freed again, nothing counted. */
+	g = good_geometry();
+	cookie = atomic64_read(&nic->next_cookie);
+	exhaust_cookies(nic);
+	KUNIT_EXPECT_EQ(test, pgas_rings_create(a, &g), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), 0LL);
+	KUNIT_EXPECT_NULL(test, a->rings);
+	atomic64_set(&nic->next_cookie, cookie);
+	KUNIT_EXPECT_EQ(test, pgas_rings_create(a, &g), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), (s64)g.region_size);
+	pgas_ep_leave(a);
+	pgas_job_put(job);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), 0LL);
+	pgas_nic_put(nic);
+}
+
+static void failed_registrations_are_rolled_back(struct kunit *test)
+{
+	const unsigned long len = 8 * PAGE_SIZE;
+	struct pgas_job *job = test_job(test, 1);
+	struct pgas_nic *nic = job->nic;
+	struct pgas_ep *ep = test_join(test, job, 0);
+	struct pgas_ioc_reg r = { .size = sizeof(r), .flags = PGAS_REG_WRITE, .len = len };
+	unsigned long addr = test_user_map(test, len);
+	unsigned long locked = test_mm->locked_vm;
+	s64 pinned_vm = atomic64_read(&test_mm->pinned_vm);
+	s64 cookie = atomic64_read(&nic->next_cookie);
+
+	r.addr = addr;
+	/* Pinned, then unpublishable: every counter and the handle rolled back. */
+	exhaust_cookies(nic);
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&ep->pinned_pages), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&ep->regs));
+	KUNIT_EXPECT_EQ(test, test_mm->locked_vm, locked);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm);
+	/* Half mapped: the pinned half is unpinned again. */
+	atomic64_set(&nic->next_cookie, cookie);
+	r.len = 2 * len;
+	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EFAULT);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&ep->regs));
+	/* And a good one is counted once, and uncounted by DEREG. */
+	r.len = len;
+	KUNIT_ASSERT_EQ(test, pgas_reg(ep, &r), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 8LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&ep->pinned_pages), 8LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm + 8);
+	KUNIT_EXPECT_EQ(test, pgas_dereg(ep, r.handle), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&ep->pinned_pages), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ep->nr_regs), 0);
+	KUNIT_EXPECT_EQ(test, test_mm->locked_vm, locked);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm);
+	test_user_unmap(addr, len);
+	pgas_ep_leave(ep);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
+static struct kunit_case accounting_cases[] = {
+	KUNIT_CASE(failed_rings_are_not_counted),
+	KUNIT_CASE(failed_registrations_are_rolled_back),
+	{}
+};
+
+static struct kunit_suite accounting_suite = {
+	.name = "pgas_accounting",
+	.suite_init = accounting_init,
+	.suite_exit = accounting_exit,
+	.test_cases = accounting_cases,
+};
+
+kunit_test_suites(&ring_suite, &bounds_suite, &lifetime_suite, &accounting_suite);
 
 MODULE_DESCRIPTION("KUnit tests of pgas.ko internals");
 MODULE_LICENSE("Dual MIT/GPL");

@@ -64,8 +64,8 @@ pass=$(grep -cE '^\s+ok [0-9]+ ' "$LOG.txt")
 failn=$(grep -cE '^\s+not ok [0-9]+ ' "$LOG.txt")
 suites=$(grep -cE '^ok [0-9]+ pgas_' "$LOG.txt")
 grep -E '^\s*(not ok|ok) [0-9]+ |# .*(pass|fail):' "$LOG.txt"
-if [ "$suites" -ne 3 ]; then
-	echo "not ok - expected 3 passing suites (pgas_ring, pgas_bounds, pgas_lifetimes), saw $suites"
+if [ "$suites" -ne 4 ]; then
+	echo "not ok - expected 4 passing suites (pgas_ring, pgas_bounds, pgas_lifetimes, pgas_accounting), saw $suites"
 	grep -E 'kunit-root|BUG|WARNING|Oops' "$LOG.txt" | head -n 20
 	failn=$((failn + 1))
 fi

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,6 +116,41 @@ static struct pgas_ioc_rings rings_arg(void)
 	};
 
 	return r;
+}
+
+/* The sysfs counters that return to where they were when a test is done. */
+struct counters {
+	long endpoints, jobs, pinned_pages, ring_bytes;
+};
+
+static struct counters counters_now(void)
+{
+	struct counters c = {
+		sysfs("endpoints"), sysfs("jobs"), sysfs("pinned_pages"), sysfs("ring_bytes"),
+	};
+
+	return c;
+}
+
+static void expect_counters(struct counters c0, const char *what)
+{
+	struct counters c = counters_now();
+
+	result(!memcmp(&c, &c0, sizeof(c)),
+	       "%s: endpoints %ld->%ld, jobs %ld->%ld, pinned_pages %ld->%ld, ring_bytes %ld->%ld",
+	       what, c0.endpoints, c.endpoints, c0.jobs, c.jobs, c0.pinned_pages,
+	       c.pinned_pages, c0.ring_bytes, c.ring_bytes);
+}
+
+/* REG of n fresh anonymous pages in this process. */
+static int reg_pages(int fd, int n)
+{
+	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)p, .len = (size_t)n * 4096 };
+
+	return ioc(fd, PGAS_IOC_REG, &reg);
 }
 
 static sigjmp_buf fault_jmp;
@@ -276,7 +313,9 @@ static void test_rings_and_mmap(void)
 	bad.bounce_bufs = 64;
 	bad.bounce_size = 1u << 20;
 	bad.mbox_slots = 32768;
-	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), 0 /* 256 MiB: fits */);
+	bad.notify_entries = 1u << 20;
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &bad), -E2BIG);	/* 276 MiB: was allowed */
+	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &r), 0);
 	EXPECT(ioc(a, PGAS_IOC_RINGS_CREATE, &r), -EEXIST);
 	EXPECT(ioc(b, PGAS_IOC_RINGS_CREATE, &r), 0);
 	result(r.region_size > 4096 && r.cookie && !(r.cookie & 4095), "region %llu bytes, cookie %#llx",
@@ -311,6 +350,138 @@ static void test_rings_and_mmap(void)
 	close(lfd);
 	close(olfd);
 	result(sysfs("ring_bytes") == 0, "ring memory freed (%ld bytes left)", sysfs("ring_bytes"));
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, text, strlen(text));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* RINGS_CREATE with a geometry on a fresh endpoint of a fresh job of nranks. */
+static int rings_in_job(unsigned int nranks, struct pgas_ioc_rings g)
+{
+	int lfd = open_dev(), fd = open_dev(), ret;
+	struct pgas_ioc_job_create job = create_job(lfd, nranks);
+
+	join(fd, &job, 0);
+	ret = ioc(fd, PGAS_IOC_RINGS_CREATE, &g);
+	close(fd);
+	close(lfd);
+	return ret;
+}
+
+/*
+ * Ring regions: at most 64 MiB an endpoint and 4 GiB a job (nranks times
+ * one region); charged to the memory cgroup (a region over memory.max is
+ * ENOMEM, where it was allocated regardless) and, without CAP_IPC_LOCK,
+ * to the user's RLIMIT_MEMLOCK together with the pins.
+ */
+static void test_ring_limits(void)
+{
+	struct pgas_ioc_rings libpgas = {	/* libpgas's default geometry */
+		.size = sizeof(libpgas), .mbox_slots = 256, .notify_entries = 1024,
+		.bounce_bufs = 8, .bounce_size = 8192,
+	}, big = rings_arg();
+	struct counters c0 = counters_now();
+	int pipefd[2], status, r[6] = { 1, 1, 1, 1, 1, 1 };
+	const char *cg = "/sys/fs/cgroup/pgas-test";
+	pid_t pid;
+
+	EXPECT(rings_in_job(128, libpgas), 0);		/* 16 MiB a rank, 2 GiB a job */
+	EXPECT(rings_in_job(256, libpgas), -E2BIG);	/* 34 MiB a rank, 8.5 GiB a job */
+	big.bounce_bufs = 16;
+	big.bounce_size = 1u << 20;			/* 32 MiB of bounce buffers */
+	EXPECT(rings_in_job(2, big), -E2BIG);		/* 64 MiB + 24 KiB */
+	EXPECT(rings_in_job(1, big), 0);
+	expect_counters(c0, "ring limits");
+
+	/* A memory cgroup of 16 MiB: a 32 MiB region does not fit in it. */
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	mkdir(cg, 0755);
+	if (write_file("/sys/fs/cgroup/pgas-test/memory.max", "16777216")) {
+		printf("ok %d - # SKIP no memory cgroup: %s\n", ++tests, strerror(errno));
+	} else {
+		if (pipe(pipefd))
+			return;
+		pid = fork();
+		if (pid == 0) {
+			if (write_file("/sys/fs/cgroup/pgas-test/cgroup.procs", "0"))
+				_exit(3);
+			r[0] = rings_in_job(1, big);
+			r[1] = rings_in_job(1, rings_arg());
+			if (write(pipefd[1], r, sizeof(r)) < 0)
+				_exit(4);
+			_exit(0);
+		}
+		close(pipefd[1]);
+		if (read(pipefd[0], r, sizeof(r)) != sizeof(r))
+			r[0] = 1;
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
+		result(r[0] == -ENOMEM && r[1] == 0,
+		       "memory.max 16 MiB: a 32 MiB region %d (want ENOMEM), a small one %d",
+		       r[0], r[1]);
+		expect_counters(c0, "after a region the memory cgroup refused");
+	}
+	rmdir(cg);
+
+	/* uid 65534, RLIMIT_MEMLOCK 16 pages: rings and pins share it. */
+	if (pipe(pipefd))
+		return;
+	chmod(DEV, 0666);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 16 * 4096, 16 * 4096 };
+		struct pgas_ioc_rings g = rings_arg();	/* 6 pages at 1 rank */
+		struct pgas_ioc_job_create own;
+		int lfd, fd, fd2;
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		lfd = open(DEV, O_RDWR);
+		own = create_job(lfd, 2);
+		fd = open(DEV, O_RDWR);
+		fd2 = open(DEV, O_RDWR);
+		join(fd, &own, 0);
+		join(fd2, &own, 1);
+		r[0] = ioc(fd, PGAS_IOC_RINGS_CREATE, &g);	/* 7 pages at 2 ranks */
+		r[1] = reg_pages(fd, 10);			/* 17 */
+		r[2] = reg_pages(fd, 9);			/* 16 */
+		g = rings_arg();
+		r[3] = ioc(fd2, PGAS_IOC_RINGS_CREATE, &g);	/* 23 */
+		close(fd);					/* frees 16 */
+		g = rings_arg();
+		r[4] = ioc(fd2, PGAS_IOC_RINGS_CREATE, &g);	/* 7 */
+		g = big;
+		r[5] = rings_in_job(1, g);			/* 7 + 8197 */
+		close(fd2);
+		close(lfd);
+		if (write(pipefd[1], r, sizeof(r)) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], r, sizeof(r)) != sizeof(r))
+		r[0] = 1;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	chmod(DEV, 0660);
+	result(r[0] == 0 && r[1] == -ENOMEM && r[2] == 0 && r[3] == -ENOMEM && r[4] == 0 &&
+	       r[5] == -ENOMEM,
+	       "RLIMIT_MEMLOCK 16 pages shared by rings and pins: rings(7) %d, +reg(10) %d, "
+	       "+reg(9) %d, +rings(7) %d, after close rings(7) %d, rings(8197) %d "
+	       "(want 0 ENOMEM 0 ENOMEM 0 ENOMEM)", r[0], r[1], r[2], r[3], r[4], r[5]);
+	expect_counters(c0, "after the memlock tests");
 }
 
 static void test_registration(void)
@@ -458,6 +629,152 @@ static void test_uid_and_memlock(void)
 	}
 	close(pipefd[0]);
 	close(lfd);
+}
+
+static int send_fd(int sock, int fd, int val)
+{
+	char buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &val, .iov_len = sizeof(val) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (fd >= 0) {
+		msg.msg_control = buf;
+		msg.msg_controllen = sizeof(buf);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, 0) == sizeof(val) ? 0 : -1;
+}
+
+/* Receives val and, if one came with it, a file descriptor (else -1). */
+static int recv_fd(int sock, int *val)
+{
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = val, .iov_len = sizeof(*val) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = buf, .msg_controllen = sizeof(buf) };
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(sock, &msg, 0) != sizeof(*val))
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * One user, RLIMIT_MEMLOCK of 16 pages, pins that outlive the process
+ * that made them: children register 8 pages each and exit while the
+ * endpoint's file lives on, (a) inherited by fork without exec, (b) a
+ * child's own endpoint passed back with SCM_RIGHTS.  Six rounds of each;
+ * pinned pages must never exceed 16 in total (the old module let every
+ * round pin: the charge died with each child's mm), every refusal must
+ * be ENOMEM (or EPERM, should an endpoint refuse another process), and
+ * once the files are closed the user can pin 16 pages again.
+ * Runs as uid 65534; prints "rounds ok refused other maxpinned after".
+ */
+static void memlock_holder(int variant, int report)
+{
+	struct rlimit rl = { 16 * 4096, 16 * 4096 };
+	int lfd, fd = -1, held[8], sv[2], i, ok = 0, refused = 0, other = 0, n;
+	long pinned0 = sysfs("pinned_pages"), max = 0, after;
+	struct pgas_ioc_job_create job;
+	char line[128];
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	if (setgid(65534) || setuid(65534))
+		_exit(3);
+	lfd = open(DEV, O_RDWR);
+	job = create_job(lfd, 8);
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		_exit(4);
+	if (variant == 0) {
+		fd = open(DEV, O_RDWR);
+		join(fd, &job, 7);
+	}
+	for (i = 0; i < 6; i++) {
+		int ret = 1, status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int cfd = fd;
+
+			if (variant == 1) {
+				cfd = open(DEV, O_RDWR);
+				join(cfd, &job, (unsigned int)i);
+			}
+			ret = reg_pages(cfd, 8);
+			send_fd(sv[1], variant == 1 ? cfd : -1, ret);
+			_exit(0);	/* the registering process is gone */
+		}
+		held[i] = recv_fd(sv[0], &ret);
+		waitpid(pid, &status, 0);
+		if (!ret)
+			ok++;
+		else if (ret == -ENOMEM || ret == -EPERM)
+			refused++;
+		else
+			other++;
+		if (sysfs("pinned_pages") - pinned0 > max)
+			max = sysfs("pinned_pages") - pinned0;
+	}
+	for (i = 0; i < 6; i++)
+		if (held[i] >= 0)
+			close(held[i]);
+	if (fd >= 0)
+		close(fd);
+	/* Everything closed: the user's charge is back to 0. */
+	fd = open(DEV, O_RDWR);
+	join(fd, &job, 7);
+	after = reg_pages(fd, 16);
+	close(fd);
+	close(lfd);
+	n = snprintf(line, sizeof(line), "%d %d %d %ld %ld\n", ok, refused, other, max, after);
+	if (write(report, line, (size_t)n) < 0)
+		_exit(5);
+	_exit(0);
+}
+
+static void test_memlock_outlives_process(void)
+{
+	static const char *const name[] = { "fork without exec", "SCM_RIGHTS" };
+	int variant;
+
+	chmod(DEV, 0666);
+	for (variant = 0; variant < 2; variant++) {
+		int pipefd[2], status, ok = -1, refused = -1, other = -1;
+		long max = -1, after = -1;
+		char line[128];
+		ssize_t n;
+		pid_t pid;
+
+		if (pipe(pipefd))
+			break;
+		pid = fork();
+		if (pid == 0) {
+			close(pipefd[0]);
+			memlock_holder(variant, pipefd[1]);
+		}
+		close(pipefd[1]);
+		n = read(pipefd[0], line, sizeof(line) - 1);
+		line[n > 0 ? n : 0] = 0;
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
+		sscanf(line, "%d %d %d %ld %ld", &ok, &refused, &other, &max, &after);
+		result(max <= 16 && other == 0 && ok + refused == 6,
+		       "RLIMIT_MEMLOCK 16 pages, pins outliving their process (%s): at most "
+		       "%ld pages pinned (want <= 16), %d of 6 rounds pinned, %d refused, %d other",
+		       name[variant], max, ok, refused, other);
+		result(after == 0, "after the files are closed the user pins 16 pages again (%ld)",
+		       after);
+	}
+	chmod(DEV, 0660);
 }
 
 /* A SIGKILLed endpoint: pins released, the peer told, nothing leaks. */
@@ -715,16 +1032,284 @@ static void test_lock_order(void)
 	       "after the stress: nothing pinned, no endpoint");
 }
 
+/* REG of len bytes at p with flags; deregistered again on success. */
+static int reg_mem(int fd, void *p, size_t len, unsigned int flags)
+{
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = flags,
+				    .addr = (uintptr_t)p, .len = len };
+	struct pgas_ioc_dereg d = { .size = sizeof(d) };
+	int ret = ioc(fd, PGAS_IOC_REG, &reg);
+
+	d.handle = reg.handle;
+	if (!ret)
+		ioc(fd, PGAS_IOC_DEREG, &d);
+	return ret;
+}
+
+/* A file of len bytes (filled in) at path, mapped with flags; NULL if not. */
+static void *map_file(const char *path, size_t len, int flags)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, (off_t)len))
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x11, len);
+	return p;
+}
+
+/*
+ * Only memory without writeback may be pinned for peers: anonymous, shmem
+ * (memfd, tmpfs, shared anonymous) and hugetlb.  A file of another
+ * filesystem (ramfs here: the VM has no disk; any page-cache file is
+ * refused the same way) is EOPNOTSUPP, writable or not; its private
+ * mapping only once written (then its pages are anonymous copies).
+ */
+static void test_reg_memory_kinds(void)
+{
+	const size_t len = 4 * 4096;
+	long pinned0 = sysfs("pinned_pages");
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	const char *dir = "/tmp/pgas-ramfs";
+	char *p, *anon, *shared, *mfd_map, *hp;
+	int mfd;
+
+	join(a, &job, 0);
+	anon = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT(reg_mem(a, anon, len, PGAS_REG_WRITE), 0);
+	EXPECT(reg_mem(a, anon, len, 0), 0);	/* read-only, never touched */
+	shared = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT(reg_mem(a, shared, len, PGAS_REG_WRITE), 0);
+	mfd = memfd_create("pgas", 0);
+	mfd_map = mfd >= 0 && !ftruncate(mfd, len) ?
+		  mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
+	result(mfd_map != MAP_FAILED, "memfd mapped");
+	if (mfd_map != MAP_FAILED) {
+		EXPECT(reg_mem(a, mfd_map, len, PGAS_REG_WRITE), 0);
+		munmap(mfd_map, len);
+	}
+	if (mfd >= 0)
+		close(mfd);
+	p = map_file("/dev/shm/pgas-reg", len, MAP_SHARED);	/* tmpfs */
+	result(p != NULL, "tmpfs file mapped");
+	if (p) {
+		EXPECT(reg_mem(a, p, len, PGAS_REG_WRITE), 0);
+		munmap(p, len);
+	}
+	unlink("/dev/shm/pgas-reg");
+
+	mkdir(dir, 0700);
+	if (mount("ramfs", dir, "ramfs", 0, NULL)) {
+		result(0, "mount ramfs on %s: %s", dir, strerror(errno));
+	} else {
+		p = map_file("/tmp/pgas-ramfs/f", len, MAP_SHARED);
+		result(p != NULL, "ramfs file mapped shared");
+		if (p) {
+			EXPECT(reg_mem(a, p, len, PGAS_REG_WRITE), -EOPNOTSUPP);
+			EXPECT(reg_mem(a, p, len, 0), -EOPNOTSUPP);
+			munmap(p, len);
+		}
+		/* Anonymous pages followed by the file's: the whole range is refused. */
+		p = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		mfd = open("/tmp/pgas-ramfs/f", O_RDWR);
+		if (p != MAP_FAILED && mfd >= 0 &&
+		    mmap(p + len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd, 0) !=
+		    MAP_FAILED) {
+			memset(p, 1, len);
+			EXPECT(reg_mem(a, p, 2 * len, PGAS_REG_WRITE), -EOPNOTSUPP);
+			result(sysfs("pinned_pages") == pinned0,
+			       "the anonymous half is unpinned again");
+			munmap(p, 2 * len);
+		}
+		if (mfd >= 0)
+			close(mfd);
+		p = map_file("/tmp/pgas-ramfs/g", len, MAP_PRIVATE);
+		result(p != NULL, "ramfs file mapped private");
+		if (p) {
+			EXPECT(reg_mem(a, p, len, PGAS_REG_WRITE), 0);	/* written: copies */
+			munmap(p, len);
+			/* Read-only and untouched: the file's own pages. */
+			mfd = open("/tmp/pgas-ramfs/g", O_RDONLY);
+			p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, mfd, 0);
+			close(mfd);
+			if (p != MAP_FAILED) {
+				EXPECT(reg_mem(a, p, len, 0), -EOPNOTSUPP);
+				munmap(p, len);
+			}
+		}
+		umount2(dir, MNT_DETACH);
+	}
+	rmdir(dir);
+
+	/* hugetlb, if the VM can find two huge pages. */
+	system("echo 2 > /proc/sys/vm/nr_hugepages");
+	hp = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (hp == MAP_FAILED) {
+		printf("ok %d - # SKIP hugetlb: %s\n", ++tests, strerror(errno));
+	} else {
+		hp[0] = 1;
+		EXPECT(reg_mem(a, hp, 2 << 20, PGAS_REG_WRITE), 0);
+		munmap(hp, 2 << 20);
+	}
+	system("echo 0 > /proc/sys/vm/nr_hugepages");
+	munmap(anon, len);
+	munmap(shared, len);
+	close(a);
+	close(lfd);
+	result(sysfs("pinned_pages") == pinned0, "memory kinds: nothing left pinned (%ld)",
+	       sysfs("pinned_pages") - pinned0);
+}
+
+/*
+ * An endpoint has at most PGAS_MAX_REGS (65536) registrations: one page
+ * registered that often, then ENOSPC with nothing more pinned; a freed
+ * handle is reused; every counter returns when the file is closed.
+ */
+static void test_reg_handles(void)
+{
+	struct counters c0 = counters_now();
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .addr = (uintptr_t)page, .len = 4096 };
+	struct pgas_ioc_dereg d = { .size = sizeof(d) };
+	int i, ret = 0;
+
+	join(a, &job, 0);
+	page[0] = 1;
+	for (i = 0; i < 65536 && !ret; i++)
+		ret = ioc(a, PGAS_IOC_REG, &reg);
+	result(!ret && i == 65536, "65536 registrations of one endpoint (%d, %s)", i, strerror(-ret));
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), -ENOSPC);
+	result(sysfs("pinned_pages") == c0.pinned_pages + 65536,
+	       "the refused one pinned nothing (%ld pages)", sysfs("pinned_pages") - c0.pinned_pages);
+	d.handle = 77;
+	EXPECT(ioc(a, PGAS_IOC_DEREG, &d), 0);
+	EXPECT(ioc(a, PGAS_IOC_REG, &reg), 0);
+	result(reg.handle == 77, "a freed handle is reused (%llu)", (unsigned long long)reg.handle);
+	close(a);
+	close(lfd);
+	munmap(page, 4096);
+	expect_counters(c0, "after 65537 registrations and their endpoint's end");
+}
+
+/* REG's result for [addr, addr + len) on an endpoint of its own job. */
+static int reg_range(int fd, unsigned long long addr, unsigned long long len)
+{
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = addr, .len = len };
+	int ret = ioc(fd, PGAS_IOC_REG, &reg);
+	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = reg.handle };
+
+	if (!ret)
+		ioc(fd, PGAS_IOC_DEREG, &d);
+	return ret;
+}
+
+/*
+ * The exact boundaries of REG's length and address.  A length of 2^40
+ * once reached kvmalloc_node()'s size WARN (a panic with panic_on_warn)
+ * and 2^40 - 4096 an allocation of 2 GiB before any limit was checked.
+ * Runs last: on a module with that defect the VM dies here.
+ */
+static void test_reg_bounds(void)
+{
+	const unsigned long long tib = 1ull << 40;
+	int lfd = open_dev(), a = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 1);
+	/*
+	 * 4 pages followed by 64 MiB of PROT_NONE (GUP stops at the fifth
+	 * page), low enough that addr + 1 TiB is still user space.
+	 */
+	char *res = mmap((void *)(1ull << 32), (64 << 20) + 4 * 4096, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	char *seg = mmap(res, 4 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	unsigned long long s = (uintptr_t)seg;
+	long pinned0 = sysfs("pinned_pages");
+	int pipefd[2], status, r[4] = { 1, 1, 1, 1 };
+	pid_t pid;
+
+	join(a, &job, 0);
+	EXPECT(reg_range(a, s, 4 * 4096), 0);
+	EXPECT(reg_range(a, s, 0), -EINVAL);
+	EXPECT(reg_range(a, s + 1, 4096), -EINVAL);
+	EXPECT(reg_range(a, s, 4096 + 1), -EINVAL);
+	EXPECT(reg_range(a, s, 4095), -EINVAL);
+	EXPECT(reg_range(a, s, ~0ull), -EINVAL);			/* ULONG_MAX */
+	EXPECT(reg_range(a, s, ~0xfffull), -EINVAL);			/* aligned, > 1 TiB */
+	EXPECT(reg_range(a, s, tib + 4096), -EINVAL);			/* just over */
+	EXPECT(reg_range(a, ~0xfffull, 2 * 4096), -EINVAL);		/* addr + len wraps */
+	EXPECT(reg_range(a, ~0xfffull - 4096, 2 * 4096), -EINVAL);	/* ends at 2^64 */
+	EXPECT(reg_range(a, 0x7ffffffff000ull, tib), -EFAULT);		/* past user space */
+	/* Within the ABI's bound but more than the machine has: ENOMEM at once. */
+	EXPECT(reg_range(a, s, tib), -ENOMEM);				/* was a WARN */
+	EXPECT(reg_range(a, s, tib - 4096), -ENOMEM);			/* was 2 GiB first */
+	/* Within memory but not mapped: EFAULT, nothing left pinned. */
+	EXPECT(reg_range(a, s, 64ull << 20), -EFAULT);
+	result(sysfs("pinned_pages") == pinned0, "boundary registrations pin nothing (%ld)",
+	       sysfs("pinned_pages") - pinned0);
+
+	/* Unprivileged, RLIMIT_MEMLOCK of 16 pages: the limit decides first. */
+	if (pipe(pipefd))
+		return;
+	chmod(DEV, 0666);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 16 * 4096, 16 * 4096 };
+		struct pgas_ioc_job_create own;
+		int fd, lfd2;
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		lfd2 = open(DEV, O_RDWR);
+		own = create_job(lfd2, 1);
+		fd = open(DEV, O_RDWR);
+		join(fd, &own, 0);
+		r[0] = reg_range(fd, s, tib);
+		r[1] = reg_range(fd, s, tib - 4096);
+		r[2] = reg_range(fd, s, 17 * 4096);
+		r[3] = reg_range(fd, s, 4 * 4096);
+		if (write(pipefd[1], r, sizeof(r)) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], r, sizeof(r)) != sizeof(r))
+		r[0] = 1;
+	waitpid(pid, &status, 0);
+	chmod(DEV, 0660);
+	close(pipefd[0]);
+	result(r[0] == -ENOMEM && r[1] == -ENOMEM && r[2] == -ENOMEM && r[3] == 0,
+	       "RLIMIT_MEMLOCK 16 pages: 2^40 %d, 2^40-4096 %d, 17 pages %d, 4 pages %d "
+	       "(want ENOMEM x3, ok)", r[0], r[1], r[2], r[3]);
+	munmap(res, (64 << 20) + 4 * 4096);
+	close(a);
+	close(lfd);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
 	test_job_create();
 	test_join();
 	test_rings_and_mmap();
+	test_ring_limits();
 	test_registration();
 	test_uid_and_memlock();
+	test_memlock_outlives_process();
 	test_killed_endpoint();
 	test_lock_order();
+	test_reg_handles();
+	test_reg_memory_kinds();
+	test_reg_bounds();
 	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
 	       sysfs("ring_bytes") == 0, "every counter back to zero");
 	printf("1..%d\n", tests);
