@@ -12,8 +12,10 @@
  * by a launcher's file; endpoints join it with its key.  An obj is a thing
  * that can be mapped: an endpoint's ring region (kernel memory) or a
  * registration (pinned user memory).  Revoking an obj (deregistration, or
- * its owner's death) zaps every mapping of it before its memory is
- * unpinned; the obj itself lives until its last mapping is gone.
+ * its owner's death) unmaps it from every mapping (unmap_mapping_range on
+ * the NIC's private address_space) before its memory is unpinned; the obj
+ * itself lives until its last mapping is gone, and a revoked mapping maps
+ * the obj's throwaway page.
  *
  * Lock order (outer first):
  *
@@ -21,16 +23,20 @@
  *   pgas_file.lock           one open file's role claim and RINGS_CREATE
  *   job->lock                the job's endpoint table
  *
- *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close;
- *                            faults, accounting, pinning and revocation take it)
- *   obj->vma_lock            the obj's list of mappings
+ *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close
+ *                            and faults; accounting and pinning take it)
+ *   obj->vma_lock            the obj's revoked flag and throwaway page; held
+ *                            by ->fault around the pfn lookup and insertion
  *
  * No pgas lock above the blank line is ever held while mmap_lock is taken,
  * and none of them is taken under mmap_lock: ioctls copy their argument in
  * before they lock and out after they unlocked, and pin, account and revoke
  * with no pgas lock held; ->mmap finds the file's endpoint with an acquire
  * load (it is published once, with a release store) instead of a lock.
- * obj->vma_lock is taken alone or under mmap_lock, never the other way.
+ * obj->vma_lock is taken alone or under mmap_lock, never the other way,
+ * and nothing is taken under it but the page-table lock of an insertion.
+ * Revocation takes no mmap_lock: it sets revoked under obj->vma_lock, drops
+ * it, then unmap_mapping_range() takes i_mmap_rwsem and page-table locks.
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()
@@ -72,12 +78,13 @@ struct pgas_nic {
 	struct list_head node;		/* in pgas_nics, under pgas_nics_lock */
 	struct xarray jobs;		/* job id -> job */
 	struct xarray objs;		/* cookie (page offset) -> obj */
+	struct inode *inode;		/* its address_space holds every mapping */
 	atomic64_t next_cookie;		/* in pages; never reused */
 	atomic_t nr_endpoints;
 	atomic_t nr_jobs;
 	atomic64_t pinned_pages;
 	atomic64_t ring_bytes;
-	atomic64_t nr_mmaps;
+	atomic64_t nr_mmaps;		/* live mappings (VMAs) */
 	atomic64_t nr_peer_gone;
 };
 
@@ -120,9 +127,8 @@ struct pgas_obj {
 	bool writable;
 	bool counted;			/* in the NIC's (and endpoint's) counters */
 	struct user_struct *user;	/* charged npages of locked_vm, or NULL */
-	struct mutex vma_lock;		/* protects revoked, vmas */
+	struct mutex vma_lock;		/* protects revoked, dummy; see pgas_vm_fault() */
 	bool revoked;			/* under vma_lock */
-	struct list_head vmas;		/* struct pgas_vma, under vma_lock */
 	struct page *dummy;		/* what revoked mappings map; under vma_lock */
 	/* PGAS_OBJ_RINGS */
 	void *vaddr;
@@ -148,6 +154,9 @@ int pgas_dereg(struct pgas_ep *ep, u64 handle);
 void pgas_ep_release_objs(struct pgas_ep *ep);
 void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
+int pgas_mem_init(void);
+void pgas_mem_exit(void);
+struct inode *pgas_mapping_inode(void);
 u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries);
 
 /* pgas_main.c */

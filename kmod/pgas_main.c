@@ -43,6 +43,7 @@ static void pgas_nic_free(struct kref *kref)
 
 	xa_destroy(&nic->jobs);
 	xa_destroy(&nic->objs);
+	iput(nic->inode);
 	ida_free(&pgas_nic_ida, nic->id);
 	kfree(nic);
 }
@@ -263,7 +264,7 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 	ep = file_ep(pf);
 	if (!ep)
 		return -EBADFD;
-	/* No lock: revocation takes each mapper's mmap_lock. */
+	/* No lock: revocation unmaps under the mm core's locks. */
 	return pgas_dereg(ep, a.handle);
 }
 
@@ -308,6 +309,8 @@ static int pgas_open(struct inode *inode, struct file *file)
 	pf->nic = nic;
 	mutex_init(&pf->lock);
 	file->private_data = pf;
+	/* Mappings go into the NIC's own address_space: see obj_revoke(). */
+	file->f_mapping = nic->inode->i_mapping;
 	return 0;
 }
 
@@ -332,8 +335,8 @@ static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
 
 	/*
 	 * Under mmap_lock, so no pgas_file.lock: the ioctls take mmap_lock
-	 * (faults, accounting, pinning, revocation) and must never wait for
-	 * a lock held here.  The endpoint, published once, lives until the
+	 * (faults, accounting, pinning) and must never wait for a lock held
+	 * here.  The endpoint, published once, lives until the
 	 * file is released, which this mmap's file reference holds off.
 	 */
 	return ep ? pgas_mmap(ep, vma) : -EBADFD;
@@ -400,6 +403,13 @@ int pgas_nic_create(void)
 	if (!nic) {
 		ida_free(&pgas_nic_ida, id);
 		return -ENOMEM;
+	}
+	nic->inode = pgas_mapping_inode();
+	if (IS_ERR(nic->inode)) {
+		ret = PTR_ERR(nic->inode);
+		kfree(nic);
+		ida_free(&pgas_nic_ida, id);
+		return ret;
 	}
 	kref_init(&nic->kref);
 	nic->id = id;
@@ -468,16 +478,21 @@ static int __init pgas_init(void)
 	BUILD_BUG_ON(PAGE_SIZE != PGAS_PAGE_SIZE);
 	if (nics > PGAS_MAX_NICS)
 		return -EINVAL;
+	ret = pgas_mem_init();
+	if (ret)
+		return ret;
 	for (i = 0; i < nics; i++) {
 		ret = pgas_nic_create();
-		if (ret < 0) {
-			pgas_destroy_all();
-			return ret;
-		}
+		if (ret < 0)
+			goto fail;
 	}
 	ret = pgas_netlink_init();
 	if (ret)
-		pgas_destroy_all();
+		goto fail;
+	return 0;
+fail:
+	pgas_destroy_all();
+	pgas_mem_exit();
 	return ret;
 }
 
@@ -485,6 +500,7 @@ static void __exit pgas_exit(void)
 {
 	pgas_netlink_exit();
 	pgas_destroy_all();
+	pgas_mem_exit();	/* no file is open: every NIC is freed */
 }
 
 module_init(pgas_init);

@@ -6,17 +6,22 @@
  * Registrations pin user memory (FOLL_LONGTERM); both are charged against
  * RLIMIT_MEMLOCK.  Both are mapped into the job's processes as PFN
  * mappings (VM_PFNMAP | VM_IO: anonymous pages cannot be inserted as
- * pages, and nobody may pin them again through a peer's mapping).  A PFN
- * mapping holds no page reference, so every mapping is tracked on its obj
- * and zapped before the memory behind it is unpinned or freed; a later
- * fault on it maps the obj's throwaway page instead of raising SIGBUS.
+ * pages, and nobody may pin them again through a peer's mapping), filled
+ * page by page by the fault handler.  A PFN mapping holds no page
+ * reference, so an obj is revoked (unmap_mapping_range() over its cookie
+ * range in the NIC's own address_space) before the memory behind it is
+ * unpinned or freed; a later fault maps the obj's throwaway page instead
+ * of raising SIGBUS.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/magic.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -25,12 +30,28 @@
 
 #include "pgas.h"
 
-/* One VMA mapping an obj. */
-struct pgas_vma {
-	struct list_head node;		/* in obj->vmas */
-	struct vm_area_struct *vma;
-	struct pgas_obj *obj;
-	bool zapped;
+/* ---- the mappings' address_space ------------------------------------------ */
+
+/*
+ * Each NIC has an inode of its own on this internal pseudo filesystem, and
+ * every file of the NIC maps through its address_space (->open sets
+ * f_mapping): cookies are unique per NIC, so unmap_mapping_range() over an
+ * obj's cookie range reaches every mapping of it and nothing else, under
+ * the mm core's own locks (i_mmap_rwsem and the page-table locks), with no
+ * mmap_lock and no list of VMAs of ours.  No .owner: the mount lives from
+ * load to unload and must not pin the module.
+ */
+#define PGAS_FS_MAGIC	0x50474153	/* "PGAS" */
+
+static int pgas_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, PGAS_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+static struct file_system_type pgas_fs_type = {
+	.name = "pgas_mappings",
+	.init_fs_context = pgas_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
 };
 
 /* ---- accounting --------------------------------------------------------------- */
@@ -72,6 +93,28 @@ static void obj_uncharge(struct pgas_obj *obj)
 	obj->user = NULL;
 }
 
+static struct vfsmount *pgas_mnt;
+
+int pgas_mem_init(void)
+{
+	pgas_mnt = kern_mount(&pgas_fs_type);
+	return PTR_ERR_OR_ZERO(pgas_mnt);
+}
+
+/* After every NIC, and so every inode, is gone. */
+void pgas_mem_exit(void)
+{
+	kern_unmount(pgas_mnt);
+}
+
+/* A NIC's private inode (iput() it when the NIC is freed). */
+struct inode *pgas_mapping_inode(void)
+{
+	return alloc_anon_inode(pgas_mnt->mnt_sb);
+}
+
+/* ---- objs -------------------------------------------------------------------- */
+
 static struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 				  unsigned long npages)
 {
@@ -85,7 +128,6 @@ static struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 	obj->kind = kind;
 	obj->npages = npages;
 	mutex_init(&obj->vma_lock);
-	INIT_LIST_HEAD(&obj->vmas);
 	return obj;
 }
 
@@ -105,6 +147,7 @@ static void obj_free(struct kref *kref)
 		__free_page(obj->dummy);
 	if (obj->mm)
 		mmdrop(obj->mm);
+	mutex_destroy(&obj->vma_lock);
 	kfree_rcu(obj, rcu);
 	pgas_job_put(job);
 }
@@ -127,76 +170,44 @@ static int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
 }
 
 /*
- * Zaps every mapping of obj and refuses new ones.  Takes each mapper's
- * mmap_lock before obj->vma_lock, the order ->mmap/->open/->close see.
+ * Takes every page of obj away from every mapping of it and refuses new
+ * mappings; on return no PTE maps its memory, which may then be unpinned
+ * or freed.  revoked is set under the lock the fault handler inserts
+ * under, before the unmap: a fault that raced ahead inserted its pfn
+ * before and is unmapped now, a later one maps the throwaway page.  Takes
+ * no mmap_lock, so it cannot race munmap's page-table teardown: the unmap
+ * walks the address_space's VMA tree under i_mmap_rwsem, which munmap
+ * leaves before it frees page tables.
  */
 static void obj_revoke(struct pgas_obj *obj)
 {
-	struct mm_struct *mm;
-	struct pgas_vma *pv;
+	struct pgas_nic *nic = obj->job->nic;
 
 	mutex_lock(&obj->vma_lock);
 	obj->revoked = true;
 	mutex_unlock(&obj->vma_lock);
-	xa_erase(&obj->job->nic->objs, obj->cookie);
-
-	for (;;) {
-		mm = NULL;
-		mutex_lock(&obj->vma_lock);
-		list_for_each_entry(pv, &obj->vmas, node) {
-			if (pv->zapped)
-				continue;
-			if (mmget_not_zero(pv->vma->vm_mm)) {
-				mm = pv->vma->vm_mm;
-				break;
-			}
-			/* That mm is being torn down; exit_mmap() unmaps it. */
-			pv->zapped = true;
-		}
-		mutex_unlock(&obj->vma_lock);
-		if (!mm)
-			break;
-		mmap_read_lock(mm);
-		mutex_lock(&obj->vma_lock);
-		list_for_each_entry(pv, &obj->vmas, node) {
-			if (pv->zapped || pv->vma->vm_mm != mm)
-				continue;
-			zap_vma_ptes(pv->vma, pv->vma->vm_start,
-				     pv->vma->vm_end - pv->vma->vm_start);
-			pv->zapped = true;
-		}
-		mutex_unlock(&obj->vma_lock);
-		mmap_read_unlock(mm);
-		mmput(mm);
-	}
+	xa_erase(&nic->objs, obj->cookie);
+	unmap_mapping_range(nic->inode->i_mapping, (loff_t)obj->cookie << PAGE_SHIFT,
+			    (loff_t)obj->npages << PAGE_SHIFT, 1);
 }
 
+/* ---- mappings ---------------------------------------------------------------- */
+
+/* A split or moved copy of a mapping: it holds the obj too. */
 static void pgas_vm_open(struct vm_area_struct *vma)
 {
-	struct pgas_vma *old = vma->vm_private_data;
-	struct pgas_obj *obj = old->obj;
-	struct pgas_vma *pv = kzalloc(sizeof(*pv), GFP_KERNEL | __GFP_NOFAIL);
+	struct pgas_obj *obj = vma->vm_private_data;
 
-	/* A split or moved copy: track it like the original. */
 	kref_get(&obj->kref);
-	pv->vma = vma;
-	pv->obj = obj;
-	mutex_lock(&obj->vma_lock);
-	pv->zapped = old->zapped;
-	list_add(&pv->node, &obj->vmas);
-	mutex_unlock(&obj->vma_lock);
-	vma->vm_private_data = pv;
+	atomic64_inc(&obj->job->nic->nr_mmaps);
 }
 
+/* After the mm core unmapped the VMA's pages. */
 static void pgas_vm_close(struct vm_area_struct *vma)
 {
-	struct pgas_vma *pv = vma->vm_private_data;
-	struct pgas_obj *obj = pv->obj;
+	struct pgas_obj *obj = vma->vm_private_data;
 
-	mutex_lock(&obj->vma_lock);
-	list_del(&pv->node);
-	mutex_unlock(&obj->vma_lock);
-	kfree(pv);
+	atomic64_dec(&obj->job->nic->nr_mmaps);
 	obj_put(obj);
 }
 
@@ -208,38 +219,46 @@ static unsigned long obj_pfn(struct pgas_obj *obj, unsigned long idx)
 	return page_to_pfn(obj->pages[idx]);
 }
 
+/* Pages mapped per fault: the one asked for and those after it. */
+#define PGAS_FAULT_AROUND	16
+
 /*
- * A fault on a mapping: only after revocation zapped it (->mmap maps every
- * page).  A revoked obj's mappings get its throwaway page, zeroed and
- * writable where the mapping is: a peer touching the memory of a rank that
- * just left must not die of it.  The page is the obj's own, so only
- * mappers of this obj (one job) ever see what is written to it.
+ * Every page of a mapping is mapped by this handler, on first touch (a
+ * PFN mapping filled in ->mmap could not be revoked: the VMA is not in the
+ * address_space's tree yet).  The pfn is looked up, and inserted, under
+ * obj->vma_lock (see obj_revoke()).  A revoked obj's mappings get its
+ * throwaway page, zeroed and writable where the mapping is: a peer touching
+ * the memory of a rank that just left must not die of it.  The page is the
+ * obj's own, so only mappers of this obj (one job) ever see what is
+ * written to it.
  */
 static vm_fault_t pgas_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct pgas_vma *pv = vma->vm_private_data;
-	struct pgas_obj *obj = pv->obj;
-	unsigned long idx = vmf->pgoff - obj->cookie;
-	unsigned long pfn;
+	struct pgas_obj *obj = vma->vm_private_data;
+	unsigned long idx = vmf->pgoff - obj->cookie, addr = vmf->address;
+	unsigned long n, last;
 	vm_fault_t ret;
 
 	if (vmf->pgoff < obj->cookie || idx >= obj->npages)
 		return VM_FAULT_SIGBUS;
 	mutex_lock(&obj->vma_lock);
-	if (!obj->revoked) {
-		pfn = obj_pfn(obj, idx);
-	} else {
+	if (obj->revoked) {
 		if (!obj->dummy)
 			obj->dummy = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT);
-		if (!obj->dummy) {
-			mutex_unlock(&obj->vma_lock);
-			return VM_FAULT_OOM;
-		}
-		pfn = page_to_pfn(obj->dummy);
+		ret = obj->dummy ? vmf_insert_pfn(vma, addr, page_to_pfn(obj->dummy)) :
+				   VM_FAULT_OOM;
+		mutex_unlock(&obj->vma_lock);
+		return ret;
 	}
-	/* Under vma_lock: a revocation zaps it after, or we saw it. */
-	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	ret = vmf_insert_pfn(vma, addr, obj_pfn(obj, idx));
+	/* Setup touches a mapping page by page: map a few ahead, best effort. */
+	last = min3(obj->npages - idx, (vma->vm_end - addr) >> PAGE_SHIFT,
+		    (unsigned long)PGAS_FAULT_AROUND);
+	for (n = 1; ret == VM_FAULT_NOPAGE && n < last; n++)
+		if (vmf_insert_pfn(vma, addr + (n << PAGE_SHIFT), obj_pfn(obj, idx + n)) !=
+		    VM_FAULT_NOPAGE)
+			break;
 	mutex_unlock(&obj->vma_lock);
 	return ret;
 }
@@ -250,25 +269,10 @@ static const struct vm_operations_struct pgas_vm_ops = {
 	.fault = pgas_vm_fault,
 };
 
-static int map_pages(struct pgas_obj *obj, struct vm_area_struct *vma)
-{
-	unsigned long i;
-	int ret;
-
-	for (i = 0; i < vma_pages(vma); i++) {
-		ret = remap_pfn_range(vma, vma->vm_start + (i << PAGE_SHIFT), obj_pfn(obj, i),
-				      PAGE_SIZE, vma->vm_page_prot);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 {
 	struct pgas_nic *nic = ep->job->nic;
 	struct pgas_obj *obj;
-	struct pgas_vma *pv;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -288,33 +292,22 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 	ret = -EINVAL;
 	if (vma_pages(vma) > obj->npages)
 		goto put;
-	ret = -ENOMEM;
-	pv = kzalloc(sizeof(*pv), GFP_KERNEL);
-	if (!pv)
+	/*
+	 * Refused once revoked; a revocation after this check unmaps what
+	 * the faults map, or they map the throwaway page.
+	 */
+	mutex_lock(&obj->vma_lock);
+	ret = obj->revoked ? -ENXIO : 0;
+	mutex_unlock(&obj->vma_lock);
+	if (ret)
 		goto put;
 	if (!obj->writable)
 		vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO;
-
-	/* Under vma_lock: a revocation either sees this mapping or stops it. */
-	mutex_lock(&obj->vma_lock);
-	ret = -ENXIO;
-	if (obj->revoked)
-		goto unlock;
-	ret = map_pages(obj, vma);
-	if (ret)
-		goto unlock;
-	pv->vma = vma;
-	pv->obj = obj;
-	list_add(&pv->node, &obj->vmas);
-	mutex_unlock(&obj->vma_lock);
-	vma->vm_private_data = pv;
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_private_data = obj;	/* the reference is the mapping's now */
 	vma->vm_ops = &pgas_vm_ops;
 	atomic64_inc(&nic->nr_mmaps);
-	return 0;	/* the reference is the mapping's now */
-unlock:
-	mutex_unlock(&obj->vma_lock);
-	kfree(pv);
+	return 0;
 put:
 	obj_put(obj);
 	return ret;
@@ -363,7 +356,7 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	/*
 	 * Charged to the caller's memory cgroup, and allowed to fail rather
 	 * than OOM-kill.  Not vmalloc_user(): that cannot be accounted on 6.1
-	 * (__vmalloc_node_range() is not exported); map_pages() maps it by
+	 * (__vmalloc_node_range() is not exported); pgas_vm_fault() maps it by
 	 * pfn, so it needs no VM_USERMAP.  Zeroed: it is mapped to users.
 	 */
 	obj->vaddr = __vmalloc(layout.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |

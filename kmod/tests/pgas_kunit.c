@@ -21,6 +21,7 @@ static void test_nic_free(struct kref *kref)
 
 	xa_destroy(&nic->jobs);
 	xa_destroy(&nic->objs);
+	iput(nic->inode);
 	kfree(nic);
 	nr_nic_freed++;
 }
@@ -46,6 +47,12 @@ static struct pgas_nic *test_nic(void)
 
 	if (!nic)
 		return NULL;
+	/* Revocation unmaps through it (pgas_lifetimes mounts its fs). */
+	nic->inode = pgas_mapping_inode();
+	if (IS_ERR(nic->inode)) {
+		kfree(nic);
+		return NULL;
+	}
 	kref_init(&nic->kref);
 	xa_init_flags(&nic->jobs, XA_FLAGS_ALLOC1);
 	xa_init(&nic->objs);
@@ -387,8 +394,20 @@ static struct kunit_case lifetime_cases[] = {
 	{}
 };
 
+static int lifetime_suite_init(struct kunit_suite *suite)
+{
+	return pgas_mem_init();
+}
+
+static void lifetime_suite_exit(struct kunit_suite *suite)
+{
+	pgas_mem_exit();
+}
+
 static struct kunit_suite lifetime_suite = {
 	.name = "pgas_lifetimes",
+	.suite_init = lifetime_suite_init,
+	.suite_exit = lifetime_suite_exit,
 	.test_cases = lifetime_cases,
 };
 

@@ -429,6 +429,187 @@ static void test_dummy_private(void)
 	close(l2);
 }
 
+/*
+ * Revocation vs munmap, mremap and faults: mapper processes, two threads
+ * each, map the owner's current registration, touch every page (read and
+ * write), split it (munmap of a middle page), move a part (mremap), shrink
+ * it, touch again and unmap, in a loop, while the owner deregisters and
+ * registers again under them.  A mapper has no SIGBUS/SIGSEGV handler: it
+ * must live, and the kernel must not oops, warn or leak.
+ */
+#define STRESS_PAGES	64
+#define STRESS_MAPPERS	2
+
+struct stress_shared {
+	atomic_int stop;
+	atomic_ullong cookie;		/* of the current registration, or 0 */
+	atomic_long maps, refused, touches, regs, errors;
+};
+
+struct stress_thread {
+	struct stress_shared *sh;
+	int fd;
+	unsigned int seed;
+};
+
+static void stress_touch(volatile char *m, size_t len, struct stress_shared *sh)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += PG) {
+		char c = m[off + 8];
+
+		m[off + 16] = (char)(c + 1);
+	}
+	atomic_fetch_add(&sh->touches, 1);
+}
+
+static void *stress_mapper_thread(void *p)
+{
+	struct stress_thread *t = p;
+	struct stress_shared *sh = t->sh;
+	size_t len = STRESS_PAGES * PG;
+
+	while (!atomic_load(&sh->stop)) {
+		unsigned long long cookie = atomic_load(&sh->cookie);
+		char *m, *moved, *res;
+
+		if (!cookie) {
+			usleep(100);
+			continue;
+		}
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)cookie);
+		if (m == MAP_FAILED) {
+			atomic_fetch_add(&sh->refused, 1);	/* gone already */
+			continue;
+		}
+		atomic_fetch_add(&sh->maps, 1);
+		stress_touch(m, len, sh);
+		switch (rand_r(&t->seed) % 3) {
+		case 0:		/* split: a hole in the middle */
+			munmap(m + len / 2, PG);
+			stress_touch(m, len / 2, sh);
+			stress_touch(m + len / 2 + PG, len / 2 - PG, sh);
+			/* Only what is ours: the other thread may map into a hole. */
+			munmap(m, len / 2);
+			munmap(m + len / 2 + PG, len / 2 - PG);
+			break;
+		case 1:		/* move the first half onto a place of our own */
+			res = mmap(NULL, len / 2, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			moved = res == MAP_FAILED ? MAP_FAILED :
+				mremap(m, len / 2, len / 2, MREMAP_MAYMOVE | MREMAP_FIXED, res);
+			if (moved == MAP_FAILED) {
+				atomic_fetch_add(&sh->errors, 1);
+				if (res != MAP_FAILED)
+					munmap(res, len / 2);
+				munmap(m, len);
+				break;
+			}
+			stress_touch(moved, len / 2, sh);
+			munmap(moved, len / 2);
+			/* Only what is ours: the other thread may map into the hole. */
+			stress_touch(m + len / 2, len / 2, sh);
+			munmap(m + len / 2, len / 2);
+			break;
+		default:	/* shrink in place, then unmap */
+			if (mremap(m, len, PG, 0) == MAP_FAILED) {
+				atomic_fetch_add(&sh->errors, 1);
+				munmap(m, len);
+				break;
+			}
+			stress_touch(m, PG, sh);
+			munmap(m, PG);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void stress_mapper(const struct pgas_ioc_job_create *job, unsigned int vpid,
+			  struct stress_shared *sh)
+{
+	struct stress_thread t[2];
+	pthread_t th[2];
+	int fd = open_dev(), i;
+
+	if (join(fd, job, vpid))
+		_exit(2);
+	for (i = 0; i < 2; i++) {
+		t[i] = (struct stress_thread){ .sh = sh, .fd = fd, .seed = vpid * 7 + i };
+		pthread_create(&th[i], NULL, stress_mapper_thread, &t[i]);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	close(fd);
+	_exit(0);
+}
+
+static void test_revoke_stress(void)
+{
+	struct counters c0 = counters();
+	long mmaps0 = sysfs("mmaps");
+	int lfd = open_dev(), a = open_dev(), i, status, dead = 0, seconds = 4;
+	struct pgas_ioc_job_create job = create_job(lfd, 1 + STRESS_MAPPERS);
+	struct stress_shared *sh = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t len = STRESS_PAGES * PG;
+	char *seg[2];
+	pid_t pid[STRESS_MAPPERS];
+	struct timespec t0, now;
+	long errors = 0;
+
+	join(a, &job, 0);
+	seg[0] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	seg[1] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(seg[0], 1, len);
+	memset(seg[1], 2, len);
+	for (i = 0; i < STRESS_MAPPERS; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0)
+			stress_mapper(&job, 1 + i, sh);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+					    .len = len };
+
+		reg.addr = (uintptr_t)seg[atomic_load(&sh->regs) & 1];
+		if (ioc(a, PGAS_IOC_REG, &reg)) {
+			errors++;
+			break;
+		}
+		atomic_store(&sh->cookie, reg.cookie);
+		usleep(1000 + rand() % 4000);	/* let them map it */
+		atomic_store(&sh->cookie, 0);
+		if (dereg(a, reg.handle))
+			errors++;
+		atomic_fetch_add(&sh->regs, 1);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - t0.tv_sec < seconds);
+	atomic_store(&sh->stop, 1);
+	for (i = 0; i < STRESS_MAPPERS; i++) {
+		waitpid(pid[i], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			printf("# mapper %d: %s %d\n", i, WIFSIGNALED(status) ? "killed by signal" :
+			       "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			dead++;
+		}
+	}
+	errors += atomic_load(&sh->errors);	/* the owner's ioctls, the mappers' mremaps */
+	result(!dead && !errors && atomic_load(&sh->maps) > 0 && atomic_load(&sh->regs) > 0,
+	       "revocation vs mmap/munmap/mremap/faults for %d s: %d of %d mappers died, "
+	       "%ld registrations, %ld maps (%ld refused), %ld touches, %ld errors", seconds,
+	       dead, STRESS_MAPPERS, atomic_load(&sh->regs), atomic_load(&sh->maps),
+	       atomic_load(&sh->refused), atomic_load(&sh->touches), errors);
+	close(a);
+	close(lfd);
+	munmap(seg[0], len);
+	munmap(seg[1], len);
+	munmap(sh, PG);
+	check_counters(&c0, "after the stress");
+	result(sysfs("mmaps") == mmaps0, "live mappings back to %ld (%ld)", mmaps0, sysfs("mmaps"));
+}
+
 int main(void)
 {
 	struct counters c0;
@@ -439,6 +620,7 @@ int main(void)
 	test_close_harmless();
 	test_death_harmless();
 	test_dummy_private();
+	test_revoke_stress();
 	check_counters(&c0, "pgas_map");
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
