@@ -94,6 +94,7 @@ static int hang_seconds = 10;
 static int verbose;
 static unsigned int known_on;	/* defects whose cases run (PGAS_FUZZ_DEFECTS) */
 static char self_exe[256];
+static unsigned long long t_start;	/* ns, for "at N s" in reports */
 
 /* A case that only a fixed module passes: off unless PGAS_FUZZ_DEFECTS names n. */
 #define KNOWN(n) (known_on & (1u << (n)))
@@ -169,6 +170,8 @@ struct logent {
 
 struct member_board {			/* what the members of a job publish */
 	atomic_ullong rings[MAXM], rsize[MAXM], reg[MAXM], rlen[MAXM];
+	atomic_int joined[MAXM];	/* pid of the member that holds the vpid */
+	atomic_int helper[MAXM];	/* it forked a helper that keeps its fd */
 };
 
 struct shared {
@@ -242,10 +245,16 @@ static void claim_slot(const char *tag)
 	myslot = -1;	/* no watchdog for this task: more than NSLOT tasks */
 }
 
-/* In a child after fork: the slot we inherited is the parent's. */
+static _Thread_local char *argpg;
+
+/*
+ * In a child after fork: the slot we inherited is the parent's, and so is
+ * the (shared) argument page: a page of our own, or results get mixed up.
+ */
 static void forget_slot(void)
 {
 	myslot = -1;
+	argpg = NULL;
 }
 
 static void release_slot(void)
@@ -340,8 +349,9 @@ static void fail(const char *key, const char *fmt, ...)
 	va_end(ap);
 	print_lock();
 	out("not ok %d - %s\n", atomic_fetch_add(&sh->tapno, 1) + 1, msg);
-	out("# seed %llu episode %d (episode seed %#llx): rerun it alone with "
-	    "PGAS_FUZZ_SEED=%llu PGAS_FUZZ_EPISODE=%d pgas_fuzz\n", seed,
+	out("# at %.1f s, seed %llu episode %d (episode seed %#llx): rerun it alone with "
+	    "PGAS_FUZZ_SEED=%llu PGAS_FUZZ_EPISODE=%d pgas_fuzz\n",
+	    (double)(now_ns() - t_start) / 1e9, seed,
 	    atomic_load(&sh->episode), atomic_load(&sh->episode_seed), seed,
 	    atomic_load(&sh->episode));
 	dump_log();
@@ -448,6 +458,9 @@ struct maprec {
 	char *addr;
 	size_t len;
 	int writable;
+	int readable;		/* 0 after PROT_NONE or any mprotect: no prediction */
+	u64 cookie;		/* of the object: its state says whether touching may fault */
+	int fid;		/* mapped through this file, which it keeps open; -1: not known */
 };
 
 enum bkind { B_ANON, B_ANON_UNTOUCHED, B_SHARED, B_MEMFD, B_FILE_SHARED, B_FILE_PRIVATE,
@@ -485,8 +498,7 @@ struct world {
 };
 
 static struct bufrec buf[B_NBUF];
-/* Per thread, 4 pages: RW, RW, unmapped, read-only (mprotect'ed around calls). */
-static _Thread_local char *argpg;
+/* argpg: per thread, 4 pages: RW, RW, unmapped, read-only (mprotect'ed around calls). */
 static int ramfs_ok;
 
 static void check_errno(struct world *w, const char *op, long ret, const int *set)
@@ -954,6 +966,12 @@ static int fid_open_elsewhere(struct world *w, int fid, int except)
 	for (i = 0; i < NF; i++)
 		if (i != except && w->f[i].fd >= 0 && w->f[i].fid == fid)
 			return 1;
+	/* A mapping holds its file: the endpoint lives on until it is unmapped. */
+	for (i = 0; i < NMAP; i++)
+		if (w->m[i].live && w->m[i].fid == fid) {
+			w->file[fid].elsewhere = 1;
+			return 0;
+		}
 	return 0;
 }
 
@@ -1583,6 +1601,9 @@ static void op_mmap(struct world *w)
 		w->m[k].addr = p;
 		w->m[k].len = len;
 		w->m[k].writable = !!(prot & PROT_WRITE);
+		w->m[k].readable = prot != PROT_NONE;
+		w->m[k].cookie = cookie;
+		w->m[k].fid = s >= 0 ? w->f[s].fid : -1;
 	}
 	wunlock(w);
 }
@@ -1691,8 +1712,10 @@ static void op_mprotect(struct world *w)
 		len = PG * (1 + rnd(RNG(w), len / PG - 1));
 	op_begin("mprotect(%p, %#zx, %d)", (void *)addr, len, prot);
 	ret = op_end(sys_ret(mprotect(addr, len, prot)));
-	if (!ret)
+	if (!ret) {
 		w->m[k].writable = len == w->m[k].len && (prot & PROT_WRITE);
+		w->m[k].readable = 0;
+	}
 	wunlock(w);
 	check_errno(w, "mprotect", ret, E_MPROTECT);
 }
@@ -1721,9 +1744,26 @@ static void op_madvise(struct world *w)
  * control pages (ring indices the kernel reads back) and segments.
  * Revoked mappings may fault (SIGBUS; defect 15 asks for no signal).
  */
+/* The state of the object behind a cookie, as far as this process knows. */
+static int cookie_state(struct world *w, u64 cookie)
+{
+	int i;
+
+	for (i = 0; i < w->nfile; i++)
+		if (w->file[i].rings != S_DEAD && w->file[i].rcookie == cookie)
+			return w->file[i].elsewhere ? S_UNKNOWN : w->file[i].rings;
+	for (i = 0; i < NR; i++)
+		if (w->g[i].state != S_DEAD && w->g[i].cookie == cookie)
+			return w->file[w->g[i].fid].elsewhere ? S_UNKNOWN : w->g[i].state;
+	for (i = 0; i < NDEAD && i < w->ndead; i++)
+		if (w->dead_cookies[i] == cookie)
+			return S_DEAD;
+	return S_UNKNOWN;
+}
+
 static void op_touch(struct world *w)
 {
-	int k, wr, sig, n;
+	int k, wr, sig, n, st;
 	size_t off;
 
 	wlock(w);
@@ -1742,6 +1782,19 @@ static void op_touch(struct world *w)
 		off = (off + 8 * rnd(RNG(w), 64)) % w->m[k].len;
 	}
 	op_end(sig);
+	st = cookie_state(w, w->m[k].cookie);
+	if (w->model && !w->foreign && w->m[k].readable && sig) {
+		/* A live object's mapping never faults. */
+		if (st == S_LIVE)
+			fail("touch live", "touch: a mapping of a live object raised signal %d", sig);
+		/*
+		 * KNOWN(15): a revoked mapping (its owner deregistered it or
+		 * left) must not kill the accessor; main raises SIGBUS.
+		 */
+		if (st == S_DEAD && KNOWN(15))
+			fail("touch revoked", "touch: a revoked mapping raised signal %d (defect 15)",
+			     sig);
+	}
 	wunlock(w);
 }
 
@@ -2265,6 +2318,7 @@ static void member_main(struct world *w, int vpid, struct jobrec job, u64 ms)
 	fr->job = 0;
 	w->j[0] = job;
 	w->njobs = 1;
+	atomic_store(&bd->joined[vpid], (int)getpid());
 	pick_geometry(RNG(w), &g, job.nranks);
 	if (!rings_valid(&g) || chance(RNG(w), 50))
 		g = (struct pgas_ioc_rings){ .size = sizeof(g), .mbox_slots = 16,
@@ -2314,7 +2368,7 @@ static void member_main(struct world *w, int vpid, struct jobrec job, u64 ms)
 					munmap(m, sz);
 					break;
 				}
-				w->m[i] = (struct maprec){ 1, m, sz, 1 };
+				w->m[i] = (struct maprec){ 1, m, sz, 1, 1, c, 0 };
 			}
 			break;
 		case 2:
@@ -2334,6 +2388,7 @@ static void member_main(struct world *w, int vpid, struct jobrec job, u64 ms)
 				pid_t pid;
 
 				op_begin("member fork(helper keeps fd%d)", fd);
+				atomic_store(&bd->helper[vpid], 1);
 				pid = fork();
 				if (pid == 0) {
 					/*
@@ -2341,7 +2396,7 @@ static void member_main(struct world *w, int vpid, struct jobrec job, u64 ms)
 					 * a moment (the runner is its subreaper).
 					 */
 					forget_slot();
-					sleep_ms((unsigned int)rnd(RNG(w), 400));
+					sleep_ms(200 + (unsigned int)rnd(RNG(w), 1800));
 					_exit(0);
 				}
 				op_end(sys_ret(pid));
@@ -2356,25 +2411,110 @@ static void member_main(struct world *w, int vpid, struct jobrec job, u64 ms)
 	}
 }
 
+/* Reaps the child pid (after sig, if any); returns its wait status. */
+static int reap_pid(struct world *w, pid_t pid, int sig)
+{
+	int k, status = 0;
+
+	for (k = 0; k < w->nkids; k++)
+		if (w->kids[k] == pid)
+			break;
+	if (k == w->nkids)
+		return -1;
+	if (sig)
+		kill(pid, sig);
+	op_begin("waitpid(%d%s)", (int)pid, sig ? ", after SIGKILL" : "");
+	op_end(sys_ret(waitpid(pid, &status, 0)));
+	w->kids[k] = w->kids[--w->nkids];
+	return status;
+}
+
+/*
+ * The observer's notification ring: the PEER_GONE entry for vpid, or -1.
+ * Returns its size field (1: died, 0: left).
+ */
+static int peer_gone_seen(const char *region, const struct pgas_region_layout *l,
+			  unsigned int entries, unsigned int vpid)
+{
+	const struct pgas_notify_entry *ring = (const void *)(region + l->notify_off);
+	unsigned int i;
+	u64 st;
+
+	for (i = 0; i < entries; i++) {
+		st = __atomic_load_n(&ring[i].status, __ATOMIC_ACQUIRE);
+		if (PGAS_NOTIFY_LAP(st) == 1 && PGAS_NOTIFY_KIND(st) == PGAS_NOTIFY_PEER_GONE &&
+		    PGAS_NOTIFY_SRC(st) == vpid)
+			return (int)ring[i].size;
+	}
+	return -1;
+}
+
+/*
+ * A job of n members and an observer endpoint (vpid n) in the runner.  The
+ * launcher kills members at random moments, mid-join included; members map
+ * each other, scribble, register, fork helpers that keep their fd, and exit
+ * 0 or 1.  Afterwards the observer's ring must say, for every member that
+ * had joined, that it is gone, and how: died (SIGKILL, exit 1) or left
+ * (exit 0).  Defect 6: when a helper forked without exec holds the fd, main
+ * reports the death late, as a clean departure, from the helper's exit;
+ * those members are only checked with PGAS_FUZZ_DEFECTS=6.
+ */
 static void episode_members(struct world *w)
 {
-	unsigned int n = 2 + (unsigned int)rnd(RNG(w), MAXM - 1);
-	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = n };
+	unsigned int n = 2 + (unsigned int)rnd(RNG(w), MAXM - 2), i;
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = n + 1 };
+	struct pgas_ioc_job_join oj = { .size = sizeof(oj) };
+	struct pgas_ioc_rings og = { .size = sizeof(og), .mbox_slots = 16, .notify_entries = 64,
+				     .bounce_bufs = 1, .bounce_size = 64 };
 	u64 until = now_ns() + (300 + rnd(RNG(w), 1500)) * 1000000ULL;
-	unsigned int i;
+	struct { pid_t pid; int vpid, status, dup; } mem[MAXM + 1];
+	struct pgas_region_layout l;
+	char *region = MAP_FAILED;
+	int nm = 0, ofd, k;
 	long ret;
 
 	memset(&sh->board, 0, sizeof(sh->board));
 	op_open(w);
 	if (w->f[0].fd < 0)
 		return;
-	op_begin("JOB_CREATE(fd%d, nranks %u) for members", w->f[0].fd, n);
+	op_begin("JOB_CREATE(fd%d, nranks %u) for %u members and an observer", w->f[0].fd,
+		 n + 1, n);
 	ret = op_end(sys_ret(ioctl(w->f[0].fd, PGAS_IOC_JOB_CREATE, &c)));
 	check_errno(w, "JOB_CREATE", ret, E_CREATE);
 	if (ret)
 		return;
-	w->j[0] = (struct jobrec){ 1, c.job_id, n, c.key };
+	w->j[0] = (struct jobrec){ 1, c.job_id, n + 1, c.key };
 	w->njobs = 1;
+	/*
+	 * The observer: vpid n, its rings mapped read-only.  Opened O_RDWR: a
+	 * MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED, and the
+	 * module refuses it with EINVAL.
+	 */
+	op_begin("open(%s) for the observer", DEV);
+	ofd = (int)op_end(sys_ret(open(DEV, O_RDWR | O_CLOEXEC)));
+	check_errno(w, "open", ofd, E_OPEN);
+	if (ofd >= 0) {
+		w->f[1].fd = ofd;
+		w->f[1].fid = w->nfile++;
+	}
+	if (ofd >= 0) {
+		oj.job_id = c.job_id;
+		oj.key = c.key;
+		oj.vpid = n;
+		op_begin("observer JOB_JOIN(fd%d, vpid %u) + RINGS_CREATE + mmap", ofd, n);
+		ret = sys_ret(ioctl(ofd, PGAS_IOC_JOB_JOIN, &oj));
+		if (!ret)
+			ret = sys_ret(ioctl(ofd, PGAS_IOC_RINGS_CREATE, &og));
+		if (!ret) {
+			region = mmap(NULL, og.region_size, PROT_READ, MAP_SHARED, ofd,
+				      (off_t)og.cookie);
+			ret = region == MAP_FAILED ? -errno : 0;
+		}
+		op_end(ret);
+		if (ret)
+			fail("observer", "observer endpoint: %s", strerrorname_np((int)-ret));
+		pgas_region_layout(16, 64, 1, 64, n + 1, &l);
+	}
 	for (i = 0; i < n + (chance(RNG(w), 20) ? 1 : 0) && w->nkids < NKID; i++) {
 		u64 cs = rnext(RNG(w)), ms = 50 + rnd(RNG(w), 2000);
 		unsigned int vpid = i < n ? i : (unsigned int)rnd(RNG(w), n);	/* one duplicate */
@@ -2399,20 +2539,164 @@ static void episode_members(struct world *w)
 			_exit(code);
 		}
 		op_end(sys_ret(pid));
-		if (pid > 0)
+		if (pid > 0) {
 			kid_add(w, pid);
+			mem[nm].pid = pid;
+			mem[nm].vpid = (int)vpid;
+			mem[nm].status = -1;
+			mem[nm].dup = i >= n;
+			if (i >= n)
+				for (k = 0; k < nm; k++)
+					if (mem[k].vpid == (int)vpid)
+						mem[k].dup = 1;
+			nm++;
+		}
 	}
 	/* The launcher kills members at random moments, mid-join included. */
-	while (now_ns() < until && now_ns() < w->deadline && w->nkids) {
+	while (now_ns() < until && now_ns() < w->deadline) {
 		sleep_ms((unsigned int)rnd(RNG(w), 60));
-		if (chance(RNG(w), 30))
-			reap(w, (int)rnd(RNG(w), w->nkids), SIGKILL);
-		else if (chance(RNG(w), 5) && w->f[0].fd >= 0) {
+		if (chance(RNG(w), 30)) {
+			k = (int)rnd(RNG(w), (u64)nm);
+			if (mem[k].status == -1)
+				mem[k].status = reap_pid(w, mem[k].pid, SIGKILL);
+		} else if (chance(RNG(w), 5) && w->f[0].fd >= 0) {
 			op_begin("close(launcher fd%d) while members run", w->f[0].fd);
 			op_end(sys_ret(close(w->f[0].fd)));
 			w->f[0].fd = -1;
 		}
 	}
+	for (k = 0; k < nm; k++)
+		if (mem[k].status == -1)
+			mem[k].status = reap_pid(w, mem[k].pid, chance(RNG(w), 50) ? SIGKILL : 0);
+	if (region == MAP_FAILED)
+		return;
+	/* Every member that had joined is reported gone, promptly, and how. */
+	for (k = 0; k < nm; k++) {
+		int want, got = -1, helper = atomic_load(&sh->board.helper[mem[k].vpid]);
+		u64 t_end = now_ns() + 1500000000ULL;
+		char key[128];
+
+		if (mem[k].dup || atomic_load(&sh->board.joined[mem[k].vpid]) != mem[k].pid ||
+		    mem[k].status == -1)
+			continue;
+		if (helper && !KNOWN(6))
+			continue;
+		want = WIFSIGNALED(mem[k].status) || WEXITSTATUS(mem[k].status) != 0;
+		op_begin("observer: PEER_GONE for vpid %d (%s %d)?", mem[k].vpid,
+			 WIFSIGNALED(mem[k].status) ? "signal" : "exit",
+			 WIFSIGNALED(mem[k].status) ? WTERMSIG(mem[k].status) :
+			 WEXITSTATUS(mem[k].status));
+		while ((got = peer_gone_seen(region, &l, 64, (unsigned int)mem[k].vpid)) < 0 &&
+		       now_ns() < t_end)
+			sleep_ms(20);
+		op_end(got);
+		snprintf(key, sizeof(key), "peer gone %d %d", want, got);
+		if (got != want)
+			fail(key, "member vpid %d %s %d%s: the observer's ring says %s, want %s "
+			     "within 1.5 s%s", mem[k].vpid,
+			     WIFSIGNALED(mem[k].status) ? "killed by signal" : "exited with",
+			     WIFSIGNALED(mem[k].status) ? WTERMSIG(mem[k].status) :
+			     WEXITSTATUS(mem[k].status),
+			     helper ? " while a forked helper held its fd" : "",
+			     got < 0 ? "nothing" : got ? "died" : "left", want ? "died" : "left",
+			     helper ? " (defect 6)" : "");
+	}
+	munmap(region, og.region_size);
+}
+
+/* ---- memlock: an unprivileged user under RLIMIT_MEMLOCK ------------------------------- */
+
+#define LOCK_PAGES 8
+
+/*
+ * As uid 65534 with RLIMIT_MEMLOCK of LOCK_PAGES pages: a process U holds
+ * an endpoint; short-lived children register through U's fd and exit.
+ * Pins must stay within the limit of the processes still alive (U alone):
+ * defect 2 (pins charged to a registering mm that then dies) lets them
+ * grow without bound; checked with PGAS_FUZZ_DEFECTS=2.  Every REG is
+ * also checked against the limit itself.
+ */
+static void memlock_user(struct world *w)
+{
+	struct rlimit rl = { LOCK_PAGES * PG, LOCK_PAGES * PG };
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = 1 };
+	struct pgas_ioc_job_join j = { .size = sizeof(j) };
+	int lfd = open(DEV, O_RDWR | O_CLOEXEC), fd = open(DEV, O_RDWR | O_CLOEXEC);
+	int rounds = 2 + (int)rnd(RNG(w), 4), r, status;
+	long long base = 0, now = 0;
+	long ret;
+
+	if (lfd < 0 || fd < 0 || setrlimit(RLIMIT_MEMLOCK, &rl) || setgid(65534) || setuid(65534))
+		_exit(3);
+	read_num(SYSDIR "/pinned_pages", &base);
+	op_begin("uid 65534: JOB_CREATE + JOB_JOIN");
+	ret = sys_ret(ioctl(lfd, PGAS_IOC_JOB_CREATE, &c));
+	if (!ret) {
+		j.job_id = c.job_id;
+		j.key = c.key;
+		ret = sys_ret(ioctl(fd, PGAS_IOC_JOB_JOIN, &j));
+	}
+	op_end(ret);
+	check_errno(w, "JOB_CREATE/JOIN as uid 65534", ret, E_JOIN);
+	if (ret)
+		_exit(0);
+	for (r = 0; r < rounds; r++) {
+		u64 pages = 1 + rnd(RNG(w), LOCK_PAGES + 4);
+		pid_t pid;
+
+		op_begin("uid 65534: child %d registers %llu pages through the holder's fd", r,
+			 pages);
+		pid = fork();
+		if (pid == 0) {
+			struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+						    .addr = (uintptr_t)buf[B_ANON].addr,
+						    .len = pages * PG };
+
+			forget_slot();
+			ret = sys_ret(ioctl(fd, PGAS_IOC_REG, &reg));
+			if (ret && !in_set((int)-ret, E_REG) && !in_set((int)-ret, E_FOREIGN))
+				fail("memlock errno", "REG as uid 65534: unexpected errno %s",
+				     strerrorname_np((int)-ret));
+			if (!ret && pages > LOCK_PAGES)
+				fail("memlock over", "REG of %llu pages with RLIMIT_MEMLOCK of %d "
+				     "pages succeeded", pages, LOCK_PAGES);
+			_exit(0);
+		}
+		op_end(sys_ret(pid));
+		if (pid < 0)
+			break;
+		op_begin("uid 65534: waitpid(%d)", (int)pid);
+		op_end(sys_ret(waitpid(pid, &status, 0)));
+		read_num(SYSDIR "/pinned_pages", &now);
+		if (now - base > LOCK_PAGES && KNOWN(2))
+			fail("memlock escape", "uid 65534 with RLIMIT_MEMLOCK of %d pages and one "
+			     "live process has %lld pages pinned after %d registering children "
+			     "exited (defect 2)", LOCK_PAGES, now - base, r + 1);
+	}
+	_exit(0);
+}
+
+static void episode_memlock(struct world *w)
+{
+	u64 cs = rnext(RNG(w));
+	pid_t pid;
+
+	fflush(stdout);
+	op_begin("fork(memlock user, seed %#llx)", cs);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		forget_slot();
+		claim_slot("u");
+		w->rr.s = cs;
+		w->nkids = 0;
+		memlock_user(w);
+	}
+	op_end(sys_ret(pid));
+	if (pid > 0)
+		kid_add(w, pid);
+	if (pid > 0)
+		reap_pid(w, pid, 0);
 }
 
 /* ---- the runner: episodes and their checks ---------------------------------------------- */
@@ -2499,11 +2783,11 @@ static void cleanup_buffers(void)
 }
 
 struct stats {
-	int episodes[3];
+	int episodes[4];
 	int counter_fail, kmsg_fail;
 };
 
-static const char *const kind_name[] = { "seq", "race", "members" };
+static const char *const kind_name[] = { "seq", "race", "members", "memlock" };
 
 /* Waits (bounded) for the gauges to come back; deferred releases take a moment. */
 static int counters_back(const struct counters *base, char *msg, size_t len)
@@ -2532,8 +2816,8 @@ static void run_episode(int e, u64 deadline, struct stats *st, const struct coun
 	atomic_store(&sh->episode_seed, es);
 	world_init(w, es, e);
 	w->deadline = deadline;
-	kind = (int)rnd(RNG(w), 10);
-	kind = kind < 5 ? 0 : kind < 8 ? 1 : 2;
+	kind = (int)rnd(RNG(w), 20);
+	kind = kind < 9 ? 0 : kind < 15 ? 1 : kind < 19 ? 2 : 3;
 	st->episodes[kind]++;
 	op_begin("episode %d: %s, seed %#llx", e, kind_name[kind], es);
 	op_end(0);
@@ -2541,8 +2825,10 @@ static void run_episode(int e, u64 deadline, struct stats *st, const struct coun
 		episode_seq(w);
 	else if (kind == 1)
 		episode_race(w);
-	else
+	else if (kind == 2)
 		episode_members(w);
+	else
+		episode_memlock(w);
 	teardown(w);
 	if (!counters_back(base, msg, sizeof(msg))) {
 		snprintf(key, sizeof(key), "counters %.50s", msg);
@@ -2587,9 +2873,9 @@ static int runner(u64 deadline)
 	}
 	cleanup_buffers();
 	if (!st.counter_fail)
-		ok("after each of %d episodes (%d seq, %d race, %d members) every sysfs gauge, "
-		   "pinned memory and VmLck came back", e, st.episodes[0], st.episodes[1],
-		   st.episodes[2]);
+		ok("after each of %d episodes (%d seq, %d race, %d members, %d memlock) every "
+		   "sysfs gauge, pinned memory and VmLck came back", e, st.episodes[0],
+		   st.episodes[1], st.episodes[2], st.episodes[3]);
 	if (!st.kmsg_fail)
 		ok("no WARNING, BUG, KASAN or lockdep report in the kernel log%s",
 		   kmsg_fd < 0 ? " (no /dev/kmsg: not checked)" : "");
@@ -2602,34 +2888,6 @@ static int runner(u64 deadline)
 }
 
 /* ---- the supervisor: watchdog, reports ------------------------------------------------- */
-
-static void dump_stacks(void)
-{
-	char path[64], line[512];
-	int i, tid;
-	FILE *f;
-
-	for (i = 0; i < NSLOT; i++) {
-		tid = atomic_load(&sh->slots[i].tid);
-		if (!tid)
-			continue;
-		out("# task %d: %s (in flight %s)\n", tid, sh->slots[i].desc,
-		    atomic_load(&sh->slots[i].start) ? "yes" : "no");
-		snprintf(path, sizeof(path), "/proc/%d/status", tid);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, "State:", 6))
-				out("#   %s", line);
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/stack", tid);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			out("#   %s", line);
-		if (f)
-			fclose(f);
-	}
-}
 
 /* A slot's task is gone, or a zombie: its op is not in flight any more. */
 static int task_alive(int tid)
@@ -2649,6 +2907,34 @@ static int task_alive(int tid)
 		}
 	fclose(f);
 	return alive;
+}
+
+static void dump_stacks(void)
+{
+	char path[64], line[512];
+	int i, tid;
+	FILE *f;
+
+	for (i = 0; i < NSLOT; i++) {
+		tid = atomic_load(&sh->slots[i].tid);
+		if (!tid || !task_alive(tid))
+			continue;
+		out("# task %d: %s (in flight %s)\n", tid, sh->slots[i].desc,
+		    atomic_load(&sh->slots[i].start) ? "yes" : "no");
+		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "State:", 6))
+				out("#   %s", line);
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			out("#   %s", line);
+		if (f)
+			fclose(f);
+	}
 }
 
 static int supervise(pid_t pid, u64 deadline)
@@ -2752,6 +3038,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--hold"))
 		return hold_main(argc, argv);
 	setvbuf(stdout, NULL, _IONBF, 0);
+	t_start = now_ns();
 	v = argc > 1 ? argv[1] : getenv("PGAS_FUZZ_SEED");
 	if (v && *v) {
 		seed = strtoull(v, NULL, 0);
