@@ -37,6 +37,9 @@
  * and nothing is taken under it but the page-table lock of an insertion.
  * Revocation takes no mmap_lock: it sets revoked under obj->vma_lock, drops
  * it, then unmap_mapping_range() takes i_mmap_rwsem and page-table locks.
+ * JOB_JOIN registers the endpoint's mmu_notifier (mmap_lock for writing)
+ * with no pgas lock held; its ->release (exit_mmap, no lock of the dying
+ * mm held) departs as a file release does, holding nothing around mmput().
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()
@@ -46,12 +49,15 @@
 #define PGAS_KMOD_H
 
 #include <linux/bits.h>
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mm_types.h>
+#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/idr.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include "../uapi/pgas_abi.h"
@@ -101,9 +107,20 @@ struct pgas_job {
 	struct pgas_ep **eps;		/* [nranks], under lock */
 };
 
+/*
+ * An endpoint belongs to the process that joined, not to its file: it
+ * departs (once: PGAS_EP_GONE) when that process's mm is released (an
+ * mmu_notifier's ->release: exit, SIGKILL, exec) or when the file is
+ * released, whichever comes first; only tasks of that mm may use it.
+ */
 struct pgas_ep {
 	struct pgas_job *job;		/* reference held */
 	u32 vpid;
+	struct mm_struct *mm;		/* mmgrab()ed: the joining process's */
+	struct task_struct *owner;	/* the joining task: its exit status */
+	struct mmu_notifier mn;		/* on mm (ops NULL until registered) */
+	unsigned long flags;		/* PGAS_EP_GONE */
+	struct completion departed;	/* pgas_ep_depart() has finished */
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
 	struct pgas_region_layout layout;	/* of rings */
 	u32 notify_entries;
@@ -137,12 +154,16 @@ struct pgas_obj {
 	struct mm_struct *mm;		/* mmgrab()ed: its pinned_vm shows the pins */
 };
 
+#define PGAS_EP_GONE		0	/* bit in ep->flags: departure begun */
+
 /* pgas_job.c */
 struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);
 struct pgas_job *pgas_job_get_by_id(struct pgas_nic *nic, u32 id);
 void pgas_job_put(struct pgas_job *job);
 bool pgas_key_equal(u64 a, u64 b);
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
+void pgas_ep_depart(struct pgas_ep *ep);
+void pgas_ep_put_refs(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
 
 /* pgas_mem.c */

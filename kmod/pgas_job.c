@@ -11,6 +11,9 @@
 #include <linux/cred.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "pgas.h"
@@ -107,6 +110,12 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid)
 	kref_get(&job->kref);
 	ep->job = job;
 	ep->vpid = vpid;
+	/* The joining process owns the endpoint (a kthread has no mm: KUnit). */
+	ep->mm = current->mm;
+	if (ep->mm)
+		mmgrab(ep->mm);
+	ep->owner = get_task_struct(current);
+	init_completion(&ep->departed);
 	xa_init_flags(&ep->regs, XA_FLAGS_ALLOC1);
 	mutex_lock(&job->lock);
 	job->eps[vpid] = ep;
@@ -116,16 +125,40 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid)
 }
 
 /*
- * The endpoint's file was released (its process exited, was killed, or
- * closed it): take it out of the job, revoke and free its objects, and
- * tell every peer.
+ * Did the endpoint's owner die?  A fatal signal or an exit status other
+ * than 0 (the group's, or the joining thread's own SYS_exit).  Read from
+ * the owner's task, not current: the mm or the file may be released by
+ * another task (a child that kept the fd, a /proc reader's mmput()).
+ * exec is a departure: it sets no group exit.
  */
-void pgas_ep_leave(struct pgas_ep *ep)
+static bool owner_died(struct pgas_ep *ep)
+{
+	struct task_struct *t = ep->owner;
+	struct signal_struct *sig = t->signal;
+
+	if ((READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT) && READ_ONCE(sig->group_exit_code))
+		return true;
+	return (READ_ONCE(t->flags) & PF_EXITING) && READ_ONCE(t->exit_code);
+}
+
+/*
+ * The endpoint's process exited, was killed or exec'd (its mm is being
+ * released), or its file was released: take it out of the job, revoke and
+ * free its objects, and tell every peer.  Runs once; a second caller waits
+ * for the first to finish.  Takes no lock around mmput(), so a release
+ * that another mm's ->release runs nested inside this one is safe.
+ */
+void pgas_ep_depart(struct pgas_ep *ep)
 {
 	struct pgas_job *job = ep->job;
-	/* Released by do_exit() after a signal or a non-zero exit status? */
-	bool died = (current->flags & PF_EXITING) && current->exit_code;
+	bool died;
 	u32 i;
+
+	if (test_and_set_bit(PGAS_EP_GONE, &ep->flags)) {
+		wait_for_completion(&ep->departed);
+		return;
+	}
+	died = owner_died(ep);
 
 	mutex_lock(&job->lock);
 	job->eps[ep->vpid] = NULL;
@@ -142,7 +175,23 @@ void pgas_ep_leave(struct pgas_ep *ep)
 	pgas_event_ep_dead(ep);
 	ida_free(&job->vpids, ep->vpid);
 	atomic_dec(&job->nic->nr_endpoints);
+	complete_all(&ep->departed);
+}
+
+/* After pgas_ep_depart(): drops what ep holds; the caller frees ep. */
+void pgas_ep_put_refs(struct pgas_ep *ep)
+{
 	xa_destroy(&ep->regs);
+	put_task_struct(ep->owner);
+	if (ep->mm)
+		mmdrop(ep->mm);
+	pgas_job_put(ep->job);
+}
+
+/* Departs, and frees an endpoint no mmu_notifier was registered for. */
+void pgas_ep_leave(struct pgas_ep *ep)
+{
+	pgas_ep_depart(ep);
+	pgas_ep_put_refs(ep);
 	kfree(ep);
-	pgas_job_put(job);
 }

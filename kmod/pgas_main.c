@@ -4,16 +4,24 @@
  *
  * Each NIC is /dev/pgasN.  An open file takes one role: the launcher's
  * (PGAS_IOC_JOB_CREATE: it holds the job while open) or an endpoint's
- * (PGAS_IOC_JOB_JOIN: rings, registrations and mappings hang off it and are
- * torn down when the file is released, which is also what happens when its
- * process dies).  See pgas.h for lifetimes and the lock order.
+ * (PGAS_IOC_JOB_JOIN).  An endpoint belongs to the process that joined:
+ * rings, registrations and mappings hang off it and are torn down when that
+ * process's mm is released (exit, a signal, exec: an mmu_notifier sees it
+ * even if a child kept the fd) or when the file is released, whichever
+ * comes first.  Only tasks of the joining mm may use it (-EACCES).  See
+ * pgas.h for lifetimes and the lock order.
  */
 #include <linux/fs.h>
+#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "pgas.h"
+
+#ifndef CONFIG_MMU_NOTIFIER
+#error "pgas.ko needs CONFIG_MMU_NOTIFIER: it watches its endpoints' processes die"
+#endif
 
 static unsigned int nics = 1;
 module_param(nics, uint, 0444);
@@ -115,6 +123,53 @@ static struct pgas_ep *file_ep(struct pgas_file *pf)
 }
 
 /*
+ * The file's endpoint for a task of mm: -EBADFD if the file has not
+ * joined, -EACCES if mm is not the joining process's (a child that
+ * inherited the fd, a process it was passed to).  The owner's mm is
+ * mmgrab()ed, so its address is never another mm's while ep lives.
+ */
+static struct pgas_ep *owned_ep(struct pgas_file *pf, struct mm_struct *mm)
+{
+	struct pgas_ep *ep = file_ep(pf);
+
+	if (!ep)
+		return ERR_PTR(-EBADFD);
+	if (ep->mm != mm)
+		return ERR_PTR(-EACCES);
+	return ep;
+}
+
+/* ---- the owner's death: an mmu_notifier on the joining mm --------------- */
+
+/* The owner's mm is being torn down (exit, a fatal signal, exec). */
+static void pgas_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	pgas_ep_depart(container_of(mn, struct pgas_ep, mn));
+}
+
+/* After mmu_notifier_put() and an SRCU grace period: no ->release runs. */
+static void pgas_mn_free(struct mmu_notifier *mn)
+{
+	kfree(container_of(mn, struct pgas_ep, mn));
+}
+
+static const struct mmu_notifier_ops pgas_mn_ops = {
+	.release = pgas_mn_release,
+	.free_notifier = pgas_mn_free,
+};
+
+/* Departs if it has not, and frees ep once no ->release can run. */
+static void ep_free(struct pgas_ep *ep)
+{
+	pgas_ep_depart(ep);
+	pgas_ep_put_refs(ep);
+	if (ep->mn.ops)
+		mmu_notifier_put(&ep->mn);	/* kfree()s it: pgas_mn_free() */
+	else
+		kfree(ep);
+}
+
+/*
  * The handlers copy their argument in before they take any lock, and out
  * after they dropped it: a fault on user memory takes mmap_lock, which no
  * pgas lock may be held around (pgas.h).
@@ -187,9 +242,17 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		ret = PTR_ERR(ep);
 		goto unclaim;
 	}
+	/* Takes mmap_lock for writing: no pgas lock is held here. */
+	ep->mn.ops = &pgas_mn_ops;
+	ret = mmu_notifier_register(&ep->mn, current->mm);
+	if (ret) {
+		ep->mn.ops = NULL;
+		pgas_ep_leave(ep);
+		goto unclaim;
+	}
 	ret = copy_out(uarg, &a, sizeof(a), usize);
 	if (ret) {
-		pgas_ep_leave(ep);
+		ep_free(ep);
 		goto unclaim;
 	}
 	mutex_lock(&pf->lock);
@@ -213,9 +276,9 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
 	if (ret)
 		return ret;
-	ep = file_ep(pf);
-	if (!ep)
-		return -EBADFD;
+	ep = owned_ep(pf, current->mm);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
 	/* Serialises the check for existing rings with their creation. */
 	mutex_lock(&pf->lock);
 	ret = pgas_rings_create(ep, &a);
@@ -236,9 +299,9 @@ static int ioc_reg(struct pgas_file *pf, void __user *uarg)
 	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
 	if (ret)
 		return ret;
-	ep = file_ep(pf);
-	if (!ep)
-		return -EBADFD;
+	ep = owned_ep(pf, current->mm);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
 	/* No lock: accounting and pinning take mmap_lock themselves. */
 	ret = pgas_reg(ep, &a);
 	if (ret)
@@ -261,9 +324,9 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags)
 		return -EINVAL;
-	ep = file_ep(pf);
-	if (!ep)
-		return -EBADFD;
+	ep = owned_ep(pf, current->mm);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
 	/* No lock: revocation unmaps under the mm core's locks. */
 	return pgas_dereg(ep, a.handle);
 }
@@ -319,7 +382,7 @@ static int pgas_release(struct inode *inode, struct file *file)
 	struct pgas_file *pf = file->private_data;
 
 	if (pf->ep)
-		pgas_ep_leave(pf->ep);
+		ep_free(pf->ep);
 	if (pf->job)
 		pgas_job_put(pf->job);
 	pgas_nic_put(pf->nic);
@@ -331,15 +394,16 @@ static int pgas_release(struct inode *inode, struct file *file)
 static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
 {
 	struct pgas_file *pf = file->private_data;
-	struct pgas_ep *ep = file_ep(pf);
+	struct pgas_ep *ep = owned_ep(pf, vma->vm_mm);
 
 	/*
 	 * Under mmap_lock, so no pgas_file.lock: the ioctls take mmap_lock
-	 * (faults, accounting, pinning) and must never wait for a lock held
-	 * here.  The endpoint, published once, lives until the
-	 * file is released, which this mmap's file reference holds off.
+	 * (faults, accounting, pinning) and must never wait for
+	 * a lock held here.  The endpoint, published once, lives until the
+	 * file is released, which this mmap's file reference holds off; it
+	 * has not departed, as its owner's mm is the one being mapped into.
 	 */
-	return ep ? pgas_mmap(ep, vma) : -EBADFD;
+	return IS_ERR(ep) ? PTR_ERR(ep) : pgas_mmap(ep, vma);
 }
 
 static const struct file_operations pgas_fops = {
@@ -500,6 +564,8 @@ static void __exit pgas_exit(void)
 {
 	pgas_netlink_exit();
 	pgas_destroy_all();
+	/* Every pgas_mn_free() has run before the module text goes. */
+	mmu_notifier_synchronize();
 	pgas_mem_exit();	/* no file is open: every NIC is freed */
 }
 

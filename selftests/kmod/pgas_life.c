@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_life - kselftest-style tests of an endpoint's life and death
+ * (TAP on stdout).
+ *
+ * An endpoint belongs to the process that joined, not to its file: when
+ * that process dies its peers are told at once (PEER_GONE, died) even if a
+ * child forked without exec keeps the fd; a clean close or exit(0) is a
+ * departure, not a death; and a task of another mm that holds the fd
+ * cannot use it (ioctls and mmap: -EACCES).  Run as root.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgas_abi.h"
+
+#define DEV "/dev/pgas0"
+#define SYS "/sys/class/misc/pgas0/"
+
+static int tests, failures;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("%sok %d - ", ok ? "" : "not ", ++tests);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static int ioc(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static long sysfs(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int open_dev(void)
+{
+	int fd = open(DEV, O_RDWR);
+
+	if (fd < 0) {
+		printf("Bail out! open %s: %s\n", DEV, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static struct pgas_ioc_job_create create_job(int fd, unsigned int nranks)
+{
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = nranks };
+
+	if (ioc(fd, PGAS_IOC_JOB_CREATE, &c))
+		printf("# JOB_CREATE(%u) failed: %s\n", nranks, strerror(errno));
+	return c;
+}
+
+static int join(int fd, const struct pgas_ioc_job_create *job, unsigned int vpid)
+{
+	struct pgas_ioc_job_join j = {
+		.size = sizeof(j), .job_id = job->job_id, .vpid = vpid, .key = job->key,
+	};
+
+	return ioc(fd, PGAS_IOC_JOB_JOIN, &j);
+}
+
+static struct pgas_ioc_rings rings_arg(void)
+{
+	struct pgas_ioc_rings r = {
+		.size = sizeof(r), .mbox_slots = 64, .notify_entries = 64,
+		.bounce_bufs = 2, .bounce_size = 1024,
+	};
+
+	return r;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The survivor: rank 0 of a 2-rank job, its ring region mapped. */
+struct survivor {
+	int lfd, fd;
+	struct pgas_ioc_job_create job;
+	struct pgas_ioc_rings r;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_notify_entry *ring;
+};
+
+static int survivor_open(struct survivor *s)
+{
+	struct pgas_region_layout l;
+
+	s->lfd = open_dev();
+	s->fd = open_dev();
+	s->job = create_job(s->lfd, 2);
+	s->r = rings_arg();
+	if (join(s->fd, &s->job, 0) || ioc(s->fd, PGAS_IOC_RINGS_CREATE, &s->r))
+		return -1;
+	s->ctrl = mmap(NULL, s->r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
+		       (off_t)s->r.cookie);
+	if (s->ctrl == MAP_FAILED)
+		return -1;
+	pgas_region_layout(64, 64, 2, 1024, 2, &l);
+	s->ring = (struct pgas_notify_entry *)((char *)s->ctrl + l.notify_off);
+	return 0;
+}
+
+static void survivor_close(struct survivor *s)
+{
+	munmap(s->ctrl, s->r.region_size);
+	close(s->fd);
+	close(s->lfd);
+}
+
+/* Waits up to ms for notification i; its status, or 0. */
+static unsigned long long wait_entry(struct survivor *s, unsigned int i, int ms, long long *took)
+{
+	long long t0 = now_ms();
+	unsigned long long st;
+
+	do {
+		st = __atomic_load_n(&s->ring[i].status, __ATOMIC_ACQUIRE);
+		if (PGAS_NOTIFY_LAP(st))
+			break;
+		usleep(1000);
+	} while (now_ms() - t0 < ms);
+	*took = now_ms() - t0;
+	return PGAS_NOTIFY_LAP(st) ? st : 0;
+}
+
+static int is_gone(unsigned long long st, unsigned int src)
+{
+	return PGAS_NOTIFY_KIND(st) == PGAS_NOTIFY_PEER_GONE && PGAS_NOTIFY_SRC(st) == src &&
+	       PGAS_NOTIFY_LAP(st) == 1;
+}
+
+/* Rank 1 joins, makes its rings and registers 16 pages; ready is told. */
+static int rank_setup(struct survivor *s, int *fd)
+{
+	struct pgas_ioc_rings r = rings_arg();
+	char *seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)seg, .len = 16 * 4096 };
+
+	*fd = open_dev();
+	if (join(*fd, &s->job, 1) || ioc(*fd, PGAS_IOC_RINGS_CREATE, &r) ||
+	    ioc(*fd, PGAS_IOC_REG, &reg))
+		return -1;
+	return 0;
+}
+
+/*
+ * What a child that inherited the endpoint's fd gets from it, one errno
+ * per use: REG, RINGS_CREATE, DEREG, mmap of the survivor's ring region.
+ */
+static void child_uses(int fd, struct survivor *s, int out)
+{
+	char *buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .addr = (uintptr_t)buf, .len = 4096 };
+	struct pgas_ioc_rings r = rings_arg();
+	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = 1 };
+	int e[4];
+	void *m;
+
+	e[0] = ioc(fd, PGAS_IOC_REG, &reg);
+	e[1] = ioc(fd, PGAS_IOC_RINGS_CREATE, &r);
+	e[2] = ioc(fd, PGAS_IOC_DEREG, &d);
+	m = mmap(NULL, s->r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)s->r.cookie);
+	e[3] = m == MAP_FAILED ? -errno : 0;
+	if (write(out, e, sizeof(e)) != sizeof(e))
+		_exit(1);
+}
+
+/*
+ * Rank 1 forks a helper that keeps the fd (no exec), then is SIGKILLed:
+ * the survivor is told at once that rank 1 died, its pins are released,
+ * and the helper cannot use the fd; its exit later sends nothing more.
+ */
+static void test_killed_with_child(void)
+{
+	struct survivor s;
+	int ready[2], cmd[2], res[2], fd, e[4] = { 1, 1, 1, 1 }, status;
+	long pinned0, eps0, gone0;
+	unsigned long long st;
+	pid_t rank, helper = -1;
+	long long took;
+
+	if (survivor_open(&s) || pipe(ready) || pipe(cmd) || pipe(res)) {
+		result(0, "setup: %s", strerror(errno));
+		return;
+	}
+	pinned0 = sysfs("pinned_pages");
+	eps0 = sysfs("endpoints");
+	gone0 = sysfs("peer_gone");
+	rank = fork();
+	if (rank == 0) {
+		pid_t c;
+
+		if (rank_setup(&s, &fd))
+			_exit(1);
+		c = fork();
+		if (c == 0) {
+			char x;
+
+			close(cmd[1]);
+			if (read(cmd[0], &x, 1) != 1)
+				_exit(2);
+			child_uses(fd, &s, res[1]);
+			while (read(cmd[0], &x, 1) > 0)
+				;
+			_exit(0);
+		}
+		if (write(ready[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	close(cmd[0]);
+	close(res[1]);
+	if (read(ready[0], &helper, sizeof(helper)) != sizeof(helper)) {
+		result(0, "rank 1 set up");
+		goto out;
+	}
+	result(sysfs("pinned_pages") == pinned0 + 16 && sysfs("endpoints") == eps0 + 1,
+	       "rank 1 joined and pinned 16 pages; its helper holds the fd");
+	kill(rank, SIGKILL);
+	waitpid(rank, &status, 0);
+	st = wait_entry(&s, 0, 3000, &took);
+	result(is_gone(st, 1) && s.ring[0].size == 1 && s.ctrl->peers_gone == 1 && took < 1000,
+	       "rank 1 SIGKILLed, helper alive: the survivor is told it died (status %llx, size %u, peers_gone %u, %lld ms)",
+	       st, s.ring[0].size, s.ctrl->peers_gone, took);
+	result(sysfs("pinned_pages") == pinned0 && sysfs("endpoints") == eps0,
+	       "its pins and endpoint are gone with it (pinned %ld, endpoints %ld)",
+	       sysfs("pinned_pages") - pinned0, sysfs("endpoints") - eps0);
+
+	if (write(cmd[1], "x", 1) != 1 || read(res[0], e, sizeof(e)) != sizeof(e))
+		result(0, "the helper reports");
+	result(e[0] == -EACCES, "helper's REG on the dead rank's fd: %d, want -EACCES", e[0]);
+	result(e[1] == -EACCES, "helper's RINGS_CREATE: %d, want -EACCES", e[1]);
+	result(e[2] == -EACCES, "helper's DEREG: %d, want -EACCES", e[2]);
+	result(e[3] == -EACCES, "helper's mmap of a peer's ring region: %d, want -EACCES", e[3]);
+	close(cmd[1]);
+	cmd[1] = -1;
+	waitpid(helper, &status, 0);	/* a subreaper's orphan now */
+	usleep(100 * 1000);
+	st = __atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE);
+	result(st == 0 && sysfs("peer_gone") == gone0 + 1 && s.ctrl->peers_gone == 1,
+	       "the helper's exit (the file's release) tells nobody again (status %llx, events %ld)",
+	       st, sysfs("peer_gone") - gone0);
+out:
+	if (cmd[1] >= 0)
+		close(cmd[1]);
+	close(ready[0]);
+	close(res[0]);
+	survivor_close(&s);
+}
+
+/*
+ * Rank 1 forks a helper that keeps the fd, closes its own, and exits with
+ * code: 0 is a departure (size 0, peers_gone untouched), anything else a
+ * death.
+ */
+static void test_exit_with_child(int code)
+{
+	struct survivor s;
+	int ready[2], cmd[2], fd, status;
+	unsigned long long st;
+	pid_t rank, helper = -1;
+	long long took;
+
+	if (survivor_open(&s) || pipe(ready) || pipe(cmd)) {
+		result(0, "setup: %s", strerror(errno));
+		return;
+	}
+	rank = fork();
+	if (rank == 0) {
+		pid_t c;
+
+		if (rank_setup(&s, &fd))
+			_exit(100);
+		c = fork();
+		if (c == 0) {
+			char x;
+
+			close(cmd[1]);
+			while (read(cmd[0], &x, 1) > 0)
+				;
+			_exit(0);
+		}
+		close(fd);
+		if (write(ready[1], &c, sizeof(c)) != sizeof(c))
+			_exit(100);
+		_exit(code);
+	}
+	close(ready[1]);
+	close(cmd[0]);
+	if (read(ready[0], &helper, sizeof(helper)) != sizeof(helper))
+		helper = -1;
+	waitpid(rank, &status, 0);
+	st = wait_entry(&s, 0, 3000, &took);
+	if (code)
+		result(is_gone(st, 1) && s.ring[0].size == 1 && s.ctrl->peers_gone == 1 &&
+		       took < 1000,
+		       "rank 1 exits %d, helper holds the fd: a death (status %llx, size %u, peers_gone %u, %lld ms)",
+		       code, st, s.ring[0].size, s.ctrl->peers_gone, took);
+	else
+		result(is_gone(st, 1) && s.ring[0].size == 0 && s.ctrl->peers_gone == 0 &&
+		       took < 1000,
+		       "rank 1 closes and exits 0, helper holds the fd: a departure (status %llx, size %u, peers_gone %u, %lld ms)",
+		       st, s.ring[0].size, s.ctrl->peers_gone, took);
+	close(cmd[1]);
+	if (helper > 0)
+		waitpid(helper, &status, 0);
+	close(ready[0]);
+	survivor_close(&s);
+}
+
+/* The owner closes its fd and lives on: a departure, told at the close. */
+static void test_clean_close(void)
+{
+	struct survivor s;
+	int ready[2], fd, status;
+	unsigned long long st;
+	long long took;
+	pid_t rank;
+	char x;
+
+	if (survivor_open(&s) || pipe(ready)) {
+		result(0, "setup: %s", strerror(errno));
+		return;
+	}
+	rank = fork();
+	if (rank == 0) {
+		if (rank_setup(&s, &fd))
+			_exit(1);
+		close(fd);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &x, 1) != 1)
+		x = 0;
+	st = wait_entry(&s, 0, 3000, &took);
+	result(x == 'x' && is_gone(st, 1) && s.ring[0].size == 0 && s.ctrl->peers_gone == 0,
+	       "rank 1 closes its endpoint and lives on: a departure (status %llx, size %u, peers_gone %u)",
+	       st, s.ring[0].size, s.ctrl->peers_gone);
+	kill(rank, SIGKILL);
+	waitpid(rank, &status, 0);
+	usleep(100 * 1000);
+	result(__atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE) == 0 &&
+	       s.ctrl->peers_gone == 0,
+	       "its death after the close is not a second event");
+	close(ready[0]);
+	survivor_close(&s);
+}
+
+struct thread_arg {
+	int fd;
+	int err;
+};
+
+static void *thread_dereg(void *p)
+{
+	struct thread_arg *a = p;
+	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = 12345 };
+
+	a->err = ioc(a->fd, PGAS_IOC_DEREG, &d);
+	return NULL;
+}
+
+/*
+ * The joiner owns the endpoint: its threads may use the fd; a file opened
+ * by one process and joined by its child belongs to the child.
+ */
+static void test_owner_is_the_joiner(void)
+{
+	struct survivor s;
+	struct thread_arg ta;
+	struct pgas_ioc_rings r = rings_arg();
+	int fd, res[2], cmd[2], e = 1, status;
+	pthread_t th;
+	pid_t pid;
+	void *m;
+	char x;
+
+	if (survivor_open(&s) || pipe(res) || pipe(cmd)) {
+		result(0, "setup: %s", strerror(errno));
+		return;
+	}
+	ta.fd = s.fd;
+	ta.err = 1;
+	if (pthread_create(&th, NULL, thread_dereg, &ta) == 0)
+		pthread_join(th, NULL);
+	result(ta.err == -ENOENT, "another thread of the owner may use the fd (DEREG: %d, want -ENOENT)",
+	       ta.err);
+
+	fd = open_dev();
+	pid = fork();
+	if (pid == 0) {
+		int j = join(fd, &s.job, 1);
+
+		if (write(res[1], &j, sizeof(j)) != sizeof(j))
+			_exit(1);
+		close(cmd[1]);
+		while (read(cmd[0], &x, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(cmd[0]);
+	if (read(res[0], &e, sizeof(e)) != sizeof(e))
+		e = 1;
+	result(e == 0, "a child joins with a file its parent opened (%d)", e);
+	e = ioc(fd, PGAS_IOC_RINGS_CREATE, &r);
+	result(e == -EACCES, "then the parent cannot use it: RINGS_CREATE %d, want -EACCES", e);
+	m = mmap(NULL, s.r.region_size, PROT_READ, MAP_SHARED, fd, (off_t)s.r.cookie);
+	e = m == MAP_FAILED ? -errno : 0;
+	result(e == -EACCES, "nor map through it: %d, want -EACCES", e);
+	close(cmd[1]);
+	waitpid(pid, &status, 0);
+	close(fd);
+	close(res[0]);
+	close(res[1]);
+	survivor_close(&s);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	/* Orphaned helpers (their parent rank was killed) come back to us. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	test_killed_with_child();
+	test_exit_with_child(0);
+	test_exit_with_child(3);
+	test_clean_close();
+	test_owner_is_the_joiner();
+	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
+	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
+	       sysfs("pinned_pages"), sysfs("jobs"));
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}
