@@ -289,7 +289,7 @@ static void test_death_harmless(void)
 {
 	struct counters c0 = counters();
 	int lfd = open_dev(), a = open_dev();
-	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	struct pgas_ioc_job_create job = create_job(lfd, 3);
 	unsigned long long cookies[3] = { 0, 0, 0 };
 	int ready[2], go[2], status = 0, status2 = 0;
 	size_t len = 16 * PG;
@@ -307,6 +307,8 @@ static void test_death_harmless(void)
 		struct pgas_ioc_rings r = rings_arg();
 		struct pgas_ioc_reg reg;
 
+		close(go[0]);	/* the parent must see EOF if the user fails */
+		close(go[1]);
 		join(fd, &job, 1);
 		ioc(fd, PGAS_IOC_RINGS_CREATE, &r);
 		reg = reg_anon(fd, len, PGAS_REG_WRITE, 0x11, NULL);
@@ -332,16 +334,21 @@ static void test_death_harmless(void)
 		return;
 	}
 	result(seg[5 * PG] == 0x11, "peer reads the owner's segment");
-	/* The mappings are VM_DONTCOPY: the user maps them itself. */
+	/*
+	 * The mappings are VM_DONTCOPY, and an endpoint serves only the
+	 * process that joined: the user joins as rank 2 and maps itself.
+	 */
 	user = fork();
 	if (user == 0) {
 		volatile char *s, *rr;
 		long left;
 		char c;
 		size_t i;
+		int ufd = open_dev();
 
-		s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)cookies[0]);
-		rr = mmap(NULL, cookies[2], PROT_READ | PROT_WRITE, MAP_SHARED, a,
+		join(ufd, &job, 2);
+		s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ufd, (off_t)cookies[0]);
+		rr = mmap(NULL, cookies[2], PROT_READ | PROT_WRITE, MAP_SHARED, ufd,
 			  (off_t)cookies[1]);
 		if (s == MAP_FAILED || rr == MAP_FAILED)
 			_exit(2);
