@@ -29,6 +29,7 @@
 #include <linux/vmalloc.h>
 
 #include "pgas.h"
+#include "pgas_compat.h"
 
 /* ---- the mappings' address_space ------------------------------------------ */
 
@@ -302,8 +303,8 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 	if (ret)
 		goto put;
 	if (!obj->writable)
-		vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+		pgas_vm_flags_clear(vma, VM_MAYWRITE);
+	pgas_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = obj;	/* the reference is the mapping's now */
 	vma->vm_ops = &pgas_vm_ops;
 	atomic64_inc(&nic->nr_mmaps);

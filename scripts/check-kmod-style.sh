@@ -1,10 +1,11 @@
 #!/bin/bash
 # Kernel code hygiene: pgas.ko builds without a warning (W=1, -Werror)
-# against Debian's 6.1 headers, and checkpatch.pl from Debian's
-# linux-source-6.1 finds nothing in kmod/ and uapi/.
+# against the headers of every installed kernel (Debian 12's 6.1 and 6.12
+# at least: scripts/deps.sh vm installs both; a missing one fails), and
+# checkpatch.pl from Debian's linux-source-6.1 finds nothing in kmod/ and
+# uapi/.  KDIRS="dir ..." builds against those kernel build trees instead.
 set -u
 cd "$(dirname "$0")/.."
-KVER=${KVER:-$(ls /lib/modules 2>/dev/null | sort -V | tail -n 1)}
 SRC=${PGAS_KSRC:-/usr/src/linux-source-6.1}
 pass=0
 fail=0
@@ -15,14 +16,42 @@ if [ ! -x "$SRC/scripts/checkpatch.pl" ] && [ -f /usr/src/linux-source-6.1.tar.x
 	tar -C /usr/src -xf /usr/src/linux-source-6.1.tar.xz
 fi
 
-log=$(mktemp)
-make -s -C "/lib/modules/$KVER/build" M="$PWD/kmod" W=1 KCFLAGS=-Werror clean >/dev/null 2>&1
-if make -C "/lib/modules/$KVER/build" M="$PWD/kmod" W=1 KCFLAGS=-Werror modules >"$log" 2>&1 &&
-	! grep -qi "warning" "$log"; then
-	ok "pgas.ko builds warning-free (W=1 -Werror) against $KVER"
-else
-	notok "pgas.ko build against $KVER:"; sed 's/^/    /' "$log" | tail -n 30
+if [ -z "${KDIRS:-}" ]; then
+	KDIRS=
+	for d in /lib/modules/*/build; do
+		[ -f "$d/Makefile" ] && KDIRS+=" $d"
+	done
 fi
+# kver DIR: the kernel release a build tree is for (its /lib/modules name).
+kver() {
+	case "$1" in
+	/lib/modules/*/build) basename "$(dirname "$1")" ;;
+	*) make -s -C "$1" kernelrelease 2>/dev/null | tail -n 1 ;;
+	esac
+}
+for series in 6.1 6.12; do
+	found=
+	for d in $KDIRS; do
+		case "$(kver "$d")" in "$series".*) found=1 ;; esac
+	done
+	[ -n "$found" ] || notok "no $series kernel headers in /lib/modules (scripts/deps.sh vm installs them)"
+done
+
+# Each build in a copy of kmod/ and uapi/: kmod/ keeps what other tiers built.
+log=$(mktemp)
+tmp=$(mktemp -d)
+for d in $KDIRS; do
+	v=$(kver "$d")
+	rm -rf "${tmp:?}"/*
+	cp -r kmod uapi "$tmp/"
+	if make -C "$d" M="$tmp/kmod" W=1 KCFLAGS=-Werror modules >"$log" 2>&1 &&
+		! grep -qi "warning" "$log"; then
+		ok "pgas.ko builds warning-free (W=1 -Werror) against ${v:-$d}"
+	else
+		notok "pgas.ko build against ${v:-$d}:"; sed 's/^/    /' "$log" | tail -n 30
+	fi
+done
+rm -rf "$tmp"
 if [ -x "$SRC/scripts/checkpatch.pl" ]; then
 	for f in kmod/*.[ch] kmod/tests/*.[ch] uapi/pgas_abi.h; do
 		[ -f "$f" ] || continue
