@@ -24,7 +24,8 @@
  *   job->lock                the job's endpoint table
  *
  *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close
- *                            and faults; accounting and pinning take it)
+ *                            and faults; pinning (GUP) takes it; the
+ *                            memlock charge is an atomic, lock-free)
  *   obj->vma_lock            the obj's revoked flag and throwaway page; held
  *                            by ->fault around the pfn lookup and insertion
  *
