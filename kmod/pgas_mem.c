@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hugetlb.h>
 #include <linux/log2.h>
 #include <linux/magic.h>
 #include <linux/minmax.h>
@@ -501,6 +502,41 @@ static bool reg_page_ok(struct page *page)
 	return ok;
 }
 
+static bool reg_file_ok(struct file *file)
+{
+	return file_inode(file)->i_sb->s_magic == TMPFS_MAGIC;
+}
+
+/*
+ * The same rule on the VMAs, before anything is pinned: a shared mapping
+ * of a file other than shmem or hugetlbfs is refused here, with the same
+ * errno on every kernel (since 6.5 GUP refuses a writable one that needs
+ * writeback itself, with EFAULT).  Private file mappings are left to the
+ * page check: their written pages are anonymous copies.  The page check
+ * stays the authority; this one takes mmap_lock only to read the VMAs.
+ */
+static int reg_check_vmas(unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (start < end) {
+		vma = find_vma(mm, start);
+		if (!vma || vma->vm_start >= end)
+			break;		/* a hole: GUP says EFAULT */
+		if ((vma->vm_flags & VM_SHARED) && vma->vm_file && !is_vm_hugetlb_page(vma) &&
+		    !(vma->vm_flags & (VM_IO | VM_PFNMAP)) && !reg_file_ok(vma->vm_file)) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		start = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 {
 	struct pgas_nic *nic = ep->job->nic;
@@ -522,6 +558,9 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	/* More than the machine has can never be pinned: no allocation for it. */
 	if (npages > totalram_pages())
 		return -ENOMEM;
+	ret = reg_check_vmas(arg->addr, arg->addr + arg->len);
+	if (ret)
+		return ret;
 	obj = obj_alloc(ep->job, PGAS_OBJ_REG, npages);
 	if (!obj)
 		return -ENOMEM;

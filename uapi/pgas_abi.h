@@ -355,8 +355,8 @@ struct pgas_ioc_rings {
  *           pages of such files have writeback and must not be pinned
  *           long-term, writable or not.  Private mappings of a file are
  *           accepted only where their pages are anonymous copies (written
- *           before, or by PGAS_REG_WRITE, which writes them).  Newer
- *           kernels may refuse a writable file range with EFAULT first.
+ *           before, or by PGAS_REG_WRITE, which writes them).  A shared
+ *           file mapping is refused before anything is pinned.
  * A failed REG leaves nothing pinned, charged or counted.
  * PGAS_IOC_DEREG: EINVAL for handle 0 or flags, ENOENT for a handle that
  * is not (or no longer) one of this endpoint's registrations.
