@@ -742,6 +742,52 @@ static void memlock_holder(int variant, int report)
 	_exit(0);
 }
 
+/*
+ * Two live processes of one user, each on its own endpoint: the limit is
+ * the user's, so with 16 pages the second one's 10 pages are ENOMEM (the
+ * old per-mm charge gave each process 16); once the first has exited, 10
+ * pages fit again.  Prints "first second after".
+ */
+static void memlock_two_processes(int report)
+{
+	struct rlimit rl = { 16 * 4096, 16 * 4096 };
+	int lfd, fd, sync[2], back[2], r[3] = { 1, 1, 1 }, n, status;
+	struct pgas_ioc_job_create job;
+	char line[64], c = 0;
+	pid_t pid;
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	if (setgid(65534) || setuid(65534) || pipe(sync) || pipe(back))
+		_exit(3);
+	lfd = open(DEV, O_RDWR);
+	job = create_job(lfd, 2);
+	pid = fork();
+	if (pid == 0) {
+		int cfd = open(DEV, O_RDWR);
+
+		join(cfd, &job, 1);
+		r[0] = reg_pages(cfd, 10);
+		if (write(back[1], &r[0], sizeof(r[0])) < 0 || read(sync[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);	/* its endpoint and pins go with it */
+	}
+	if (read(back[0], &r[0], sizeof(r[0])) != sizeof(r[0]))
+		r[0] = 1;
+	fd = open(DEV, O_RDWR);
+	join(fd, &job, 0);
+	r[1] = reg_pages(fd, 10);
+	if (write(sync[1], &c, 1) < 0)
+		_exit(4);
+	waitpid(pid, &status, 0);
+	r[2] = reg_pages(fd, 10);
+	close(fd);
+	close(lfd);
+	n = snprintf(line, sizeof(line), "%d %d %d\n", r[0], r[1], r[2]);
+	if (write(report, line, (size_t)n) < 0)
+		_exit(5);
+	_exit(0);
+}
+
 static void test_memlock_outlives_process(void)
 {
 	static const char *const name[] = { "fork without exec", "SCM_RIGHTS" };
@@ -774,6 +820,30 @@ static void test_memlock_outlives_process(void)
 		       name[variant], max, ok, refused, other);
 		result(after == 0, "after the files are closed the user pins 16 pages again (%ld)",
 		       after);
+	}
+	{
+		int pipefd[2], status, r[3] = { 1, 1, 1 };
+		char line[64];
+		ssize_t n;
+		pid_t pid;
+
+		if (!pipe(pipefd)) {
+			pid = fork();
+			if (pid == 0) {
+				close(pipefd[0]);
+				memlock_two_processes(pipefd[1]);
+			}
+			close(pipefd[1]);
+			n = read(pipefd[0], line, sizeof(line) - 1);
+			line[n > 0 ? n : 0] = 0;
+			close(pipefd[0]);
+			waitpid(pid, &status, 0);
+			sscanf(line, "%d %d %d", &r[0], &r[1], &r[2]);
+			result(r[0] == 0 && r[1] == -ENOMEM && r[2] == 0,
+			       "RLIMIT_MEMLOCK 16 pages is the user's: 10 pages in one process %d, "
+			       "10 more in another %d (want ENOMEM), again after the first "
+			       "exited %d", r[0], r[1], r[2]);
+		}
 	}
 	chmod(DEV, 0660);
 }
