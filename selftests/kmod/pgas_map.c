@@ -290,7 +290,7 @@ static void test_death_harmless(void)
 {
 	struct counters c0 = counters();
 	int lfd = open_dev(), a = open_dev();
-	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	struct pgas_ioc_job_create job = create_job(lfd, 3);
 	unsigned long long cookies[3] = { 0, 0, 0 };
 	int ready[2], go[2], status = 0, status2 = 0;
 	size_t len = 16 * PG;
@@ -300,7 +300,7 @@ static void test_death_harmless(void)
 	pid_t owner, user;
 
 	join(a, &job, 0);
-	if (pipe(ready) || pipe(go))
+	if (pipe(ready))
 		return;
 	owner = fork();
 	if (owner == 0) {
@@ -333,16 +333,21 @@ static void test_death_harmless(void)
 		return;
 	}
 	result(seg[5 * PG] == 0x11, "peer reads the owner's segment");
-	/* The mappings are VM_DONTCOPY: the user maps them itself. */
+	if (pipe(go))
+		return;
+	/* An endpoint of its own (one belongs to the process that joined). */
 	user = fork();
 	if (user == 0) {
 		volatile char *s, *rr;
+		int fd = open_dev();
 		long left;
 		char c;
 		size_t i;
 
-		s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)cookies[0]);
-		rr = mmap(NULL, cookies[2], PROT_READ | PROT_WRITE, MAP_SHARED, a,
+		if (join(fd, &job, 2))
+			_exit(4);
+		s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)cookies[0]);
+		rr = mmap(NULL, cookies[2], PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			  (off_t)cookies[1]);
 		if (s == MAP_FAILED || rr == MAP_FAILED)
 			_exit(2);
