@@ -46,6 +46,8 @@ struct pgas_conduit {
 	struct pgas_geometry geo;
 	struct pgas_region_layout layout;
 	struct pgas_conduit_ep *eps;	/* [nranks] */
+	/* kmod: this rank's kernel page (read-only; what pgas.ko says), else NULL */
+	const struct pgas_kern_page *kern;
 	void *priv;
 };
 

@@ -10,12 +10,13 @@
  *
  * A nic is a misc device /dev/pgasN.  A job is a protection domain created
  * by a launcher's file; endpoints join it with its key.  An obj is a thing
- * that can be mapped: an endpoint's ring region (kernel memory) or a
- * registration (pinned user memory).  Revoking an obj (deregistration, or
- * its owner's death) unmaps it from every mapping (unmap_mapping_range on
- * the NIC's private address_space) before its memory is unpinned; the obj
- * itself lives until its last mapping is gone, and a revoked mapping maps
- * the obj's throwaway page.
+ * that can be mapped: an endpoint's ring region (kernel memory, every
+ * member writes it), its kernel page (what pgas.ko writes for it: mapped
+ * read-only) or a registration (pinned user memory).  Revoking an obj
+ * (deregistration, or its owner's death) unmaps it from every mapping
+ * (unmap_mapping_range on the NIC's private address_space) before its
+ * memory is unpinned or freed; the obj itself lives until its last
+ * mapping is gone, and a revoked mapping maps the obj's throwaway page.
  *
  * Lock order (outer first):
  *
@@ -38,6 +39,10 @@
  * and nothing is taken under it but the page-table lock of an insertion.
  * Revocation takes no mmap_lock: it sets revoked under obj->vma_lock, drops
  * it, then unmap_mapping_range() takes i_mmap_rwsem and page-table locks.
+ * (One revocation runs under pgas_file.lock: RINGS_CREATE's error path
+ * drops a kernel page it had published.  That is in order: neither
+ * obj->vma_lock nor i_mmap_rwsem is ever held when pgas_file.lock is
+ * taken.)
  * JOB_JOIN registers the endpoint's mmu_notifier (mmap_lock for writing)
  * with no pgas lock held; its ->release (exit_mmap, no lock of the dying
  * mm held) departs as a file release does, holding nothing around mmput().
@@ -123,6 +128,7 @@ struct pgas_ep {
 	unsigned long flags;		/* PGAS_EP_GONE */
 	struct completion departed;	/* pgas_ep_depart() has finished */
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
+	struct pgas_obj *kern;		/* its kernel page, created with rings */
 	struct pgas_region_layout layout;	/* of rings */
 	u32 notify_entries;
 	struct xarray regs;		/* handle -> obj (registrations) */
@@ -133,6 +139,7 @@ struct pgas_ep {
 enum pgas_obj_kind {
 	PGAS_OBJ_RINGS,
 	PGAS_OBJ_REG,
+	PGAS_OBJ_KERN,			/* an endpoint's kernel page: read-only */
 };
 
 struct pgas_obj {
@@ -148,7 +155,7 @@ struct pgas_obj {
 	struct mutex vma_lock;		/* protects revoked, dummy; see pgas_vm_fault() */
 	bool revoked;			/* under vma_lock */
 	struct page *dummy;		/* what revoked mappings map; under vma_lock */
-	/* PGAS_OBJ_RINGS */
+	/* PGAS_OBJ_RINGS, PGAS_OBJ_KERN */
 	void *vaddr;
 	/* PGAS_OBJ_REG */
 	struct page **pages;
@@ -179,7 +186,6 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
 int pgas_mem_init(void);
 void pgas_mem_exit(void);
 struct inode *pgas_mapping_inode(void);
-u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries);
 
 /* pgas_main.c */
 void pgas_nic_put(struct pgas_nic *nic);

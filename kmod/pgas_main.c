@@ -273,7 +273,8 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 	u32 usize;
 	int ret;
 
-	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	/* ABI 1's struct had no kern_cookie: still accepted, told less. */
+	ret = copy_in(&a, sizeof(a), PGAS_IOC_RINGS_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
 	ep = owned_ep(pf, current->mm);

@@ -144,6 +144,8 @@ static void obj_free(struct kref *kref)
 			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
 		obj_uncharge(obj);
 	}
+	if (obj->kind == PGAS_OBJ_KERN)
+		vfree(obj->vaddr);
 	kvfree(obj->pages);
 	if (obj->dummy)
 		__free_page(obj->dummy);
@@ -216,7 +218,7 @@ static void pgas_vm_close(struct vm_area_struct *vma)
 /* The pfn behind page idx of an obj that is not revoked. */
 static unsigned long obj_pfn(struct pgas_obj *obj, unsigned long idx)
 {
-	if (obj->kind == PGAS_OBJ_RINGS)
+	if (obj->kind != PGAS_OBJ_REG)
 		return vmalloc_to_pfn(obj->vaddr + (idx << PAGE_SHIFT));
 	return page_to_pfn(obj->pages[idx]);
 }
@@ -315,6 +317,51 @@ put:
 	return ret;
 }
 
+/* ---- kernel pages ----------------------------------------------------------- */
+
+/*
+ * An endpoint's kernel page (struct pgas_kern_page): what pgas.ko writes
+ * for it, mapped read-only by every endpoint of the job.  Peers can write
+ * anything into a ring region, so nothing the owner must trust lives there.
+ */
+static struct pgas_obj *kern_page_create(struct pgas_ep *ep, const struct pgas_ioc_rings *arg)
+{
+	struct pgas_kern_page *kp;
+	struct pgas_obj *obj;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct pgas_kern_page) > PGAS_PAGE_SIZE);
+	obj = obj_alloc(ep->job, PGAS_OBJ_KERN, 1);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->vaddr = __vmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!obj->vaddr) {
+		obj_put(obj);
+		return ERR_PTR(-ENOMEM);
+	}
+	kp = obj->vaddr;
+	kp->magic = PGAS_ABI_MAGIC;
+	kp->version = PGAS_ABI_VERSION;
+	kp->rank = ep->vpid;
+	kp->nranks = ep->job->nranks;
+	kp->mbox_slots = arg->mbox_slots;
+	kp->notify_entries = arg->notify_entries;
+	kp->bounce_bufs = arg->bounce_bufs;
+	kp->bounce_size = arg->bounce_size;
+	ret = obj_publish(ep->job->nic, obj);
+	if (ret) {
+		obj_put(obj);
+		return ERR_PTR(ret);
+	}
+	return obj;
+}
+
+static void kern_page_release(struct pgas_obj *obj)
+{
+	obj_revoke(obj);
+	obj_put(obj);
+}
+
 /* ---- ring regions --------------------------------------------------------- */
 
 int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
@@ -338,7 +385,7 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	struct pgas_nic *nic = ep->job->nic;
 	struct pgas_region_layout layout;
 	struct pgas_ctrl_page *ctrl;
-	struct pgas_obj *obj;
+	struct pgas_obj *obj, *kern;
 	int ret;
 
 	ret = pgas_ring_layout(arg, ep->job->nranks, &layout);
@@ -375,8 +422,14 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	ctrl->notify_entries = arg->notify_entries;
 	ctrl->bounce_bufs = arg->bounce_bufs;
 	ctrl->bounce_size = arg->bounce_size;
+	kern = kern_page_create(ep, arg);
+	if (IS_ERR(kern)) {
+		obj_put(obj);
+		return PTR_ERR(kern);
+	}
 	ret = obj_publish(nic, obj);
 	if (ret) {
+		kern_page_release(kern);
 		obj_put(obj);
 		return ret;
 	}
@@ -385,62 +438,44 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	obj->counted = true;
 	ep->layout = layout;
 	ep->notify_entries = arg->notify_entries;
-	/* Published last: peer-gone notifications read ep->rings under job->lock. */
+	/* Published last: peer-gone notifications read ep->kern under job->lock. */
 	mutex_lock(&ep->job->lock);
 	ep->rings = obj;
+	ep->kern = kern;
 	mutex_unlock(&ep->job->lock);
 	arg->region_size = layout.size;
 	arg->cookie = obj->cookie << PAGE_SHIFT;
+	arg->kern_cookie = kern->cookie << PAGE_SHIFT;
 	return 0;
 }
 
 /*
- * Reserves one entry of a multi-producer ring whose tail user space bumps
- * with fetch-add: a compare-and-swap that never takes an entry the owner
- * has not freed.  Returns the ticket, or U64_MAX when the ring is full or
- * keeps changing under us (the caller counts the event instead).
+ * Called under to->job->lock (which orders the kernel's writes to one
+ * kernel page).  died: by a signal or a non-zero exit.  Only the kernel
+ * page is written: an entry in the peer-writable notification ring could
+ * be forged (pgas_abi.h).
  */
-u64 pgas_ring_reserve(u64 *tail, u64 head, u64 entries)
-{
-	u64 t = READ_ONCE(*tail);
-	int tries;
-
-	for (tries = 0; tries < 64; tries++) {
-		if (t - head >= entries)
-			return U64_MAX;
-		if (try_cmpxchg64(tail, &t, t + 1))
-			return t;
-	}
-	return U64_MAX;
-}
-
-/* Called under to->job->lock.  died: by a signal or a non-zero exit. */
 void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 {
-	struct pgas_ctrl_page *ctrl;
-	struct pgas_notify_entry *ring, *e;
-	u64 t, entries;
+	struct pgas_kern_page *kp;
+	struct pgas_gone_event *e;
+	u64 t;
 
 	atomic64_inc(&to->job->nic->nr_peer_gone);
-	if (!to->rings)
+	if (!to->kern)
 		return;
-	ctrl = to->rings->vaddr;
-	entries = to->notify_entries;
-	/* Counted first, so a full ring still reports the death. */
+	kp = to->kern->vaddr;
+	/* Counted first, so a reader that lost events still knows. */
 	if (died)
-		WRITE_ONCE(ctrl->peers_gone, READ_ONCE(ctrl->peers_gone) + 1);
-	ring = to->rings->vaddr + to->layout.notify_off;
-	/* Acquire: pairs with the owner's release of head (pgas_abi.h). */
-	t = pgas_ring_reserve(&ctrl->notify.tail, smp_load_acquire(&ctrl->notify.head), entries);
-	if (t == U64_MAX)
-		return;
-	e = &ring[t & (entries - 1)];
-	WRITE_ONCE(e->size, died);
-	WRITE_ONCE(e->tag, vpid);
-	/* Release: the entry before its status, which the owner acquires. */
-	smp_store_release(&e->status,
-			  PGAS_NOTIFY_STATUS((t >> ilog2(entries)) + 1, vpid,
-					     PGAS_NOTIFY_PEER_GONE));
+		WRITE_ONCE(kp->peers_gone, kp->peers_gone + 1);
+	else
+		WRITE_ONCE(kp->peers_left, kp->peers_left + 1);
+	t = kp->gone_tail;
+	e = &kp->gone[t % PGAS_GONE_EVENTS];
+	WRITE_ONCE(e->vpid, vpid);
+	WRITE_ONCE(e->died, died);
+	/* Release: the event before the tail that the owner acquires. */
+	smp_store_release(&kp->gone_tail, t + 1);
 }
 
 /* ---- registrations ---------------------------------------------------------- */
@@ -664,5 +699,9 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
 		obj_revoke(ep->rings);
 		obj_put(ep->rings);
 		ep->rings = NULL;
+	}
+	if (ep->kern) {
+		kern_page_release(ep->kern);
+		ep->kern = NULL;
 	}
 }

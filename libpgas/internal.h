@@ -112,6 +112,7 @@ struct pgas__job {
 	bool in_region;
 	/* Notification ring consumer state. */
 	uint64_t notify_head;
+	uint64_t gone_head;		/* next peer-gone event of the kernel page (kmod) */
 	bool leaving;		/* in pgas_exit(0): announced, draining */
 	/* The message a handler runs for, per channel (NULL when none). */
 	struct pgas_token *handling[PGAS_NCHAN];

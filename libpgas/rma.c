@@ -134,23 +134,68 @@ static struct {
 	size_t head, tail, cap;
 } backlog;
 
-/* Takes the next notification out of my ring: 1, or 0 if none. */
+/*
+ * Takes the next notification out of my ring: 1, or 0 if none.  Peers
+ * write this ring, and pgas.ko never does (pgas_abi.h): a PEER_GONE entry
+ * in it is forged, and dropped.
+ */
 static int take_own(pgas_notification_t *out)
 {
 	uint64_t entries = pgas__job.conduit.geo.notify_entries;
-	uint64_t h = pgas__job.notify_head;
-	struct pgas_notify_entry *e = &pgas__g.peers[pgas__g.rank].notify[h & (entries - 1)];
-	uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&e->status, memory_order_acquire);
 
-	if (PGAS_NOTIFY_LAP(s) != notify_lap(h))
+	for (;;) {
+		uint64_t h = pgas__job.notify_head;
+		struct pgas_notify_entry *e = &pgas__g.peers[pgas__g.rank].notify[h & (entries - 1)];
+		uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&e->status,
+						  memory_order_acquire);
+
+		if (PGAS_NOTIFY_LAP(s) != notify_lap(h))
+			return 0;
+		out->src = PGAS_NOTIFY_SRC(s);
+		out->kind = PGAS_NOTIFY_KIND(s);
+		out->size = e->size;
+		out->tag = e->tag;
+		pgas__job.notify_head = h + 1;
+		atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->notify.head, h + 1,
+				      memory_order_release);
+		if (out->kind != PGAS_NOTIFY_PEER_GONE)
+			return 1;
+	}
+}
+
+/*
+ * The next peer-gone event from pgas.ko's kernel page (kmod only): 1, or 0
+ * if none.  Events too old to be on the page any more are skipped.
+ */
+static int take_gone(pgas_notification_t *out)
+{
+	const struct pgas_kern_page *k = pgas__job.conduit.kern;
+	uint64_t h = pgas__job.gone_head, t;
+	struct pgas_gone_event e;
+
+	if (!k)
 		return 0;
-	out->src = PGAS_NOTIFY_SRC(s);
-	out->kind = PGAS_NOTIFY_KIND(s);
-	out->size = e->size;
-	out->tag = e->tag;
-	pgas__job.notify_head = h + 1;
-	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->notify.head, h + 1,
-			      memory_order_release);
+	t = atomic_load_explicit((_Atomic uint64_t *)&k->gone_tail, memory_order_acquire);
+	if (t - h > PGAS_GONE_EVENTS)
+		h = t - PGAS_GONE_EVENTS;
+	if (h == t)
+		return 0;
+	e.vpid = atomic_load_explicit((_Atomic uint32_t *)&k->gone[h % PGAS_GONE_EVENTS].vpid,
+				      memory_order_relaxed);
+	e.died = atomic_load_explicit((_Atomic uint32_t *)&k->gone[h % PGAS_GONE_EVENTS].died,
+				      memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	/* Overwritten while read (we were a whole page behind): take a newer one. */
+	t = atomic_load_explicit((_Atomic uint64_t *)&k->gone_tail, memory_order_relaxed);
+	if (t - h > PGAS_GONE_EVENTS) {
+		pgas__job.gone_head = t - PGAS_GONE_EVENTS;
+		return take_gone(out);
+	}
+	pgas__job.gone_head = h + 1;
+	out->src = e.vpid;
+	out->kind = PGAS_NOTIFY_PEER_GONE;
+	out->size = e.died;
+	out->tag = e.vpid;
 	return 1;
 }
 
@@ -233,5 +278,5 @@ int pgas_notify_poll(pgas_notification_t *out)
 		*out = backlog.q[backlog.head++ % backlog.cap];
 		return 1;
 	}
-	return take_own(out);
+	return take_gone(out) || take_own(out);
 }

@@ -139,14 +139,18 @@ busy:
 void pgas__wait_step(struct pgas__waiter *w)
 {
 	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
+	const struct pgas_kern_page *kern = pgas__job.conduit.kern;
 	unsigned mask = pgas__wait_chanmask();
 
-	/* pgas.ko counts peers of the job that died: waiting on them is futile. */
-	if (PGAS__UNLIKELY(ctrl && atomic_load_explicit((_Atomic uint32_t *)&ctrl->peers_gone,
+	/*
+	 * pgas.ko counts peers of the job that died, on a page only it
+	 * writes (a peer cannot fake a death): waiting on them is futile.
+	 */
+	if (PGAS__UNLIKELY(kern && atomic_load_explicit((_Atomic uint32_t *)&kern->peers_gone,
 							memory_order_relaxed))) {
 		pgas_boot_tell(PGAS_BOOT_PEER_DIED);	/* pgasrun: name the dead one */
 		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
-			    ctrl->peers_gone);
+			    kern->peers_gone);
 	}
 	if (!pgas__job.handler_depth) {
 		pgas__barrier_progress();

@@ -131,6 +131,7 @@ done
 run_tap "barrier -n 8 oversubscribed, block mode" \
 	env PGAS_WAIT_MODE=block "$RUN" -n 8 -t "$TLIMIT" "$B/tests/barrier" 500
 run_tap "config (one rank, no launcher)" "$B/tests/config"
+run_tap "forge -n 2 (forged peer deaths)" "$RUN" -n 2 -t "$TLIMIT" "$B/tests/forge"
 
 # Ranks configured apart (issue 10): a variable set on one rank only (rank
 # 0 or the last).  Every "agree" variable of the table fails pgas_init on

@@ -71,7 +71,7 @@
 #endif
 
 #define PGAS_ABI_MAGIC		0x50474153u	/* "PGAS" */
-#define PGAS_ABI_VERSION	1u
+#define PGAS_ABI_VERSION	2u	/* 2: pgas.ko's own fields in the kernel page */
 
 #define PGAS_CACHELINE		64
 #define PGAS_PAGE_SIZE		4096
@@ -148,7 +148,7 @@ struct pgas_bounce_ref {
 enum pgas_notify_kind {
 	PGAS_NOTIFY_REQUESTER = 1,	/* my source buffer is free / get landed */
 	PGAS_NOTIFY_COMPLETER = 2,	/* data arrived in my memory */
-	PGAS_NOTIFY_PEER_GONE = 3,	/* src left (size 0) or died (size 1); by pgas.ko */
+	PGAS_NOTIFY_PEER_GONE = 3,	/* src left (size 0) or died (size 1): see below */
 };
 
 struct pgas_notify_entry {
@@ -217,15 +217,53 @@ struct pgas_ctrl_page {
 	/* Wake-up: producers bump doorbell; owner sets sleeping before a wait. */
 	PGAS_U32 doorbell;
 	PGAS_U32 sleeping;
-	/*
-	 * pgas.ko: peers of the job that died (killed by a signal or exited
-	 * non-zero; bumped before the notification).  Peers that closed their
-	 * endpoint or exited with 0 are only notified.
-	 */
-	PGAS_U32 peers_gone;
+	PGAS_U32 reserved0;	/* ABI 1: peers_gone, now in struct pgas_kern_page */
 	PGAS_U8 pad2[PGAS_CACHELINE - 12];
 
 	struct pgas_barrier_round barrier[PGAS_BARRIER_ROUNDS];
+};
+
+/*
+ * pgas.ko: an endpoint's kernel page.  Every endpoint of the job maps a
+ * ring region read-write (peers produce into it), so nothing there can be
+ * trusted to come from pgas.ko; what pgas.ko writes lives on this page,
+ * which every endpoint of the job, its owner included, can map, but never
+ * writable (at PGAS_IOC_RINGS_CREATE's kern_cookie; a writable mmap fails
+ * with EACCES).  The identity and geometry fields are also in the ring region's
+ * control page for the shm conduit; there, peers can overwrite them.
+ *
+ * Peers that left the job: for each, pgas.ko bumps peers_gone if it died
+ * (killed by a signal or exited non-zero) or peers_left if it left
+ * cleanly (closed its endpoint, exited 0), writes an event
+ * gone[gone_tail % PGAS_GONE_EVENTS] and then publishes gone_tail + 1
+ * with a RELEASE store.  The owner reads events with ACQUIRE on gone_tail
+ * and a head of its own; one more than PGAS_GONE_EVENTS behind has lost
+ * the oldest (the counters stay exact).  pgas.ko writes no
+ * PGAS_NOTIFY_PEER_GONE into notification rings: an entry of that kind
+ * there was forged by a peer.
+ */
+#define PGAS_GONE_EVENTS	480
+
+struct pgas_gone_event {
+	PGAS_U32 vpid;		/* the endpoint that left */
+	PGAS_U32 died;		/* 1: died, 0: left cleanly */
+};
+
+struct pgas_kern_page {
+	PGAS_U32 magic;		/* PGAS_ABI_MAGIC */
+	PGAS_U32 version;	/* PGAS_ABI_VERSION */
+	PGAS_U32 rank;		/* owner's endpoint number in the job */
+	PGAS_U32 nranks;	/* endpoints of the job */
+	PGAS_U32 mbox_slots;	/* the ring region's geometry */
+	PGAS_U32 notify_entries;
+	PGAS_U32 bounce_bufs;
+	PGAS_U32 bounce_size;
+	PGAS_U32 peers_gone;	/* peers that died; bumped before the event */
+	PGAS_U32 peers_left;	/* peers that left cleanly; bumped before the event */
+	PGAS_U8 pad0[PGAS_CACHELINE - 40];
+	PGAS_U64 gone_tail;	/* events written (RELEASE) */
+	PGAS_U8 pad1[PGAS_CACHELINE - 8];
+	struct pgas_gone_event gone[PGAS_GONE_EVENTS];
 };
 
 /* Header of one bounce buffer; its data follows at the next cache line. */
@@ -318,7 +356,11 @@ struct pgas_ioc_rings {
 	PGAS_U32 bounce_size;	/* multiple of 64, 64..2^20 */
 	PGAS_U64 region_size;	/* out: bytes to map */
 	PGAS_U64 cookie;	/* out: mmap offset of the region */
+	/* ABI 2 (size 48): */
+	PGAS_U64 kern_cookie;	/* out: of the kernel page (read-only) */
 };
+
+#define PGAS_IOC_RINGS_SIZE_VER0	40	/* without kern_cookie */
 
 /*
  * PGAS_IOC_RINGS_CREATE errors:
@@ -379,14 +421,17 @@ struct pgas_ioc_dereg {
 
 #define PGAS_IOC_JOB_CREATE	_IOWR(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create)
 #define PGAS_IOC_JOB_JOIN	_IOWR(PGAS_IOC_MAGIC, 2, struct pgas_ioc_job_join)
-#define PGAS_IOC_RINGS_CREATE	_IOWR(PGAS_IOC_MAGIC, 3, struct pgas_ioc_rings)
+/* The command keeps the first version's size (the struct's size field says which). */
+#define PGAS_IOC_RINGS_CREATE	_IOC(_IOC_READ | _IOC_WRITE, PGAS_IOC_MAGIC, 3,	\
+				     PGAS_IOC_RINGS_SIZE_VER0)
 #define PGAS_IOC_REG		_IOWR(PGAS_IOC_MAGIC, 4, struct pgas_ioc_reg)
 #define PGAS_IOC_DEREG		_IOW(PGAS_IOC_MAGIC, 5, struct pgas_ioc_dereg)
 
 /*
  * mmap: the offset is a cookie returned above (a multiple of the page
  * size, unique per device for its lifetime); the length at most the
- * object's size.  Ring regions and segments are mapped shared, read-write.
+ * object's size.  Ring regions and segments are mapped shared, read-write;
+ * kernel pages shared, read-only.
  */
 
 /* ---- pgas.ko: generic netlink control plane ------------------------------- */

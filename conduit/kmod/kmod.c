@@ -24,6 +24,7 @@
 
 struct kmod_priv {
 	int fd;			/* this rank's endpoint */
+	void *kern;		/* its kernel page, mapped read-only, or NULL */
 	int job_fd;		/* a one-rank job's own launcher file, or -1 */
 	struct pgas_conduit_maps maps;	/* my segment is my own memory */
 };
@@ -171,6 +172,29 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 			 (uint64_t)r.region_size, (uint64_t)c->layout.size);
 		return PGAS_ERR_INVAL;
 	}
+	/* What pgas.ko writes for this rank (peers' deaths) is on a page peers cannot write. */
+	if (!r.kern_cookie) {
+		free(all);
+		snprintf(msg, msglen, "%s runs an older pgas.ko (ABI 1; libpgas needs ABI %u)",
+			 pgas__cfg.device, PGAS_ABI_VERSION);
+		return PGAS_ERR_INVAL;
+	}
+	priv->kern = mmap(NULL, PGAS_PAGE_SIZE, PROT_READ, MAP_SHARED, priv->fd,
+			  (off_t)r.kern_cookie);
+	if (priv->kern == MAP_FAILED) {
+		priv->kern = NULL;
+		free(all);
+		return sys_fail(msg, msglen, "mapping the kernel page");
+	}
+	c->kern = priv->kern;
+	if (c->kern->magic != PGAS_ABI_MAGIC || c->kern->version != PGAS_ABI_VERSION ||
+	    c->kern->rank != c->rank) {
+		free(all);
+		snprintf(msg, msglen, "pgas.ko's kernel page says ABI %08x v%u rank %u, libpgas has %08x v%u rank %u",
+			 c->kern->magic, c->kern->version, c->kern->rank, PGAS_ABI_MAGIC,
+			 PGAS_ABI_VERSION, c->rank);
+		return PGAS_ERR_INVAL;
+	}
 	mine.magic = PGAS_ABI_MAGIC;
 	mine.version = PGAS_ABI_VERSION;
 	mine.geo = c->geo;
@@ -241,6 +265,8 @@ void pgas_kmod_close(struct pgas_conduit *c)
 
 	if (priv) {
 		pgas_conduit_maps_release(&priv->maps, c->nranks, c->layout.size);
+		if (priv->kern)
+			munmap(priv->kern, PGAS_PAGE_SIZE);
 		/* Closing the endpoint deregisters and revokes what is left. */
 		if (priv->fd >= 0)
 			close(priv->fd);
@@ -250,6 +276,7 @@ void pgas_kmod_close(struct pgas_conduit *c)
 	}
 	free(c->eps);
 	c->eps = NULL;
+	c->kern = NULL;
 	c->priv = NULL;
 	pgas_boot_leave();
 }

@@ -92,29 +92,6 @@ static struct pgas_ioc_rings good_geometry(void)
 
 /* ---- ring index math ------------------------------------------------------------ */
 
-static void ring_reserve_takes_free_entries(struct kunit *test)
-{
-	u64 tail = 0;
-
-	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, 0, 4), 0ULL);
-	KUNIT_EXPECT_EQ(test, tail, 1ULL);
-	tail = 3;
-	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, 0, 4), 3ULL);
-	KUNIT_EXPECT_EQ(test, tail, 4ULL);
-}
-
-static void ring_reserve_refuses_a_full_ring(struct kunit *test)
-{
-	u64 tail = 4;
-
-	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, 0, 4), U64_MAX);
-	KUNIT_EXPECT_EQ(test, tail, 4ULL);	/* nothing taken */
-	/* Far into the ring's life, one freed entry is one reservable entry. */
-	tail = (1ULL << 40) + 4;
-	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, (1ULL << 40) + 1, 4), (1ULL << 40) + 4);
-	KUNIT_EXPECT_EQ(test, pgas_ring_reserve(&tail, (1ULL << 40) + 1, 4), U64_MAX);
-}
-
 static void lap_numbers_wrap_without_aliasing(struct kunit *test)
 {
 	u64 entries = 16, t;
@@ -147,8 +124,6 @@ static void status_words_round_trip(struct kunit *test)
 }
 
 static struct kunit_case ring_cases[] = {
-	KUNIT_CASE(ring_reserve_takes_free_entries),
-	KUNIT_CASE(ring_reserve_refuses_a_full_ring),
 	KUNIT_CASE(lap_numbers_wrap_without_aliasing),
 	KUNIT_CASE(status_words_round_trip),
 	{}
@@ -323,34 +298,43 @@ static void rings_are_created_once_and_freed(struct kunit *test)
 	pgas_nic_put(nic);
 }
 
-static void peer_death_is_notified_even_when_full(struct kunit *test)
+static void peer_death_is_notified_on_the_kernel_page(struct kunit *test)
 {
 	struct pgas_ioc_rings g = good_geometry();
 	struct pgas_job *job = test_job(test, 2);
 	struct pgas_nic *nic = job->nic;
 	struct pgas_ep *a = test_join(test, job, 0), *b = test_join(test, job, 1);
 	struct pgas_notify_entry *ring;
-	struct pgas_ctrl_page *ctrl;
+	struct pgas_kern_page *kp;
 	int i;
 
 	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
-	ctrl = a->rings->vaddr;
+	KUNIT_ASSERT_NOT_NULL(test, a->kern);
+	KUNIT_EXPECT_FALSE(test, a->kern->writable);
+	KUNIT_EXPECT_NE(test, g.kern_cookie, g.cookie);
+	kp = a->kern->vaddr;
+	KUNIT_EXPECT_EQ(test, kp->magic, PGAS_ABI_MAGIC);
+	KUNIT_EXPECT_EQ(test, kp->version, PGAS_ABI_VERSION);
+	KUNIT_EXPECT_EQ(test, kp->nranks, 2U);
+	KUNIT_EXPECT_EQ(test, kp->mbox_slots, g.mbox_slots);
 	ring = a->rings->vaddr + a->layout.notify_off;
 	pgas_ep_leave(b);	/* b leaves cleanly (not exiting): a is told, not alarmed */
-	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 0U);
-	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_KIND(ring[0].status), (u32)PGAS_NOTIFY_PEER_GONE);
-	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_SRC(ring[0].status), 1U);
-	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(ring[0].status), 1U);
-	KUNIT_EXPECT_EQ(test, ring[0].size, 0U);
-	/* 16 entries, nobody consuming: the 16th death is only counted. */
+	KUNIT_EXPECT_EQ(test, kp->peers_gone, 0U);
+	KUNIT_EXPECT_EQ(test, kp->peers_left, 1U);
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, 1ULL);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].vpid, 1U);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].died, 0U);
+	/* Nothing in the ring peers write: an entry there would be forgeable. */
+	KUNIT_EXPECT_EQ(test, ring[0].status, 0ULL);
+	/* More events than the page holds: the oldest are overwritten, counts stay. */
 	mutex_lock(&job->lock);
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < PGAS_GONE_EVENTS + 20; i++)
 		pgas_notify_peer_gone(a, 1, true);
 	mutex_unlock(&job->lock);
-	KUNIT_EXPECT_EQ(test, ctrl->peers_gone, 16U);
-	KUNIT_EXPECT_EQ(test, ring[1].size, 1U);
-	KUNIT_EXPECT_EQ(test, ctrl->notify.tail, 16ULL);
-	KUNIT_EXPECT_EQ(test, PGAS_NOTIFY_LAP(ring[15].status), 1U);
+	KUNIT_EXPECT_EQ(test, kp->peers_gone, (u32)PGAS_GONE_EVENTS + 20);
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, (u64)PGAS_GONE_EVENTS + 21);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].died, 1U);
+	KUNIT_EXPECT_EQ(test, ring[0].status, 0ULL);
 	pgas_ep_leave(a);
 	pgas_job_put(job);
 	pgas_nic_put(nic);
@@ -389,7 +373,7 @@ static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(job_lives_while_referenced),
 	KUNIT_CASE(vpids_are_unique_and_reusable),
 	KUNIT_CASE(rings_are_created_once_and_freed),
-	KUNIT_CASE(peer_death_is_notified_even_when_full),
+	KUNIT_CASE(peer_death_is_notified_on_the_kernel_page),
 	KUNIT_CASE(registration_arguments_are_checked),
 	{}
 };

@@ -24,6 +24,9 @@ for n in 1 2 3; do
 	[ $n -le "$(nproc)" ] &&
 		run "nosyscall -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/nosyscall 5000
 done
+for n in 2 3; do
+	run "forge -n $n over pgas.ko (forged peer deaths)" pgasrun -n $n -t 120 /tests/forge
+done
 run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 4 -t 600 /tests/barrier 200
 run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
 for n in 2 3; do

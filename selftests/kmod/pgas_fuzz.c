@@ -2431,22 +2431,16 @@ static int reap_pid(struct world *w, pid_t pid, int sig)
 }
 
 /*
- * The observer's notification ring: the PEER_GONE entry for vpid, or -1.
- * Returns its size field (1: died, 0: left).
+ * The observer's kernel page (ABI 2): the peer-gone event for vpid, or -1.
+ * Returns its died field (1: died, 0: left).
  */
-static int peer_gone_seen(const char *region, const struct pgas_region_layout *l,
-			  unsigned int entries, unsigned int vpid)
+static int peer_gone_seen(const struct pgas_kern_page *kp, unsigned int vpid)
 {
-	const struct pgas_notify_entry *ring = (const void *)(region + l->notify_off);
-	unsigned int i;
-	u64 st;
+	u64 i, t = __atomic_load_n(&kp->gone_tail, __ATOMIC_ACQUIRE);
 
-	for (i = 0; i < entries; i++) {
-		st = __atomic_load_n(&ring[i].status, __ATOMIC_ACQUIRE);
-		if (PGAS_NOTIFY_LAP(st) == 1 && PGAS_NOTIFY_KIND(st) == PGAS_NOTIFY_PEER_GONE &&
-		    PGAS_NOTIFY_SRC(st) == vpid)
-			return (int)ring[i].size;
-	}
+	for (i = t > PGAS_GONE_EVENTS ? t - PGAS_GONE_EVENTS : 0; i < t; i++)
+		if (kp->gone[i % PGAS_GONE_EVENTS].vpid == vpid)
+			return (int)kp->gone[i % PGAS_GONE_EVENTS].died;
 	return -1;
 }
 
@@ -2469,8 +2463,8 @@ static void episode_members(struct world *w)
 				     .bounce_bufs = 1, .bounce_size = 64 };
 	u64 until = now_ns() + (300 + rnd(RNG(w), 1500)) * 1000000ULL;
 	struct { pid_t pid; int vpid, status, dup; } mem[MAXM + 1];
-	struct pgas_region_layout l;
 	char *region = MAP_FAILED;
+	const struct pgas_kern_page *kpage = MAP_FAILED;
 	int nm = 0, ofd, k;
 	long ret;
 
@@ -2511,10 +2505,13 @@ static void episode_members(struct world *w)
 				      (off_t)og.cookie);
 			ret = region == MAP_FAILED ? -errno : 0;
 		}
+		if (!ret) {
+			kpage = mmap(NULL, PG, PROT_READ, MAP_SHARED, ofd, (off_t)og.kern_cookie);
+			ret = kpage == MAP_FAILED ? -errno : 0;
+		}
 		op_end(ret);
 		if (ret)
 			fail("observer", "observer endpoint: %s", strerrorname_np((int)-ret));
-		pgas_region_layout(16, 64, 1, 64, n + 1, &l);
 	}
 	for (i = 0; i < n + (chance(RNG(w), 20) ? 1 : 0) && w->nkids < NKID; i++) {
 		u64 cs = rnext(RNG(w)), ms = 50 + rnd(RNG(w), 2000);
@@ -2569,8 +2566,11 @@ static void episode_members(struct world *w)
 	for (k = 0; k < nm; k++)
 		if (mem[k].status == -1)
 			mem[k].status = reap_pid(w, mem[k].pid, chance(RNG(w), 50) ? SIGKILL : 0);
-	if (region == MAP_FAILED)
+	if (region == MAP_FAILED || kpage == MAP_FAILED) {
+		if (region != MAP_FAILED)
+			munmap(region, og.region_size);
 		return;
+	}
 	/* Every member that had joined is reported gone, promptly, and how. */
 	for (k = 0; k < nm; k++) {
 		int want, got = -1, helper = atomic_load(&sh->board.helper[mem[k].vpid]);
@@ -2587,7 +2587,7 @@ static void episode_members(struct world *w)
 			 WIFSIGNALED(mem[k].status) ? "signal" : "exit",
 			 WIFSIGNALED(mem[k].status) ? WTERMSIG(mem[k].status) :
 			 WEXITSTATUS(mem[k].status));
-		while ((got = peer_gone_seen(region, &l, 64, (unsigned int)mem[k].vpid)) < 0 &&
+		while ((got = peer_gone_seen(kpage, (unsigned int)mem[k].vpid)) < 0 &&
 		       now_ns() < t_end)
 			sleep_ms(20);
 		op_end(got);
@@ -2603,6 +2603,7 @@ static void episode_members(struct world *w)
 			     helper ? " (defect 6)" : "");
 	}
 	munmap(region, og.region_size);
+	munmap((void *)kpage, PG);
 }
 
 /* ---- memlock: an unprivileged user under RLIMIT_MEMLOCK ------------------------------- */

@@ -898,12 +898,17 @@ static void test_killed_endpoint(void)
 	       sysfs("pinned_pages"));
 	result(sysfs("peer_gone") == gone0 + 1, "one peer-gone event");
 	if (ctrl != MAP_FAILED) {
+		/* ABI 2: on the kernel page, nothing in the peer-writable ring. */
+		const struct pgas_kern_page *kp = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a,
+						       (off_t)r.kern_cookie);
+
 		pgas_region_layout(64, 64, 2, 1024, 2, &l);
 		ring = (struct pgas_notify_entry *)((char *)ctrl + l.notify_off);
-		result(ctrl->peers_gone == 1 && PGAS_NOTIFY_KIND(ring[0].status) ==
-		       PGAS_NOTIFY_PEER_GONE && PGAS_NOTIFY_SRC(ring[0].status) == 1 &&
-		       PGAS_NOTIFY_LAP(ring[0].status) == 1,
-		       "the survivor's ring says rank 1 is gone");
+		result(kp != MAP_FAILED && kp->peers_gone == 1 && kp->gone_tail == 1 &&
+		       kp->gone[0].vpid == 1 && kp->gone[0].died == 1 && !ring[0].status,
+		       "the survivor's kernel page says rank 1 died");
+		if (kp != MAP_FAILED)
+			munmap((void *)kp, 4096);
 		munmap(ctrl, r.region_size);
 	}
 	if (seg_map != MAP_FAILED) {

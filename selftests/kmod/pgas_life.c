@@ -120,13 +120,11 @@ struct survivor {
 	struct pgas_ioc_job_create job;
 	struct pgas_ioc_rings r;
 	struct pgas_ctrl_page *ctrl;
-	struct pgas_notify_entry *ring;
+	const struct pgas_kern_page *kp;	/* ABI 2: where pgas.ko tells it */
 };
 
 static int survivor_open(struct survivor *s)
 {
-	struct pgas_region_layout l;
-
 	s->lfd = open_dev();
 	s->fd = open_dev();
 	s->job = create_job(s->lfd, 2);
@@ -137,26 +135,34 @@ static int survivor_open(struct survivor *s)
 		       (off_t)s->r.cookie);
 	if (s->ctrl == MAP_FAILED)
 		return -1;
-	pgas_region_layout(64, 64, 2, 1024, 2, &l);
-	s->ring = (struct pgas_notify_entry *)((char *)s->ctrl + l.notify_off);
-	return 0;
+	s->kp = mmap(NULL, 4096, PROT_READ, MAP_SHARED, s->fd, (off_t)s->r.kern_cookie);
+	return s->kp == MAP_FAILED ? -1 : 0;
 }
 
 static void survivor_close(struct survivor *s)
 {
 	munmap(s->ctrl, s->r.region_size);
+	munmap((void *)s->kp, 4096);
 	close(s->fd);
 	close(s->lfd);
 }
 
-/* Waits up to ms for notification i; its status, or 0. */
+/* Peer-gone event i of the kernel page as a notification status, or 0. */
+static unsigned long long gone_status(struct survivor *s, unsigned int i)
+{
+	if (__atomic_load_n(&s->kp->gone_tail, __ATOMIC_ACQUIRE) <= i)
+		return 0;
+	return PGAS_NOTIFY_STATUS(1, s->kp->gone[i].vpid, PGAS_NOTIFY_PEER_GONE);
+}
+
+/* Waits up to ms for peer-gone event i; its status, or 0. */
 static unsigned long long wait_entry(struct survivor *s, unsigned int i, int ms, long long *took)
 {
 	long long t0 = now_ms();
 	unsigned long long st;
 
 	do {
-		st = __atomic_load_n(&s->ring[i].status, __ATOMIC_ACQUIRE);
+		st = gone_status(s, i);
 		if (PGAS_NOTIFY_LAP(st))
 			break;
 		usleep(1000);
@@ -266,9 +272,9 @@ static void test_killed_with_child(void)
 	kill(rank, SIGKILL);
 	waitpid(rank, &status, 0);
 	st = wait_entry(&s, 0, 3000, &took);
-	result(is_gone(st, 1) && s.ring[0].size == 1 && s.ctrl->peers_gone == 1 && took < 1000,
+	result(is_gone(st, 1) && s.kp->gone[0].died == 1 && s.kp->peers_gone == 1 && took < 1000,
 	       "rank 1 SIGKILLed, helper alive: the survivor is told it died (status %llx, size %u, peers_gone %u, %lld ms)",
-	       st, s.ring[0].size, s.ctrl->peers_gone, took);
+	       st, s.kp->gone[0].died, s.kp->peers_gone, took);
 	result(sysfs("pinned_pages") == pinned0 && sysfs("endpoints") == eps0,
 	       "its pins and endpoint are gone with it (pinned %ld, endpoints %ld)",
 	       sysfs("pinned_pages") - pinned0, sysfs("endpoints") - eps0);
@@ -283,8 +289,8 @@ static void test_killed_with_child(void)
 	cmd[1] = -1;
 	waitpid(helper, &status, 0);	/* a subreaper's orphan now */
 	usleep(100 * 1000);
-	st = __atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE);
-	result(st == 0 && sysfs("peer_gone") == gone0 + 1 && s.ctrl->peers_gone == 1,
+	st = gone_status(&s, 1);
+	result(st == 0 && sysfs("peer_gone") == gone0 + 1 && s.kp->peers_gone == 1,
 	       "the helper's exit (the file's release) tells nobody again (status %llx, events %ld)",
 	       st, sysfs("peer_gone") - gone0);
 out:
@@ -339,15 +345,15 @@ static void test_exit_with_child(int code)
 	waitpid(rank, &status, 0);
 	st = wait_entry(&s, 0, 3000, &took);
 	if (code)
-		result(is_gone(st, 1) && s.ring[0].size == 1 && s.ctrl->peers_gone == 1 &&
+		result(is_gone(st, 1) && s.kp->gone[0].died == 1 && s.kp->peers_gone == 1 &&
 		       took < 1000,
 		       "rank 1 exits %d, helper holds the fd: a death (status %llx, size %u, peers_gone %u, %lld ms)",
-		       code, st, s.ring[0].size, s.ctrl->peers_gone, took);
+		       code, st, s.kp->gone[0].died, s.kp->peers_gone, took);
 	else
-		result(is_gone(st, 1) && s.ring[0].size == 0 && s.ctrl->peers_gone == 0 &&
+		result(is_gone(st, 1) && s.kp->gone[0].died == 0 && s.kp->peers_gone == 0 &&
 		       took < 1000,
 		       "rank 1 closes and exits 0, helper holds the fd: a departure (status %llx, size %u, peers_gone %u, %lld ms)",
-		       st, s.ring[0].size, s.ctrl->peers_gone, took);
+		       st, s.kp->gone[0].died, s.kp->peers_gone, took);
 	close(cmd[1]);
 	if (helper > 0)
 		waitpid(helper, &status, 0);
@@ -383,14 +389,14 @@ static void test_clean_close(void)
 	if (read(ready[0], &x, 1) != 1)
 		x = 0;
 	st = wait_entry(&s, 0, 3000, &took);
-	result(x == 'x' && is_gone(st, 1) && s.ring[0].size == 0 && s.ctrl->peers_gone == 0,
+	result(x == 'x' && is_gone(st, 1) && s.kp->gone[0].died == 0 && s.kp->peers_gone == 0,
 	       "rank 1 closes its endpoint and lives on: a departure (status %llx, size %u, peers_gone %u)",
-	       st, s.ring[0].size, s.ctrl->peers_gone);
+	       st, s.kp->gone[0].died, s.kp->peers_gone);
 	kill(rank, SIGKILL);
 	waitpid(rank, &status, 0);
 	usleep(100 * 1000);
-	result(__atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE) == 0 &&
-	       s.ctrl->peers_gone == 0,
+	result(gone_status(&s, 1) == 0 &&
+	       s.kp->peers_gone == 0,
 	       "its death after the close is not a second event");
 	close(ready[0]);
 	survivor_close(&s);

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -299,7 +300,7 @@ static void test_death_harmless(void)
 	pid_t owner, user;
 
 	join(a, &job, 0);
-	if (pipe(ready) || pipe(go))
+	if (pipe(ready))
 		return;
 	owner = fork();
 	if (owner == 0) {
@@ -307,8 +308,6 @@ static void test_death_harmless(void)
 		struct pgas_ioc_rings r = rings_arg();
 		struct pgas_ioc_reg reg;
 
-		close(go[0]);	/* the parent must see EOF if the user fails */
-		close(go[1]);
 		join(fd, &job, 1);
 		ioc(fd, PGAS_IOC_RINGS_CREATE, &r);
 		reg = reg_anon(fd, len, PGAS_REG_WRITE, 0x11, NULL);
@@ -334,21 +333,21 @@ static void test_death_harmless(void)
 		return;
 	}
 	result(seg[5 * PG] == 0x11, "peer reads the owner's segment");
-	/*
-	 * The mappings are VM_DONTCOPY, and an endpoint serves only the
-	 * process that joined: the user joins as rank 2 and maps itself.
-	 */
+	if (pipe(go))
+		return;
+	/* An endpoint of its own (one belongs to the process that joined). */
 	user = fork();
 	if (user == 0) {
 		volatile char *s, *rr;
+		int fd = open_dev();
 		long left;
 		char c;
 		size_t i;
-		int ufd = open_dev();
 
-		join(ufd, &job, 2);
-		s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ufd, (off_t)cookies[0]);
-		rr = mmap(NULL, cookies[2], PROT_READ | PROT_WRITE, MAP_SHARED, ufd,
+		if (join(fd, &job, 2))
+			_exit(4);
+		s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)cookies[0]);
+		rr = mmap(NULL, cookies[2], PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			  (off_t)cookies[1]);
 		if (s == MAP_FAILED || rr == MAP_FAILED)
 			_exit(2);
@@ -617,6 +616,119 @@ static void test_revoke_stress(void)
 	result(sysfs("mmaps") == mmaps0, "live mappings back to %ld (%ld)", mmaps0, sysfs("mmaps"));
 }
 
+/*
+ * What pgas.ko writes lives on a kernel page that nobody can map writable;
+ * what peers forge in the ring region (the ABI 1 peers_gone word, a
+ * PEER_GONE notification) does not reach it.  An ABI 1 caller (a 40-byte
+ * RINGS_CREATE) still gets its rings.
+ */
+static void test_kernel_page(void)
+{
+	struct counters c0 = counters();
+	int lfd = open_dev(), a = open_dev(), b = open_dev(), c = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 4);
+	struct pgas_ioc_rings r = rings_arg(), r1 = rings_arg();
+	int ready[2];
+	char joined[1];
+	pid_t pid;
+	const struct pgas_kern_page *kp_a, *kp_b;
+	struct pgas_region_layout l;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_notify_entry *ring;
+	void *m;
+	int got = 0, sig;
+
+	join(a, &job, 0);
+	join(b, &job, 1);
+	join(c, &job, 2);
+	ioc(b, PGAS_IOC_RINGS_CREATE, &r);
+	result(r.kern_cookie && r.kern_cookie != r.cookie && !(r.kern_cookie & 4095),
+	       "RINGS_CREATE returns a kernel page cookie (%#llx)", (unsigned long long)r.kern_cookie);
+	m = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)r.kern_cookie);
+	result(m == MAP_FAILED && errno == EACCES, "a peer maps the kernel page writable: EACCES (%s)",
+	       m == MAP_FAILED ? strerror(errno) : "mapped");
+	if (m != MAP_FAILED)
+		munmap(m, PG);
+	m = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, b, (off_t)r.kern_cookie);
+	result(m == MAP_FAILED && errno == EACCES, "its owner maps it writable: EACCES (%s)",
+	       m == MAP_FAILED ? strerror(errno) : "mapped");
+	if (m != MAP_FAILED)
+		munmap(m, PG);
+	m = mmap(NULL, 2 * PG, PROT_READ, MAP_SHARED, a, (off_t)r.kern_cookie);
+	result(m == MAP_FAILED && errno == EINVAL, "two pages of a one-page kernel page: EINVAL");
+	kp_a = mmap(NULL, PG, PROT_READ, MAP_SHARED, a, (off_t)r.kern_cookie);
+	kp_b = mmap(NULL, PG, PROT_READ, MAP_SHARED, b, (off_t)r.kern_cookie);
+	ctrl = mmap(NULL, r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, a, (off_t)r.cookie);
+	if (kp_a == MAP_FAILED || kp_b == MAP_FAILED || ctrl == MAP_FAILED) {
+		result(0, "mapping the kernel page read-only and the rings: %s", strerror(errno));
+		close(a);
+		close(b);
+		close(c);
+		close(lfd);
+		return;
+	}
+	result(kp_a->magic == PGAS_ABI_MAGIC && kp_a->version == PGAS_ABI_VERSION &&
+	       kp_a->rank == 1 && kp_a->nranks == 4 && kp_a->mbox_slots == 64 &&
+	       kp_a->notify_entries == 64 && kp_a->bounce_size == 1024,
+	       "kernel page: magic, ABI %u, rank 1 of 4, geometry", kp_a->version);
+	result(mprotect((void *)kp_a, PG, PROT_READ | PROT_WRITE) < 0 && errno == EACCES,
+	       "the read-only mapping cannot be made writable");
+	sig = poke((char *)&kp_a->peers_gone, 1, &got);
+	result(sig == SIGSEGV && kp_a->peers_gone == 0, "a write to peers_gone faults (%s)",
+	       signame(sig));
+
+	/* a forges in b's ring region what ABI 1 had pgas.ko write there. */
+	*(volatile uint32_t *)((char *)ctrl + offsetof(struct pgas_ctrl_page, sleeping) + 4) = 1;
+	pgas_region_layout(64, 64, 2, 1024, 4, &l);
+	ring = (struct pgas_notify_entry *)((char *)ctrl + l.notify_off);
+	ring[0].size = 1;
+	ring[0].tag = 2;
+	ring[0].status = PGAS_NOTIFY_STATUS(1, 2, PGAS_NOTIFY_PEER_GONE);
+	ctrl->notify.tail = 1;
+	result(kp_b->peers_gone == 0 && kp_b->peers_left == 0 && kp_b->gone_tail == 0,
+	       "forgeries in the ring region leave the kernel page alone");
+
+	/* Real departures: c leaves cleanly, then a dies (its file closed by exit). */
+	close(c);
+	result(kp_b->peers_left == 1 && kp_b->peers_gone == 0 && kp_b->gone_tail == 1 &&
+	       kp_b->gone[0].vpid == 2 && kp_b->gone[0].died == 0,
+	       "a clean departure: peers_left 1, event (2, left)");
+	munmap((void *)kp_a, PG);
+	munmap(ctrl, r.region_size);
+	if (pipe(ready) == 0) {
+		pid = fork();
+		if (pid == 0) {
+			int d = open_dev();
+
+			if (join(d, &job, 3) || write(ready[1], "j", 1) != 1)
+				_exit(1);
+			_exit(9);	/* exits non-zero: a death */
+		}
+		close(ready[1]);
+		got = read(ready[0], joined, 1) == 1;
+		waitpid(pid, NULL, 0);
+		close(ready[0]);
+	}
+	result(got && kp_b->peers_gone == 1 && kp_b->gone_tail == 2 &&
+	       kp_b->gone[1].vpid == 3 && kp_b->gone[1].died == 1,
+	       "a death: peers_gone 1, event (3, died) (%u, %llu)", kp_b->peers_gone,
+	       (unsigned long long)kp_b->gone_tail);
+	close(a);
+	munmap((void *)kp_b, PG);
+
+	/* ABI 1's RINGS_CREATE (40 bytes, no kern_cookie) still works. */
+	c = open_dev();
+	join(c, &job, 2);
+	r1.size = PGAS_IOC_RINGS_SIZE_VER0;
+	r1.kern_cookie = 0x1234;	/* beyond the caller's size: neither read nor written */
+	result(!ioc(c, PGAS_IOC_RINGS_CREATE, &r1) && r1.cookie && r1.kern_cookie == 0x1234,
+	       "a 40-byte (ABI 1) RINGS_CREATE gets its rings and no kernel page cookie");
+	close(c);
+	close(b);
+	close(lfd);
+	check_counters(&c0, "kernel page");
+}
+
 int main(void)
 {
 	struct counters c0;
@@ -628,6 +740,7 @@ int main(void)
 	test_death_harmless();
 	test_dummy_private();
 	test_revoke_stress();
+	test_kernel_page();
 	check_counters(&c0, "pgas_map");
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
