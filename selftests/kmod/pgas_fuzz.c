@@ -2886,6 +2886,9 @@ static void run_episode(int e, u64 deadline, struct stats *st, const struct coun
 	st->episodes[kind]++;
 	op_begin("episode %d: %s, seed %#llx", e, kind_name[kind], es);
 	op_end(0);
+	/* One line each: if the kernel panics, the console names the episode. */
+	if (!verbose)
+		out("# episode %d: %s\n", e, kind_name[kind]);
 	if (kind == 0)
 		episode_seq(w);
 	else if (kind == 1)
