@@ -32,8 +32,10 @@
  * load (it is published once, with a release store) instead of a lock.
  * obj->vma_lock is taken alone or under mmap_lock, never the other way.
  * JOB_JOIN registers the endpoint's mmu_notifier (mmap_lock for writing)
- * with no pgas lock held; its ->release (exit_mmap, no lock of the dying
- * mm held) departs as a file release does, holding nothing around mmput().
+ * with no pgas lock held.  Its ->release runs in exit_mmap inside the
+ * notifiers' SRCU read section, where a nested mmput() of a peer's mm
+ * would synchronize_srcu() on itself: it only queues the departure on
+ * pgas_wq, which runs it like a file release does.
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()
@@ -52,6 +54,7 @@
 #include <linux/mutex.h>
 #include <linux/idr.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "../uapi/pgas_abi.h"
@@ -105,6 +108,8 @@ struct pgas_ep {
 	struct mmu_notifier mn;		/* on mm (ops NULL until registered) */
 	unsigned long flags;		/* PGAS_EP_GONE */
 	struct completion departed;	/* pgas_ep_depart() has finished */
+	struct work_struct depart_work;	/* queued by the mm's ->release */
+	struct work_struct free_work;	/* queued by ->free_notifier */
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
 	struct pgas_region_layout layout;	/* of rings */
 	u32 notify_entries;

@@ -140,16 +140,37 @@ static struct pgas_ep *owned_ep(struct pgas_file *pf, struct mm_struct *mm)
 
 /* ---- the owner's death: an mmu_notifier on the joining mm --------------- */
 
-/* The owner's mm is being torn down (exit, a fatal signal, exec). */
+/*
+ * Ordered: an endpoint's depart_work, queued by ->release before the SRCU
+ * grace period that precedes ->free_notifier, runs before its free_work.
+ */
+static struct workqueue_struct *pgas_wq;
+
+/*
+ * The owner's mm is being torn down (exit, a fatal signal, exec).  This
+ * runs inside exit_mmap's SRCU read section: departing here could drop the
+ * last reference to a peer's mm (revocation's mmput()), whose exit_mmap
+ * would then wait for this very section.  So the departure is queued.
+ */
 static void pgas_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	pgas_ep_depart(container_of(mn, struct pgas_ep, mn));
+	queue_work(pgas_wq, &container_of(mn, struct pgas_ep, mn)->depart_work);
+}
+
+static void ep_depart_work(struct work_struct *work)
+{
+	pgas_ep_depart(container_of(work, struct pgas_ep, depart_work));
+}
+
+static void ep_free_work(struct work_struct *work)
+{
+	kfree(container_of(work, struct pgas_ep, free_work));
 }
 
 /* After mmu_notifier_put() and an SRCU grace period: no ->release runs. */
 static void pgas_mn_free(struct mmu_notifier *mn)
 {
-	kfree(container_of(mn, struct pgas_ep, mn));
+	queue_work(pgas_wq, &container_of(mn, struct pgas_ep, mn)->free_work);
 }
 
 static const struct mmu_notifier_ops pgas_mn_ops = {
@@ -163,7 +184,7 @@ static void ep_free(struct pgas_ep *ep)
 	pgas_ep_depart(ep);
 	pgas_ep_put_refs(ep);
 	if (ep->mn.ops)
-		mmu_notifier_put(&ep->mn);	/* kfree()s it: pgas_mn_free() */
+		mmu_notifier_put(&ep->mn);	/* frees it: pgas_mn_free() */
 	else
 		kfree(ep);
 }
@@ -242,6 +263,8 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		goto unclaim;
 	}
 	/* Takes mmap_lock for writing: no pgas lock is held here. */
+	INIT_WORK(&ep->depart_work, ep_depart_work);
+	INIT_WORK(&ep->free_work, ep_free_work);
 	ep->mn.ops = &pgas_mn_ops;
 	ret = mmu_notifier_register(&ep->mn, current->mm);
 	if (ret) {
@@ -532,16 +555,21 @@ static int __init pgas_init(void)
 	BUILD_BUG_ON(PAGE_SIZE != PGAS_PAGE_SIZE);
 	if (nics > PGAS_MAX_NICS)
 		return -EINVAL;
+	pgas_wq = alloc_ordered_workqueue("pgas", 0);
+	if (!pgas_wq)
+		return -ENOMEM;
 	for (i = 0; i < nics; i++) {
 		ret = pgas_nic_create();
-		if (ret < 0) {
-			pgas_destroy_all();
-			return ret;
-		}
+		if (ret < 0)
+			goto fail;
 	}
 	ret = pgas_netlink_init();
 	if (ret)
-		pgas_destroy_all();
+		goto fail;
+	return 0;
+fail:
+	pgas_destroy_all();
+	destroy_workqueue(pgas_wq);
 	return ret;
 }
 
@@ -549,8 +577,9 @@ static void __exit pgas_exit(void)
 {
 	pgas_netlink_exit();
 	pgas_destroy_all();
-	/* Every pgas_mn_free() has run before the module text goes. */
+	/* Every pgas_mn_free() has run, and every work it queued. */
 	mmu_notifier_synchronize();
+	destroy_workqueue(pgas_wq);
 }
 
 module_init(pgas_init);

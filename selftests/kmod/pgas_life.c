@@ -465,6 +465,102 @@ static void test_owner_is_the_joiner(void)
 	survivor_close(&s);
 }
 
+/* One of a pair: maps the other's ring region and segment, then waits. */
+static void pair_rank(const struct pgas_ioc_job_create *job, unsigned int vpid, int out, int in)
+{
+	struct pgas_ioc_rings r = rings_arg();
+	char *seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)seg, .len = 16 * 4096 };
+	unsigned long long mine[2], theirs[2];
+	int fd = open_dev();
+
+	if (join(fd, job, vpid) || ioc(fd, PGAS_IOC_RINGS_CREATE, &r) ||
+	    ioc(fd, PGAS_IOC_REG, &reg))
+		_exit(1);
+	mine[0] = r.cookie;
+	mine[1] = reg.cookie;
+	if (write(out, mine, sizeof(mine)) != sizeof(mine) ||
+	    read(in, theirs, sizeof(theirs)) != sizeof(theirs))
+		_exit(1);
+	if (mmap(NULL, r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)theirs[0]) == MAP_FAILED ||
+	    mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)theirs[1]) == MAP_FAILED)
+		_exit(1);
+	if (write(out, "m", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * Two ranks that map each other's memory die at once, files still held by
+ * their mappings: each departure revokes a mapping in the other's mm and
+ * may drop that mm's last reference.  (A first version departed inside
+ * the mmu_notifier's ->release, whose nested exit_mmap then waited for
+ * its own SRCU read section: both stuck in D state.)
+ */
+static void test_die_together(void)
+{
+	int round, rounds = 8, ok = 0;
+
+	for (round = 0; round < rounds; round++) {
+		int lfd = open_dev(), p0[2], p1[2], q0[2], q1[2], status, done = 0;
+		struct pgas_ioc_job_create job = create_job(lfd, 2);
+		unsigned long long c0[2], c1[2];
+		pid_t a, b;
+		long long t0;
+		char m0, m1;
+
+		if (pipe(p0) || pipe(p1) || pipe(q0) || pipe(q1))
+			break;
+		a = fork();
+		if (a == 0)
+			pair_rank(&job, 0, p0[1], q0[0]);
+		b = fork();
+		if (b == 0)
+			pair_rank(&job, 1, p1[1], q1[0]);
+		if (read(p0[0], c0, sizeof(c0)) == sizeof(c0) &&
+		    read(p1[0], c1, sizeof(c1)) == sizeof(c1) &&
+		    write(q0[1], c1, sizeof(c1)) == sizeof(c1) &&
+		    write(q1[1], c0, sizeof(c0)) == sizeof(c0) &&
+		    read(p0[0], &m0, 1) == 1 && read(p1[0], &m1, 1) == 1)
+			ok++;
+		kill(a, SIGKILL);
+		kill(b, SIGKILL);
+		t0 = now_ms();
+		while (done < 2 && now_ms() - t0 < 20000) {
+			pid_t w = waitpid(-1, &status, WNOHANG);
+
+			if (w == a || w == b)
+				done++;
+			else
+				usleep(10000);
+		}
+		close(p0[0]);
+		close(p0[1]);
+		close(p1[0]);
+		close(p1[1]);
+		close(q0[0]);
+		close(q0[1]);
+		close(q1[0]);
+		close(q1[1]);
+		close(lfd);
+		if (done < 2) {
+			result(0, "round %d: two ranks mapping each other, killed at once, still not reaped after 20 s (D state?)",
+			       round);
+			printf("Bail out! ranks stuck in the kernel\n");
+			exit(1);
+		}
+	}
+	usleep(200 * 1000);
+	result(ok == rounds && sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0,
+	       "%d pairs of ranks mapping each other, killed at once: all reaped, nothing left (mapped %d, endpoints %ld, pinned %ld)",
+	       rounds, ok, sysfs("endpoints"), sysfs("pinned_pages"));
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -475,6 +571,7 @@ int main(void)
 	test_exit_with_child(3);
 	test_clean_close();
 	test_owner_is_the_joiner();
+	test_die_together();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
 	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
 	       sysfs("pinned_pages"), sysfs("jobs"));
