@@ -108,6 +108,7 @@ struct pgas_ep {
 	struct mmu_notifier mn;		/* on mm (ops NULL until registered) */
 	unsigned long flags;		/* PGAS_EP_GONE */
 	struct completion departed;	/* pgas_ep_depart() has finished */
+	wait_queue_head_t wq;		/* the owner poll()s here to sleep */
 	struct work_struct depart_work;	/* queued by the mm's ->release */
 	struct work_struct free_work;	/* queued by ->free_notifier */
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
@@ -153,6 +154,9 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
 void pgas_ep_depart(struct pgas_ep *ep);
 void pgas_ep_put_refs(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
+void pgas_ep_wake(struct pgas_ep *ep);
+int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);
+__poll_t pgas_ep_poll(struct pgas_ep *ep);
 
 /* pgas_mem.c */
 int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,

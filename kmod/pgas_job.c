@@ -9,6 +9,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -116,6 +117,7 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid)
 		mmgrab(ep->mm);
 	ep->owner = get_task_struct(current);
 	init_completion(&ep->departed);
+	init_waitqueue_head(&ep->wq);
 	xa_init_flags(&ep->regs, XA_FLAGS_ALLOC1);
 	mutex_lock(&job->lock);
 	job->eps[vpid] = ep;
@@ -168,8 +170,10 @@ void pgas_ep_depart(struct pgas_ep *ep)
 
 	mutex_lock(&job->lock);
 	for (i = 0; i < job->nranks; i++)
-		if (job->eps[i])
+		if (job->eps[i]) {
 			pgas_notify_peer_gone(job->eps[i], ep->vpid, died);
+			pgas_ep_wake(job->eps[i]);	/* a sleeper must see it */
+		}
 	mutex_unlock(&job->lock);
 
 	pgas_event_ep_dead(ep);
@@ -186,6 +190,59 @@ void pgas_ep_put_refs(struct pgas_ep *ep)
 	if (ep->mm)
 		mmdrop(ep->mm);
 	pgas_job_put(ep->job);
+}
+
+/*
+ * Sleep and wake-up (pgas_abi.h, "Doorbell"): the owner poll()s its file,
+ * which is readable while its control page's 'sleeping' is 0; a wake
+ * clears it and wakes the pollers, under the wait queue's lock so that a
+ * poller either sees 0 or is on the queue when it is woken.  Called under
+ * job->lock, which keeps ep->rings stable.
+ */
+void pgas_ep_wake(struct pgas_ep *ep)
+{
+	struct pgas_ctrl_page *ctrl;
+	unsigned long flags;
+
+	if (!ep->rings)
+		return;
+	ctrl = ep->rings->vaddr;
+	spin_lock_irqsave(&ep->wq.lock, flags);
+	WRITE_ONCE(ctrl->sleeping, 0);
+	wake_up_locked_poll(&ep->wq, EPOLLIN | EPOLLRDNORM);
+	spin_unlock_irqrestore(&ep->wq.lock, flags);
+}
+
+/* PGAS_IOC_WAKE: from's job's endpoint vpid, if it is there. */
+int pgas_wake_vpid(struct pgas_ep *from, u32 vpid)
+{
+	struct pgas_job *job = from->job;
+	int ret = -ENOENT;
+
+	if (vpid >= job->nranks)
+		return -EINVAL;
+	mutex_lock(&job->lock);
+	if (job->eps[vpid] && job->eps[vpid]->rings) {
+		pgas_ep_wake(job->eps[vpid]);
+		ret = 0;
+	}
+	mutex_unlock(&job->lock);
+	return ret;
+}
+
+/* ->poll's mask once the caller is on ep->wq. */
+__poll_t pgas_ep_poll(struct pgas_ep *ep)
+{
+	struct pgas_ctrl_page *ctrl;
+	__poll_t mask = EPOLLERR;
+
+	mutex_lock(&ep->job->lock);
+	if (ep->rings && !test_bit(PGAS_EP_GONE, &ep->flags)) {
+		ctrl = ep->rings->vaddr;
+		mask = READ_ONCE(ctrl->sleeping) ? 0 : EPOLLIN | EPOLLRDNORM;
+	}
+	mutex_unlock(&ep->job->lock);
+	return mask;
 }
 
 /* Departs, and frees an endpoint no mmu_notifier was registered for. */

@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -353,6 +354,24 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 	return pgas_dereg(ep, a.handle);
 }
 
+static int ioc_wake(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_wake a;
+	struct pgas_ep *ep;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.pad)
+		return -EINVAL;
+	ep = owned_ep(pf, current->mm);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+	return pgas_wake_vpid(ep, a.vpid);
+}
+
 static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pgas_file *pf = file->private_data;
@@ -374,6 +393,8 @@ static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_reg(pf, uarg);
 	case PGAS_IOC_DEREG:
 		return ioc_dereg(pf, uarg);
+	case PGAS_IOC_WAKE:
+		return ioc_wake(pf, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -426,6 +447,22 @@ static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
 	return IS_ERR(ep) ? PTR_ERR(ep) : pgas_mmap(ep, vma);
 }
 
+/*
+ * The owner sleeps here (pgas_abi.h, "Doorbell"): readable while its
+ * control page's 'sleeping' is 0.  EPOLLERR for a file that has not
+ * joined, an endpoint without rings or departed, or a task of another mm.
+ */
+static __poll_t pgas_poll(struct file *file, poll_table *wait)
+{
+	struct pgas_file *pf = file->private_data;
+	struct pgas_ep *ep = owned_ep(pf, current->mm);
+
+	if (IS_ERR(ep))
+		return EPOLLERR;
+	poll_wait(file, &ep->wq, wait);
+	return pgas_ep_poll(ep);
+}
+
 static const struct file_operations pgas_fops = {
 	.owner = THIS_MODULE,
 	.open = pgas_open,
@@ -433,6 +470,7 @@ static const struct file_operations pgas_fops = {
 	.unlocked_ioctl = pgas_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = pgas_mmap_file,
+	.poll = pgas_poll,
 	.llseek = noop_llseek,
 };
 

@@ -7,11 +7,15 @@
  * that process dies its peers are told at once (PEER_GONE, died) even if a
  * child forked without exec keeps the fd; a clean close or exit(0) is a
  * departure, not a death; and a task of another mm that holds the fd
- * cannot use it (ioctls and mmap: -EACCES).  Run as root.
+ * cannot use it (ioctls and mmap: -EACCES).  Block mode's sleep and wake:
+ * poll() on the endpoint is readable while its control page's 'sleeping'
+ * is 0; PGAS_IOC_WAKE from a peer, or a peer's departure, clears it and
+ * wakes the poller.  Run as root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -465,6 +469,144 @@ static void test_owner_is_the_joiner(void)
 	survivor_close(&s);
 }
 
+static int wake(int fd, unsigned int vpid, unsigned int flags, unsigned int pad)
+{
+	struct pgas_ioc_wake w = { .size = sizeof(w), .flags = flags, .vpid = vpid, .pad = pad };
+
+	return ioc(fd, PGAS_IOC_WAKE, &w);
+}
+
+static int poll_in(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, ms);
+
+	return n < 0 ? -errno : n ? p.revents : 0;
+}
+
+struct poller {
+	int fd;
+	int revents;
+	long long took;
+};
+
+static void *poll_thread(void *p)
+{
+	struct poller *pl = p;
+	long long t0 = now_ms();
+
+	pl->revents = poll_in(pl->fd, 5000);
+	pl->took = now_ms() - t0;
+	return NULL;
+}
+
+/* The owner sleeps in poll() with 'sleeping' set; after ms, fn wakes it. */
+static int sleep_and_wake(struct survivor *s, int ms, void (*fn)(void *), void *arg,
+			  struct poller *pl)
+{
+	pthread_t th;
+
+	s->ctrl->sleeping = 1;
+	pl->fd = s->fd;
+	pl->revents = -1;
+	if (pthread_create(&th, NULL, poll_thread, pl))
+		return -1;
+	usleep(ms * 1000);
+	fn(arg);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+static void wake_rank0(void *arg)
+{
+	wake(*(int *)arg, 0, 0, 0);
+}
+
+static void kill_rank(void *arg)
+{
+	int status;
+
+	kill(*(pid_t *)arg, SIGKILL);
+	waitpid(*(pid_t *)arg, &status, 0);
+}
+
+/* Block mode over pgas.ko: poll() and PGAS_IOC_WAKE. */
+static void test_poll_wake(void)
+{
+	struct survivor s;
+	struct pgas_ioc_rings r = rings_arg();
+	struct poller pl;
+	int b, fresh, ready[2], res[2], e[2] = { 1, 1 }, status;
+	pid_t pid;
+	char x;
+
+	if (survivor_open(&s) || pipe(ready) || pipe(res)) {
+		result(0, "setup: %s", strerror(errno));
+		return;
+	}
+	b = open_dev();
+	fresh = open_dev();
+	if (join(b, &s.job, 1) || ioc(b, PGAS_IOC_RINGS_CREATE, &r))
+		result(0, "rank 1 joins");
+	s.ctrl->sleeping = 0;
+	result(poll_in(s.fd, 0) == POLLIN, "poll: readable while 'sleeping' is 0");
+	s.ctrl->sleeping = 1;
+	result(poll_in(s.fd, 0) == 0, "poll: not readable while 'sleeping' is set");
+	result(wake(b, 0, 0, 0) == 0 && s.ctrl->sleeping == 0 && poll_in(s.fd, 0) == POLLIN,
+	       "WAKE(0) from rank 1 clears 'sleeping': readable");
+	result(wake(b, 2, 0, 0) == -EINVAL, "WAKE of vpid 2 in a 2-rank job: -EINVAL");
+	result(wake(b, 0, 1, 0) == -EINVAL, "WAKE with flags: -EINVAL");
+	result(wake(b, 0, 0, 1) == -EINVAL, "WAKE with pad: -EINVAL");
+	result(wake(fresh, 0, 0, 0) == -EBADFD && (poll_in(fresh, 0) & POLLERR),
+	       "a file that has not joined: WAKE -EBADFD, poll POLLERR");
+
+	if (sleep_and_wake(&s, 200, wake_rank0, &b, &pl) == 0)
+		result(pl.revents == POLLIN && pl.took >= 150 && pl.took < 1000,
+		       "a sleeping owner is woken by a peer's WAKE (revents %x after %lld ms)",
+		       pl.revents, pl.took);
+	close(b);
+	result(wake(s.fd, 1, 0, 0) == -ENOENT, "WAKE of a rank that has left: -ENOENT");
+
+	/* A child holding the survivor's fd can neither poll nor wake with it. */
+	pid = fork();
+	if (pid == 0) {
+		e[0] = poll_in(s.fd, 0);
+		e[1] = wake(s.fd, 0, 0, 0);
+		if (write(res[1], e, sizeof(e)) != sizeof(e))
+			_exit(1);
+		_exit(0);
+	}
+	if (read(res[0], e, sizeof(e)) != sizeof(e))
+		e[0] = e[1] = 1;
+	waitpid(pid, &status, 0);
+	result((e[0] & POLLERR) && e[1] == -EACCES,
+	       "another mm: poll POLLERR (%x), WAKE -EACCES (%d)", e[0], e[1]);
+
+	/* A peer's death wakes a sleeping owner, who finds the notification. */
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (rank_setup(&s, &fd) || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (read(ready[0], &x, 1) == 1 && sleep_and_wake(&s, 200, kill_rank, &pid, &pl) == 0)
+		result(pl.revents == POLLIN && pl.took >= 150 && pl.took < 1000 &&
+		       is_gone(__atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE), 1),
+		       "a sleeping owner is woken by a peer's death (revents %x after %lld ms)",
+		       pl.revents, pl.took);
+	else
+		result(0, "rank 1 set up");
+	close(fresh);
+	close(ready[0]);
+	close(ready[1]);
+	close(res[0]);
+	close(res[1]);
+	survivor_close(&s);
+}
+
 /* One of a pair: maps the other's ring region and segment, then waits. */
 static void pair_rank(const struct pgas_ioc_job_create *job, unsigned int vpid, int out, int in)
 {
@@ -571,6 +713,7 @@ int main(void)
 	test_exit_with_child(3);
 	test_clean_close();
 	test_owner_is_the_joiner();
+	test_poll_wake();
 	test_die_together();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
 	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
