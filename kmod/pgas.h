@@ -71,6 +71,7 @@ struct pgas_nic {
 	bool registered;
 	struct list_head node;		/* in pgas_nics, under pgas_nics_lock */
 	struct xarray jobs;		/* job id -> job */
+	u32 next_job_id;		/* xa_alloc_cyclic() cursor, in jobs' lock */
 	struct xarray objs;		/* cookie (page offset) -> obj */
 	atomic64_t next_cookie;		/* in pages; never reused */
 	atomic_t nr_endpoints;

@@ -42,8 +42,13 @@ struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks)
 	ida_init(&job->vpids);
 	mutex_init(&job->lock);
 	get_random_bytes(&job->key, sizeof(job->key));
-	ret = xa_alloc(&nic->jobs, &job->id, job, xa_limit_31b, GFP_KERNEL);
-	if (ret) {
+	/*
+	 * Cyclic: an id is not handed out again until the 31-bit space wraps,
+	 * so events and dumps that name a job are never about a newer one.
+	 */
+	ret = xa_alloc_cyclic(&nic->jobs, &job->id, job, xa_limit_31b, &nic->next_job_id,
+			      GFP_KERNEL);
+	if (ret < 0) {
 		pgas_job_put(job);
 		return ERR_PTR(ret);
 	}

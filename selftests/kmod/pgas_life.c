@@ -703,6 +703,29 @@ static void test_die_together(void)
 	       rounds, ok, sysfs("endpoints"), sysfs("pinned_pages"));
 }
 
+/*
+ * Job ids are not reused at once (ABI hygiene): a job made after another
+ * was freed gets a new id, so an EP_DEAD/JOB_DEAD event or a dump line
+ * about the old id cannot be taken for the new job.
+ */
+static void test_job_ids_not_reused(void)
+{
+	unsigned int ids[4];
+	int i, fresh = 1;
+
+	for (i = 0; i < 4; i++) {
+		int lfd = open_dev();
+
+		ids[i] = create_job(lfd, 1).job_id;
+		close(lfd);	/* the job is freed */
+	}
+	for (i = 1; i < 4; i++)
+		if (ids[i] <= ids[i - 1])
+			fresh = 0;
+	result(fresh && ids[0], "job ids made one after another's death are new: %u %u %u %u",
+	       ids[0], ids[1], ids[2], ids[3]);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -715,6 +738,7 @@ int main(void)
 	test_owner_is_the_joiner();
 	test_poll_wake();
 	test_die_together();
+	test_job_ids_not_reused();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
 	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
 	       sysfs("pinned_pages"), sysfs("jobs"));
