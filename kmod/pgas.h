@@ -153,6 +153,7 @@ void pgas_job_put(struct pgas_job *job);
 bool pgas_key_equal(u64 a, u64 b);
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
 void pgas_ep_depart(struct pgas_ep *ep);
+void pgas_ep_depart_dying(struct pgas_ep *ep);
 void pgas_ep_put_refs(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
 void pgas_ep_wake(struct pgas_ep *ep);

@@ -9,6 +9,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -185,6 +186,23 @@ void pgas_ep_depart(struct pgas_ep *ep)
 	ida_free(&job->vpids, ep->vpid);
 	atomic_dec(&job->nic->nr_endpoints);
 	complete_all(&ep->departed);
+}
+
+/*
+ * The owner's mm is gone (pgas.ko's workqueue, after the mmu_notifier's
+ * ->release).  If it is dying, peers are told once it is dead: once the
+ * joining thread has passed exit_notify (waiting 1-2 s at most), so that
+ * its parent (a launcher such as pgasrun) hears of the death before the
+ * peers, which end themselves when they read it, and blames the rank that
+ * was killed, not the first survivor to exit.
+ */
+void pgas_ep_depart_dying(struct pgas_ep *ep)
+{
+	int ms;
+
+	for (ms = 0; ms < 1000 && owner_died(ep) && !READ_ONCE(ep->owner->exit_state); ms++)
+		usleep_range(1000, 2000);
+	pgas_ep_depart(ep);
 }
 
 /* After pgas_ep_depart(): drops what ep holds; the caller frees ep. */

@@ -141,10 +141,7 @@ static struct pgas_ep *owned_ep(struct pgas_file *pf, struct mm_struct *mm)
 
 /* ---- the owner's death: an mmu_notifier on the joining mm --------------- */
 
-/*
- * Ordered: an endpoint's depart_work, queued by ->release before the SRCU
- * grace period that precedes ->free_notifier, runs before its free_work.
- */
+/* Departures queued by ->release, and frees queued by ->free_notifier. */
 static struct workqueue_struct *pgas_wq;
 
 /*
@@ -160,12 +157,19 @@ static void pgas_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 
 static void ep_depart_work(struct work_struct *work)
 {
-	pgas_ep_depart(container_of(work, struct pgas_ep, depart_work));
+	pgas_ep_depart_dying(container_of(work, struct pgas_ep, depart_work));
 }
 
+/*
+ * ->release queued depart_work (if it did) inside the SRCU read section
+ * that ended before ->free_notifier ran, so flushing it here is enough.
+ */
 static void ep_free_work(struct work_struct *work)
 {
-	kfree(container_of(work, struct pgas_ep, free_work));
+	struct pgas_ep *ep = container_of(work, struct pgas_ep, free_work);
+
+	flush_work(&ep->depart_work);
+	kfree(ep);
 }
 
 /* After mmu_notifier_put() and an SRCU grace period: no ->release runs. */
@@ -593,7 +597,7 @@ static int __init pgas_init(void)
 	BUILD_BUG_ON(PAGE_SIZE != PGAS_PAGE_SIZE);
 	if (nics > PGAS_MAX_NICS)
 		return -EINVAL;
-	pgas_wq = alloc_ordered_workqueue("pgas", 0);
+	pgas_wq = alloc_workqueue("pgas", 0, 0);
 	if (!pgas_wq)
 		return -ENOMEM;
 	for (i = 0; i < nics; i++) {
