@@ -18,6 +18,9 @@
  * Lock order (outer first):
  *
  *   pgas_nics_lock           global list of NICs (load, unload, netlink)
+ *   ep->use                  rwsem: ioctls on an endpoint (read) vs its
+ *                            departure, which takes and drops it (write)
+ *                            with nothing held; may be held around mmap_lock
  *   pgas_file.lock           one open file's role claim and RINGS_CREATE
  *   job->lock                the job's endpoint table
  *
@@ -53,6 +56,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/idr.h>
+#include <linux/rwsem.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -72,6 +76,7 @@ struct pgas_nic {
 	struct list_head node;		/* in pgas_nics, under pgas_nics_lock */
 	struct xarray jobs;		/* job id -> job */
 	u32 next_job_id;		/* xa_alloc_cyclic() cursor, in jobs' lock */
+	bool dead;			/* deleted: no job or endpoint is made */
 	struct xarray objs;		/* cookie (page offset) -> obj */
 	atomic64_t next_cookie;		/* in pages; never reused */
 	atomic_t nr_endpoints;
@@ -109,6 +114,7 @@ struct pgas_ep {
 	struct mmu_notifier mn;		/* on mm (ops NULL until registered) */
 	unsigned long flags;		/* PGAS_EP_GONE */
 	struct completion departed;	/* pgas_ep_depart() has finished */
+	struct rw_semaphore use;	/* read: an ioctl on it; write: departing */
 	wait_queue_head_t wq;		/* the owner poll()s here to sleep */
 	struct work_struct depart_work;	/* queued by the mm's ->release */
 	struct work_struct free_work;	/* queued by ->free_notifier */
@@ -154,6 +160,9 @@ bool pgas_key_equal(u64 a, u64 b);
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
 void pgas_ep_depart(struct pgas_ep *ep);
 void pgas_ep_depart_dying(struct pgas_ep *ep);
+bool pgas_ep_use(struct pgas_ep *ep);
+void pgas_ep_unuse(struct pgas_ep *ep);
+void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 void pgas_ep_put_refs(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
 void pgas_ep_wake(struct pgas_ep *ep);

@@ -306,10 +306,13 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
 	/* Serialises the check for existing rings with their creation. */
 	mutex_lock(&pf->lock);
 	ret = pgas_rings_create(ep, &a);
 	mutex_unlock(&pf->lock);
+	pgas_ep_unuse(ep);
 	if (ret)
 		return ret;
 	/* The rings stay until the file is released, even if this fails. */
@@ -329,13 +332,16 @@ static int ioc_reg(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	/* No lock: accounting and pinning take mmap_lock themselves. */
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	/* No pgas lock: accounting and pinning take mmap_lock themselves. */
 	ret = pgas_reg(ep, &a);
-	if (ret)
-		return ret;
-	ret = copy_out(uarg, &a, sizeof(a), usize);
-	if (ret)
-		pgas_dereg(ep, a.handle);
+	if (!ret) {
+		ret = copy_out(uarg, &a, sizeof(a), usize);
+		if (ret)
+			pgas_dereg(ep, a.handle);
+	}
+	pgas_ep_unuse(ep);
 	return ret;
 }
 
@@ -354,8 +360,12 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	/* No lock: revocation takes each mapper's mmap_lock. */
-	return pgas_dereg(ep, a.handle);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	/* No pgas lock: revocation takes each mapper's mmap_lock. */
+	ret = pgas_dereg(ep, a.handle);
+	pgas_ep_unuse(ep);
+	return ret;
 }
 
 static int ioc_wake(struct pgas_file *pf, void __user *uarg)
@@ -373,7 +383,11 @@ static int ioc_wake(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	return pgas_wake_vpid(ep, a.vpid);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	ret = pgas_wake_vpid(ep, a.vpid);
+	pgas_ep_unuse(ep);
+	return ret;
 }
 
 static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -552,38 +566,50 @@ int pgas_nic_create(void)
 	return id;
 }
 
-/* Called with pgas_nics_lock held. */
+/*
+ * Takes a NIC out of the list (under pgas_nics_lock), then, with no pgas
+ * lock held: removes its device and revokes its jobs, which takes mappers'
+ * mmap_lock.  Open files keep the nic until they are closed.
+ */
 static void pgas_nic_destroy(struct pgas_nic *nic)
 {
-	list_del(&nic->node);
 	misc_deregister(&nic->misc);
-	pgas_nic_put(nic);	/* open files keep it until they are closed */
+	pgas_nic_revoke_jobs(nic);
+	pgas_nic_put(nic);
 }
 
 int pgas_nic_destroy_id(int id)
 {
-	struct pgas_nic *nic;
-	int ret = -ENODEV;
+	struct pgas_nic *nic, *found = NULL;
 
 	mutex_lock(&pgas_nics_lock);
 	list_for_each_entry(nic, &pgas_nics, node)
 		if (nic->id == id) {
-			pgas_nic_destroy(nic);
-			ret = 0;
+			list_del(&nic->node);
+			found = nic;
 			break;
 		}
 	mutex_unlock(&pgas_nics_lock);
-	return ret;
+	if (!found)
+		return -ENODEV;
+	pgas_nic_destroy(found);
+	return 0;
 }
 
 static void pgas_destroy_all(void)
 {
-	struct pgas_nic *nic, *tmp;
+	struct pgas_nic *nic;
 
-	mutex_lock(&pgas_nics_lock);
-	list_for_each_entry_safe(nic, tmp, &pgas_nics, node)
+	for (;;) {
+		mutex_lock(&pgas_nics_lock);
+		nic = list_first_entry_or_null(&pgas_nics, struct pgas_nic, node);
+		if (nic)
+			list_del(&nic->node);
+		mutex_unlock(&pgas_nics_lock);
+		if (!nic)
+			return;
 		pgas_nic_destroy(nic);
-	mutex_unlock(&pgas_nics_lock);
+	}
 }
 
 static int __init pgas_init(void)

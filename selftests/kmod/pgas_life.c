@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -726,6 +727,99 @@ static void test_job_ids_not_reused(void)
 	       ids[0], ids[1], ids[2], ids[3]);
 }
 
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* Reads one byte; returns the signal it raised, or 0. */
+static int touch(volatile const char *p)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old_bus, old_segv;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (!sig)
+		(void)*p;
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
+/*
+ * Deleting a NIC (pgasctl destroy, netlink NIC_DEL) with a live job revokes
+ * it: every endpoint departs as dead, its mappings are revoked and its pins
+ * released, and the open files refuse everything with -ENODEV.
+ */
+static void test_nic_delete_revokes(void)
+{
+	char dev[64], line[64], cmd[96];
+	struct pgas_ioc_job_create job = { .size = sizeof(job), .nranks = 2 };
+	struct pgas_ioc_rings r0 = rings_arg(), r1 = rings_arg(), r2 = rings_arg();
+	char *seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)seg, .len = 16 * 4096 };
+	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = 1 };
+	struct pgas_ctrl_page *ctrl0 = MAP_FAILED;
+	int lfd, a, b, spare, id = -1, e1, e2, e3, e4;
+	char *peer_seg = MAP_FAILED;
+	FILE *f = popen("pgasctl create", "r");
+
+	if (!f || !fgets(line, sizeof(line), f) || sscanf(line, "pgas%d", &id) != 1) {
+		if (f)
+			pclose(f);
+		result(0, "pgasctl create makes a NIC to delete");
+		return;
+	}
+	pclose(f);
+	snprintf(dev, sizeof(dev), "/dev/pgas%d", id);
+	lfd = open(dev, O_RDWR);
+	a = open(dev, O_RDWR);
+	b = open(dev, O_RDWR);
+	spare = open(dev, O_RDWR);
+	if (lfd < 0 || a < 0 || b < 0 || spare < 0 || ioc(lfd, PGAS_IOC_JOB_CREATE, &job) ||
+	    join(a, &job, 0) || ioc(a, PGAS_IOC_RINGS_CREATE, &r0) || join(b, &job, 1) ||
+	    ioc(b, PGAS_IOC_RINGS_CREATE, &r1) || ioc(b, PGAS_IOC_REG, &reg)) {
+		result(0, "a 2-rank job on %s: %s", dev, strerror(errno));
+		return;
+	}
+	ctrl0 = mmap(NULL, r0.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, a,
+		     (off_t)r0.cookie);
+	peer_seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a,
+			(off_t)reg.cookie);
+	memset(seg, 0x6b, 16 * 4096);
+	result(ctrl0 != MAP_FAILED && peer_seg != MAP_FAILED && peer_seg[5] == 0x6b,
+	       "a job runs on %s: rank 0 maps rank 1's segment", dev);
+	snprintf(cmd, sizeof(cmd), "pgasctl destroy %d", id);
+	result(system(cmd) == 0 && access(dev, F_OK) != 0, "%s deleted with the job live", dev);
+
+	result(peer_seg != MAP_FAILED && touch(peer_seg) == SIGBUS,
+	       "rank 0's mapping of rank 1's segment is revoked");
+	result(ctrl0 != MAP_FAILED && touch((char *)ctrl0) == SIGBUS,
+	       "rank 0's own ring region is revoked");
+	e1 = ioc(b, PGAS_IOC_REG, &reg);
+	e2 = ioc(a, PGAS_IOC_RINGS_CREATE, &r2);
+	e3 = ioc(b, PGAS_IOC_DEREG, &d);
+	e4 = join(spare, &job, 1);
+	result(e1 == -ENODEV && e2 == -ENODEV && e3 == -ENODEV && e4 == -ENODEV,
+	       "its endpoints refuse REG %d, RINGS_CREATE %d, DEREG %d; a JOIN %d (want -ENODEV)",
+	       e1, e2, e3, e4);
+	if (ctrl0 != MAP_FAILED)
+		munmap(ctrl0, r0.region_size);
+	if (peer_seg != MAP_FAILED)
+		munmap(peer_seg, 16 * 4096);
+	close(a);
+	close(b);
+	close(spare);
+	close(lfd);
+	munmap(seg, 16 * 4096);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -739,6 +833,7 @@ int main(void)
 	test_poll_wake();
 	test_die_together();
 	test_job_ids_not_reused();
+	test_nic_delete_revokes();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
 	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
 	       sysfs("pinned_pages"), sysfs("jobs"));
