@@ -166,6 +166,8 @@ int pgas_conduit_choose(void);
 int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen);
 int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
 void pgas_kmod_close(struct pgas_conduit *c);
+/* The endpoint's fd, to poll() and PGAS_IOC_WAKE on (block mode); or -1. */
+int pgas_kmod_wait_fd(const struct pgas_conduit *c);
 
 static inline void pgas_conduit_close(struct pgas_conduit *c)
 {

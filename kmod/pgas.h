@@ -21,6 +21,9 @@
  * Lock order (outer first):
  *
  *   pgas_nics_lock           global list of NICs (load, unload, netlink)
+ *   ep->use                  rwsem: ioctls on an endpoint (read) vs its
+ *                            departure, which takes and drops it (write)
+ *                            with nothing held; may be held around mmap_lock
  *   pgas_file.lock           one open file's role claim and RINGS_CREATE
  *   job->lock                the job's endpoint table
  *
@@ -44,8 +47,10 @@
  * obj->vma_lock nor i_mmap_rwsem is ever held when pgas_file.lock is
  * taken.)
  * JOB_JOIN registers the endpoint's mmu_notifier (mmap_lock for writing)
- * with no pgas lock held; its ->release (exit_mmap, no lock of the dying
- * mm held) departs as a file release does, holding nothing around mmput().
+ * with no pgas lock held.  Its ->release runs in exit_mmap inside the
+ * notifiers' SRCU read section, where a nested mmput() of a peer's mm
+ * would synchronize_srcu() on itself: it only queues the departure on
+ * pgas_wq, which runs it like a file release does.
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()
@@ -63,7 +68,9 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/idr.h>
+#include <linux/rwsem.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "../uapi/pgas_abi.h"
@@ -89,6 +96,8 @@ struct pgas_nic {
 	bool registered;
 	struct list_head node;		/* in pgas_nics, under pgas_nics_lock */
 	struct xarray jobs;		/* job id -> job */
+	u32 next_job_id;		/* xa_alloc_cyclic() cursor, in jobs' lock */
+	bool dead;			/* deleted: no job or endpoint is made */
 	struct xarray objs;		/* cookie (page offset) -> obj */
 	struct inode *inode;		/* its address_space holds every mapping */
 	atomic64_t next_cookie;		/* in pages; never reused */
@@ -127,6 +136,10 @@ struct pgas_ep {
 	struct mmu_notifier mn;		/* on mm (ops NULL until registered) */
 	unsigned long flags;		/* PGAS_EP_GONE */
 	struct completion departed;	/* pgas_ep_depart() has finished */
+	struct rw_semaphore use;	/* read: an ioctl on it; write: departing */
+	wait_queue_head_t wq;		/* the owner poll()s here to sleep */
+	struct work_struct depart_work;	/* queued by the mm's ->release */
+	struct work_struct free_work;	/* queued by ->free_notifier */
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
 	struct pgas_obj *kern;		/* its kernel page, created with rings */
 	struct pgas_region_layout layout;	/* of rings */
@@ -171,8 +184,15 @@ void pgas_job_put(struct pgas_job *job);
 bool pgas_key_equal(u64 a, u64 b);
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
 void pgas_ep_depart(struct pgas_ep *ep);
+void pgas_ep_depart_dying(struct pgas_ep *ep);
+bool pgas_ep_use(struct pgas_ep *ep);
+void pgas_ep_unuse(struct pgas_ep *ep);
+void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 void pgas_ep_put_refs(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
+void pgas_ep_wake(struct pgas_ep *ep);
+int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);
+__poll_t pgas_ep_poll(struct pgas_ep *ep);
 
 /* pgas_mem.c */
 int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,

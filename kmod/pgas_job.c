@@ -9,6 +9,8 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
+#include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -41,12 +43,23 @@ struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks)
 	ida_init(&job->vpids);
 	mutex_init(&job->lock);
 	get_random_bytes(&job->key, sizeof(job->key));
-	ret = xa_alloc(&nic->jobs, &job->id, job, xa_limit_31b, GFP_KERNEL);
-	if (ret) {
+	/*
+	 * Cyclic: an id is not handed out again until the 31-bit space wraps,
+	 * so events and dumps that name a job are never about a newer one.
+	 */
+	ret = xa_alloc_cyclic(&nic->jobs, &job->id, job, xa_limit_31b, &nic->next_job_id,
+			      GFP_KERNEL);
+	if (ret < 0) {
 		pgas_job_put(job);
 		return ERR_PTR(ret);
 	}
 	atomic_inc(&nic->nr_jobs);
+	/* Pairs with pgas_nic_revoke_jobs(): it sees this job or we see dead. */
+	smp_mb();
+	if (READ_ONCE(nic->dead)) {
+		pgas_job_put(job);
+		return ERR_PTR(-ENODEV);
+	}
 	return job;
 }
 
@@ -116,8 +129,21 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid)
 		mmgrab(ep->mm);
 	ep->owner = get_task_struct(current);
 	init_completion(&ep->departed);
+	init_waitqueue_head(&ep->wq);
+	init_rwsem(&ep->use);
 	xa_init_flags(&ep->regs, XA_FLAGS_ALLOC1);
 	mutex_lock(&job->lock);
+	/* Under job->lock: pgas_nic_revoke_jobs() sees this ep or we see dead. */
+	if (READ_ONCE(job->nic->dead)) {
+		mutex_unlock(&job->lock);
+		ida_free(&job->vpids, vpid);
+		put_task_struct(ep->owner);
+		if (ep->mm)
+			mmdrop(ep->mm);
+		pgas_job_put(job);
+		kfree(ep);
+		return ERR_PTR(-ENODEV);
+	}
 	job->eps[vpid] = ep;
 	mutex_unlock(&job->lock);
 	atomic_inc(&job->nic->nr_endpoints);
@@ -148,17 +174,14 @@ static bool owner_died(struct pgas_ep *ep)
  * for the first to finish.  Takes no lock around mmput(), so a release
  * that another mm's ->release runs nested inside this one is safe.
  */
-void pgas_ep_depart(struct pgas_ep *ep)
+static void ep_depart_claimed(struct pgas_ep *ep, bool died)
 {
 	struct pgas_job *job = ep->job;
-	bool died;
 	u32 i;
 
-	if (test_and_set_bit(PGAS_EP_GONE, &ep->flags)) {
-		wait_for_completion(&ep->departed);
-		return;
-	}
-	died = owner_died(ep);
+	/* Ioctls that started before PGAS_EP_GONE was set finish first. */
+	down_write(&ep->use);
+	up_write(&ep->use);
 
 	mutex_lock(&job->lock);
 	job->eps[ep->vpid] = NULL;
@@ -168,14 +191,108 @@ void pgas_ep_depart(struct pgas_ep *ep)
 
 	mutex_lock(&job->lock);
 	for (i = 0; i < job->nranks; i++)
-		if (job->eps[i])
+		if (job->eps[i]) {
 			pgas_notify_peer_gone(job->eps[i], ep->vpid, died);
+			pgas_ep_wake(job->eps[i]);	/* a sleeper must see it */
+		}
 	mutex_unlock(&job->lock);
 
 	pgas_event_ep_dead(ep);
 	ida_free(&job->vpids, ep->vpid);
 	atomic_dec(&job->nic->nr_endpoints);
 	complete_all(&ep->departed);
+}
+
+void pgas_ep_depart(struct pgas_ep *ep)
+{
+	if (test_and_set_bit(PGAS_EP_GONE, &ep->flags)) {
+		wait_for_completion(&ep->departed);
+		return;
+	}
+	ep_depart_claimed(ep, owner_died(ep));
+}
+
+/*
+ * The owner's mm is gone (pgas.ko's workqueue, after the mmu_notifier's
+ * ->release).  If it is dying, peers are told once it is dead: once the
+ * joining thread has passed exit_notify (waiting 1-2 s at most), so that
+ * its parent (a launcher such as pgasrun) hears of the death before the
+ * peers, which end themselves when they read it, and blames the rank that
+ * was killed, not the first survivor to exit.
+ */
+void pgas_ep_depart_dying(struct pgas_ep *ep)
+{
+	int ms;
+
+	for (ms = 0; ms < 1000 && owner_died(ep) && !READ_ONCE(ep->owner->exit_state); ms++)
+		usleep_range(1000, 2000);
+	pgas_ep_depart(ep);
+}
+
+/*
+ * An ioctl's hold on ep: false once it is departing (the caller returns
+ * -ENODEV).  Departure waits for the holds taken before it began.
+ */
+bool pgas_ep_use(struct pgas_ep *ep)
+{
+	down_read(&ep->use);
+	if (test_bit(PGAS_EP_GONE, &ep->flags)) {
+		up_read(&ep->use);
+		return false;
+	}
+	return true;
+}
+
+void pgas_ep_unuse(struct pgas_ep *ep)
+{
+	up_read(&ep->use);
+}
+
+/* Departs every endpoint of job as dead (its NIC is being deleted). */
+static void job_revoke(struct pgas_job *job)
+{
+	struct pgas_ep *ep;
+	u32 i;
+
+	for (;;) {
+		ep = NULL;
+		mutex_lock(&job->lock);
+		for (i = 0; i < job->nranks && !ep; i++)
+			if (job->eps[i] && !test_and_set_bit(PGAS_EP_GONE, &job->eps[i]->flags))
+				ep = job->eps[i];
+		mutex_unlock(&job->lock);
+		if (!ep)
+			return;
+		/* Claimed: whoever else departs it waits for us, so it lives. */
+		ep_depart_claimed(ep, true);
+	}
+}
+
+/*
+ * The NIC is being deleted (its device is already gone): no job or
+ * endpoint is made on it from now on, and every endpoint of its jobs is
+ * departed as dead, its mappings revoked and its pins released, so that
+ * nothing keeps running on a NIC that no longer exists.  Their files stay
+ * open and refuse everything with -ENODEV; launchers keep their jobs
+ * until they close them.  No pgas lock may be held by the caller.
+ */
+void pgas_nic_revoke_jobs(struct pgas_nic *nic)
+{
+	struct pgas_job *job;
+	unsigned long id = 0;
+
+	WRITE_ONCE(nic->dead, true);
+	smp_mb();	/* pairs with pgas_job_create() */
+	while (xa_find(&nic->jobs, &id, ULONG_MAX, XA_PRESENT)) {
+		job = pgas_job_get_by_id(nic, id);
+		if (job) {
+			job_revoke(job);
+			pgas_job_put(job);
+		}
+		if (id == ULONG_MAX)
+			break;
+		id++;
+	}
 }
 
 /* After pgas_ep_depart(): drops what ep holds; the caller frees ep. */
@@ -186,6 +303,59 @@ void pgas_ep_put_refs(struct pgas_ep *ep)
 	if (ep->mm)
 		mmdrop(ep->mm);
 	pgas_job_put(ep->job);
+}
+
+/*
+ * Sleep and wake-up (pgas_abi.h, "Doorbell"): the owner poll()s its file,
+ * which is readable while its control page's 'sleeping' is 0; a wake
+ * clears it and wakes the pollers, under the wait queue's lock so that a
+ * poller either sees 0 or is on the queue when it is woken.  Called under
+ * job->lock, which keeps ep->rings stable.
+ */
+void pgas_ep_wake(struct pgas_ep *ep)
+{
+	struct pgas_ctrl_page *ctrl;
+	unsigned long flags;
+
+	if (!ep->rings)
+		return;
+	ctrl = ep->rings->vaddr;
+	spin_lock_irqsave(&ep->wq.lock, flags);
+	WRITE_ONCE(ctrl->sleeping, 0);
+	wake_up_locked_poll(&ep->wq, EPOLLIN | EPOLLRDNORM);
+	spin_unlock_irqrestore(&ep->wq.lock, flags);
+}
+
+/* PGAS_IOC_WAKE: from's job's endpoint vpid, if it is there. */
+int pgas_wake_vpid(struct pgas_ep *from, u32 vpid)
+{
+	struct pgas_job *job = from->job;
+	int ret = -ENOENT;
+
+	if (vpid >= job->nranks)
+		return -EINVAL;
+	mutex_lock(&job->lock);
+	if (job->eps[vpid] && job->eps[vpid]->rings) {
+		pgas_ep_wake(job->eps[vpid]);
+		ret = 0;
+	}
+	mutex_unlock(&job->lock);
+	return ret;
+}
+
+/* ->poll's mask once the caller is on ep->wq. */
+__poll_t pgas_ep_poll(struct pgas_ep *ep)
+{
+	struct pgas_ctrl_page *ctrl;
+	__poll_t mask = EPOLLERR;
+
+	mutex_lock(&ep->job->lock);
+	if (ep->rings && !test_bit(PGAS_EP_GONE, &ep->flags)) {
+		ctrl = ep->rings->vaddr;
+		mask = READ_ONCE(ctrl->sleeping) ? 0 : EPOLLIN | EPOLLRDNORM;
+	}
+	mutex_unlock(&ep->job->lock);
+	return mask;
 }
 
 /* Departs, and frees an endpoint no mmu_notifier was registered for. */

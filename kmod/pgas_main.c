@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -141,16 +142,41 @@ static struct pgas_ep *owned_ep(struct pgas_file *pf, struct mm_struct *mm)
 
 /* ---- the owner's death: an mmu_notifier on the joining mm --------------- */
 
-/* The owner's mm is being torn down (exit, a fatal signal, exec). */
+/* Departures queued by ->release, and frees queued by ->free_notifier. */
+static struct workqueue_struct *pgas_wq;
+
+/*
+ * The owner's mm is being torn down (exit, a fatal signal, exec).  This
+ * runs inside exit_mmap's SRCU read section: departing here could drop the
+ * last reference to a peer's mm (revocation's mmput()), whose exit_mmap
+ * would then wait for this very section.  So the departure is queued.
+ */
 static void pgas_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	pgas_ep_depart(container_of(mn, struct pgas_ep, mn));
+	queue_work(pgas_wq, &container_of(mn, struct pgas_ep, mn)->depart_work);
+}
+
+static void ep_depart_work(struct work_struct *work)
+{
+	pgas_ep_depart_dying(container_of(work, struct pgas_ep, depart_work));
+}
+
+/*
+ * ->release queued depart_work (if it did) inside the SRCU read section
+ * that ended before ->free_notifier ran, so flushing it here is enough.
+ */
+static void ep_free_work(struct work_struct *work)
+{
+	struct pgas_ep *ep = container_of(work, struct pgas_ep, free_work);
+
+	flush_work(&ep->depart_work);
+	kfree(ep);
 }
 
 /* After mmu_notifier_put() and an SRCU grace period: no ->release runs. */
 static void pgas_mn_free(struct mmu_notifier *mn)
 {
-	kfree(container_of(mn, struct pgas_ep, mn));
+	queue_work(pgas_wq, &container_of(mn, struct pgas_ep, mn)->free_work);
 }
 
 static const struct mmu_notifier_ops pgas_mn_ops = {
@@ -164,7 +190,7 @@ static void ep_free(struct pgas_ep *ep)
 	pgas_ep_depart(ep);
 	pgas_ep_put_refs(ep);
 	if (ep->mn.ops)
-		mmu_notifier_put(&ep->mn);	/* kfree()s it: pgas_mn_free() */
+		mmu_notifier_put(&ep->mn);	/* frees it: pgas_mn_free() */
 	else
 		kfree(ep);
 }
@@ -243,6 +269,8 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		goto unclaim;
 	}
 	/* Takes mmap_lock for writing: no pgas lock is held here. */
+	INIT_WORK(&ep->depart_work, ep_depart_work);
+	INIT_WORK(&ep->free_work, ep_free_work);
 	ep->mn.ops = &pgas_mn_ops;
 	ret = mmu_notifier_register(&ep->mn, current->mm);
 	if (ret) {
@@ -280,10 +308,13 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
 	/* Serialises the check for existing rings with their creation. */
 	mutex_lock(&pf->lock);
 	ret = pgas_rings_create(ep, &a);
 	mutex_unlock(&pf->lock);
+	pgas_ep_unuse(ep);
 	if (ret)
 		return ret;
 	/* The rings stay until the file is released, even if this fails. */
@@ -303,13 +334,16 @@ static int ioc_reg(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	/* No lock: accounting and pinning take mmap_lock themselves. */
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	/* No pgas lock: accounting and pinning take mmap_lock themselves. */
 	ret = pgas_reg(ep, &a);
-	if (ret)
-		return ret;
-	ret = copy_out(uarg, &a, sizeof(a), usize);
-	if (ret)
-		pgas_dereg(ep, a.handle);
+	if (!ret) {
+		ret = copy_out(uarg, &a, sizeof(a), usize);
+		if (ret)
+			pgas_dereg(ep, a.handle);
+	}
+	pgas_ep_unuse(ep);
 	return ret;
 }
 
@@ -328,8 +362,34 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	/* No lock: revocation unmaps under the mm core's locks. */
-	return pgas_dereg(ep, a.handle);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	/* No pgas lock: revocation unmaps under the mm core's locks. */
+	ret = pgas_dereg(ep, a.handle);
+	pgas_ep_unuse(ep);
+	return ret;
+}
+
+static int ioc_wake(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_wake a;
+	struct pgas_ep *ep;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.pad)
+		return -EINVAL;
+	ep = owned_ep(pf, current->mm);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	ret = pgas_wake_vpid(ep, a.vpid);
+	pgas_ep_unuse(ep);
+	return ret;
 }
 
 static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -353,6 +413,8 @@ static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_reg(pf, uarg);
 	case PGAS_IOC_DEREG:
 		return ioc_dereg(pf, uarg);
+	case PGAS_IOC_WAKE:
+		return ioc_wake(pf, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -407,6 +469,22 @@ static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
 	return IS_ERR(ep) ? PTR_ERR(ep) : pgas_mmap(ep, vma);
 }
 
+/*
+ * The owner sleeps here (pgas_abi.h, "Doorbell"): readable while its
+ * control page's 'sleeping' is 0.  EPOLLERR for a file that has not
+ * joined, an endpoint without rings or departed, or a task of another mm.
+ */
+static __poll_t pgas_poll(struct file *file, poll_table *wait)
+{
+	struct pgas_file *pf = file->private_data;
+	struct pgas_ep *ep = owned_ep(pf, current->mm);
+
+	if (IS_ERR(ep))
+		return EPOLLERR;
+	poll_wait(file, &ep->wq, wait);
+	return pgas_ep_poll(ep);
+}
+
 static const struct file_operations pgas_fops = {
 	.owner = THIS_MODULE,
 	.open = pgas_open,
@@ -414,6 +492,7 @@ static const struct file_operations pgas_fops = {
 	.unlocked_ioctl = pgas_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = pgas_mmap_file,
+	.poll = pgas_poll,
 	.llseek = noop_llseek,
 };
 
@@ -498,38 +577,50 @@ int pgas_nic_create(void)
 	return id;
 }
 
-/* Called with pgas_nics_lock held. */
+/*
+ * Takes a NIC out of the list (under pgas_nics_lock), then, with no pgas
+ * lock held: removes its device and revokes its jobs, which takes mappers'
+ * mmap_lock.  Open files keep the nic until they are closed.
+ */
 static void pgas_nic_destroy(struct pgas_nic *nic)
 {
-	list_del(&nic->node);
 	misc_deregister(&nic->misc);
-	pgas_nic_put(nic);	/* open files keep it until they are closed */
+	pgas_nic_revoke_jobs(nic);
+	pgas_nic_put(nic);
 }
 
 int pgas_nic_destroy_id(int id)
 {
-	struct pgas_nic *nic;
-	int ret = -ENODEV;
+	struct pgas_nic *nic, *found = NULL;
 
 	mutex_lock(&pgas_nics_lock);
 	list_for_each_entry(nic, &pgas_nics, node)
 		if (nic->id == id) {
-			pgas_nic_destroy(nic);
-			ret = 0;
+			list_del(&nic->node);
+			found = nic;
 			break;
 		}
 	mutex_unlock(&pgas_nics_lock);
-	return ret;
+	if (!found)
+		return -ENODEV;
+	pgas_nic_destroy(found);
+	return 0;
 }
 
 static void pgas_destroy_all(void)
 {
-	struct pgas_nic *nic, *tmp;
+	struct pgas_nic *nic;
 
-	mutex_lock(&pgas_nics_lock);
-	list_for_each_entry_safe(nic, tmp, &pgas_nics, node)
+	for (;;) {
+		mutex_lock(&pgas_nics_lock);
+		nic = list_first_entry_or_null(&pgas_nics, struct pgas_nic, node);
+		if (nic)
+			list_del(&nic->node);
+		mutex_unlock(&pgas_nics_lock);
+		if (!nic)
+			return;
 		pgas_nic_destroy(nic);
-	mutex_unlock(&pgas_nics_lock);
+	}
 }
 
 static int __init pgas_init(void)
@@ -546,6 +637,11 @@ static int __init pgas_init(void)
 	ret = pgas_mem_init();
 	if (ret)
 		return ret;
+	pgas_wq = alloc_workqueue("pgas", 0, 0);
+	if (!pgas_wq) {
+		pgas_mem_exit();
+		return -ENOMEM;
+	}
 	for (i = 0; i < nics; i++) {
 		ret = pgas_nic_create();
 		if (ret < 0)
@@ -557,6 +653,7 @@ static int __init pgas_init(void)
 	return 0;
 fail:
 	pgas_destroy_all();
+	destroy_workqueue(pgas_wq);
 	pgas_mem_exit();
 	return ret;
 }
@@ -565,8 +662,9 @@ static void __exit pgas_exit(void)
 {
 	pgas_netlink_exit();
 	pgas_destroy_all();
-	/* Every pgas_mn_free() has run before the module text goes. */
+	/* Every pgas_mn_free() has run, and every work it queued. */
 	mmu_notifier_synchronize();
+	destroy_workqueue(pgas_wq);
 	pgas_mem_exit();	/* no file is open: every NIC is freed */
 }
 

@@ -7,8 +7,11 @@
  * counters; the "events" group reports endpoint and job deaths.  Dumps walk
  * pgas_nics under pgas_nics_lock and take job->lock for a job's endpoints
  * (the order of pgas.h); a dump that fills its message resumes from the
- * cursor kept in cb->args[].
+ * cursor kept in cb->args[].  JOB_GET and EP_GET show a user only the jobs
+ * it created unless it is privileged; the events group is for CAP_SYS_ADMIN;
+ * every command is validated strictly (no resv_start_op opt-out).
  */
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <net/genetlink.h>
 
@@ -19,7 +22,12 @@ static struct genl_family pgas_genl_family;
 enum { PGAS_MCGRP_EVENTS_IDX };
 
 static const struct genl_multicast_group pgas_mcgrps[] = {
-	[PGAS_MCGRP_EVENTS_IDX] = { .name = PGAS_GENL_MCGRP_EVENTS },
+	/* Events name every user's jobs: privileged listeners only. */
+	[PGAS_MCGRP_EVENTS_IDX] = { .name = PGAS_GENL_MCGRP_EVENTS,
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+				    .flags = GENL_MCAST_CAP_SYS_ADMIN,
+#endif
+	},
 };
 
 static const struct nla_policy pgas_policy[PGAS_ATTR_MAX + 1] = {
@@ -147,53 +155,79 @@ static struct pgas_job *next_job(struct pgas_nic *nic, unsigned long *id)
 }
 
 /*
- * One walk for the three dumps.  cb->args: [0] NICs done, [1] next job id,
- * [2] next vpid, [3] which dump (set by the wrappers).
+ * Whether the dump's requester may see job: its creator's uid is the
+ * requester's, or the requester has CAP_SYS_ADMIN (over the socket's
+ * namespace, as the socket's opener) or is root in the initial namespace.
+ */
+static bool may_see(struct netlink_callback *cb, struct pgas_job *job)
+{
+	kuid_t uid = current_euid();
+
+	return uid_eq(job->uid, uid) || uid_eq(uid, GLOBAL_ROOT_UID) ||
+	       netlink_capable(cb->skb, CAP_SYS_ADMIN);
+}
+
+/* The NIC with the lowest id >= id, or NULL; under pgas_nics_lock. */
+static struct pgas_nic *next_nic(long id)
+{
+	struct pgas_nic *nic, *best = NULL;
+
+	list_for_each_entry(nic, &pgas_nics, node)
+		if (nic->id >= id && (!best || nic->id < best->id))
+			best = nic;
+	return best;
+}
+
+/*
+ * One walk for the three dumps, resumable: the cursor names objects by id,
+ * not by position, so NICs, jobs and endpoints that come or go between two
+ * parts of a dump neither shift nor repeat what the next part sends.
+ * cb->args: [0] next NIC id, [1] next job id in it, [2] next vpid in the
+ * job [3] - 1 (a vpid cursor is only used for the job it was taken in).
+ * Jobs of other users are left out unless the requester is privileged.
  */
 static int dump(struct sk_buff *skb, struct netlink_callback *cb, u8 what)
 {
 	struct pgas_nic *nic;
-	long n = 0;
 
 	mutex_lock(&pgas_nics_lock);
-	list_for_each_entry(nic, &pgas_nics, node) {
+	for (; (nic = next_nic(cb->args[0])); cb->args[0] = nic->id + 1, cb->args[1] = 0) {
 		unsigned long id;
 		struct pgas_job *job;
 
-		if (n++ < cb->args[0])
-			continue;
 		if (what == PGAS_CMD_NIC_GET) {
 			if (fill_nic(skb, cb, nic))
 				goto full;
-			cb->args[0] = n;
 			continue;
 		}
 		for (id = cb->args[1]; (job = next_job(nic, &id)); id++) {
-			if (what == PGAS_CMD_JOB_GET) {
+			if (!may_see(cb, job)) {
+				/* skipped */
+			} else if (what == PGAS_CMD_JOB_GET) {
 				if (fill_job(skb, cb, job)) {
 					pgas_job_put(job);
 					goto full;
 				}
 			} else {
-				u32 v;
+				u32 v = cb->args[3] == (long)id + 1 ? cb->args[2] : 0;
 
 				mutex_lock(&job->lock);
-				for (v = cb->args[2]; v < job->nranks; v++) {
+				for (; v < job->nranks; v++) {
 					if (job->eps[v] && fill_ep(skb, cb, job->eps[v])) {
+						cb->args[1] = id;
 						cb->args[2] = v;
+						cb->args[3] = id + 1;
 						mutex_unlock(&job->lock);
 						pgas_job_put(job);
 						goto full;
 					}
 				}
 				mutex_unlock(&job->lock);
-				cb->args[2] = 0;
 			}
 			cb->args[1] = id + 1;
+			cb->args[3] = 0;
 			pgas_job_put(job);
 		}
-		cb->args[0] = n;
-		cb->args[1] = 0;
 	}
 full:
 	mutex_unlock(&pgas_nics_lock);
@@ -231,7 +265,6 @@ static struct genl_family pgas_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.small_ops = pgas_ops,
 	.n_small_ops = ARRAY_SIZE(pgas_ops),
-	.resv_start_op = PGAS_CMD_MAX + 1,
 	.mcgrps = pgas_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(pgas_mcgrps),
 };

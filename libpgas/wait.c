@@ -4,17 +4,25 @@
  *
  * Every wait loop calls pgas__wait_step(), which polls the AM rings the
  * caller may poll, then idles according to the wait mode.  Blocking sleeps
- * on the doorbell word of the rank's own control page (a shared futex) and
- * follows the protocol of pgas_abi.h: read the bell, let the caller check
- * its condition once more, announce 'sleeping', sleep only if the bell has
- * not moved.  Producers ring only when the job's wait mode can sleep
- * (pgas__g.wake), so the spinning fast path never pays for it.  Sleeps are
- * bounded (1 ms) because some conditions (a flag set by a put) ring no bell.
+ * on the doorbell word of the rank's own control page and follows the
+ * protocol of pgas_abi.h: read the bell, let the caller check its
+ * condition once more, announce 'sleeping', sleep only if the bell has not
+ * moved.  Over shm the sleep is a shared futex on the doorbell; over
+ * pgas.ko (whose PFN mappings a futex refuses with EFAULT) it is poll() on
+ * the endpoint's fd, and a producer wakes the owner with PGAS_IOC_WAKE.
+ * Producers ring only when the job's wait mode can sleep (pgas__g.wake),
+ * and make a system call only when the owner announced it sleeps, so the
+ * spinning fast path never pays for it.  Sleeps are bounded because some
+ * conditions (a flag set by a put) ring no bell: 1 ms, doubling up to
+ * 8 ms while no bell ends them (a wake-up a millisecond costs
+ * a sleeping rank several percent of a cpu on a slow machine).
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <stdlib.h>
@@ -22,9 +30,18 @@
 #include "internal.h"
 #include "../conduit/shm/bootstrap.h"
 
+#define PGAS__NAP_MAX_SHIFT 3	/* 1 ms << 3: naps of at most 8 ms */
+
 static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
+}
+
+/* pgas.ko's endpoint fd to sleep and wake on, or -1 (shm: futexes). */
+static int wait_fd(void)
+{
+	return pgas__job.conduit.kind == PGAS_CONDUIT_KMOD ?
+	       pgas_kmod_wait_fd(&pgas__job.conduit) : -1;
 }
 
 void pgas__wait_setup(void)
@@ -54,8 +71,17 @@ void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl)
 {
 	/* seq_cst: pairs with the owner's 'sleeping' store (Dekker). */
 	atomic_fetch_add_explicit((_Atomic uint32_t *)&ctrl->doorbell, 1, memory_order_seq_cst);
-	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->sleeping, memory_order_seq_cst))
-		futex(&ctrl->doorbell, FUTEX_WAKE, INT_MAX, NULL);
+	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->sleeping, memory_order_seq_cst)) {
+		int fd = wait_fd();
+
+		if (fd >= 0) {
+			struct pgas_ioc_wake wk = { .size = sizeof(wk), .vpid = ctrl->rank };
+
+			ioctl(fd, PGAS_IOC_WAKE, &wk);	/* a peer gone: nobody to wake */
+		} else {
+			futex(&ctrl->doorbell, FUTEX_WAKE, INT_MAX, NULL);
+		}
+	}
 }
 
 static inline void cpu_relax(void)
@@ -164,6 +190,7 @@ void pgas__wait_step(struct pgas__waiter *w)
 		w->spins = 0;
 		w->armed = 0;
 		w->stuck = 0;
+		w->naps = 0;
 		return;
 	}
 	if (++w->spins < pgas__job.spin_limit ||
@@ -193,10 +220,24 @@ void pgas__wait_step(struct pgas__waiter *w)
 	atomic_store_explicit((_Atomic uint32_t *)&ctrl->sleeping, 1, memory_order_seq_cst);
 	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell, memory_order_seq_cst) ==
 	    w->bell) {
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = { 0, 1000000L << w->naps };
+		int fd = wait_fd();
 
-		futex(&ctrl->doorbell, FUTEX_WAIT, w->bell, &ts);
+		if (fd >= 0) {
+			/* Readable once a wake cleared 'sleeping' (pgas.ko). */
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			ppoll(&pfd, 1, &ts, NULL);
+		} else {
+			futex(&ctrl->doorbell, FUTEX_WAIT, w->bell, &ts);
+		}
 	}
 	atomic_store_explicit((_Atomic uint32_t *)&ctrl->sleeping, 0, memory_order_relaxed);
 	w->armed = 0;
+	/* Woken by a bell: sleep short again; by the clock: sleep longer. */
+	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell, memory_order_relaxed) !=
+	    w->bell)
+		w->naps = 0;
+	else if (w->naps < PGAS__NAP_MAX_SHIFT)
+		w->naps++;
 }

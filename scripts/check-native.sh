@@ -128,6 +128,8 @@ for mode in spin yield block; do
 	run_tap "traffic -n 3, PGAS_WAIT_MODE=$mode" \
 		env PGAS_WAIT_MODE=$mode PGAS_MBOX_SLOTS=32 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/traffic" 5000
 done
+run_tap "blockwait -n 2: a blocked rank sleeps (<10% cpu) and wakes" \
+	"$RUN" -n 2 -t "$TLIMIT" "$B/tests/blockwait"
 run_tap "barrier -n 8 oversubscribed, block mode" \
 	env PGAS_WAIT_MODE=block "$RUN" -n 8 -t "$TLIMIT" "$B/tests/barrier" 500
 run_tap "config (one rank, no launcher)" "$B/tests/config"

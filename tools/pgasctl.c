@@ -5,10 +5,13 @@
  *   pgasctl list                 NICs and their counters
  *   pgasctl jobs                 jobs: ranks, uid, endpoints joined
  *   pgasctl endpoints            endpoints: registrations, pinned pages, ring bytes
+ *                                (jobs and endpoints: the caller's own only,
+ *                                unless root or CAP_SYS_ADMIN)
  *   pgasctl create               a new loopback NIC (prints its name)
  *   pgasctl destroy N            removes NIC N
  *   pgasctl monitor [-n COUNT] [-t SECONDS]
  *                                prints endpoint and job deaths as they happen
+ *                                (every user's: CAP_SYS_ADMIN only)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -124,7 +127,7 @@ static int monitor(struct nl_sock *sk, int count, int seconds)
 	nl_socket_disable_seq_check(sk);
 	err = nl_socket_add_membership(sk, grp);
 	if (err < 0)
-		return die("joining the event group", err);
+		return die("joining the event group (it needs CAP_SYS_ADMIN)", err);
 	printf("monitoring pgas.ko events\n");
 	fflush(stdout);
 	while (count <= 0 || events_seen < count) {

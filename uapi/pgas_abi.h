@@ -47,9 +47,17 @@
  *  loads it with ACQUIRE.
  *
  *  Doorbell: only used when the job's wait mode can sleep.  A producer that
- *  published anything bumps ctrl->doorbell and, if ctrl->sleeping is set,
- *  wakes the owner (futex on the doorbell word for shm, the same word via
- *  poll() on the device for pgas.ko).
+ *  published anything bumps ctrl->doorbell (seq_cst) and, if ctrl->sleeping
+ *  (seq_cst) is set, wakes the owner.  The owner reads the bell, checks its
+ *  condition, sets sleeping (seq_cst), and sleeps only if the bell has not
+ *  moved; it clears sleeping when it wakes.
+ *   shm:     FUTEX_WAIT / FUTEX_WAKE on the doorbell word.
+ *   pgas.ko: a futex cannot live in a PFN mapping.  The owner poll()s its
+ *            endpoint's fd for POLLIN, which is reported while sleeping is
+ *            0; a producer calls PGAS_IOC_WAKE(owner's rank) on its own
+ *            endpoint's fd, which clears the owner's sleeping and wakes its
+ *            pollers.  pgas.ko does the same when a peer departs.  A
+ *            producer that finds sleeping clear makes no system call.
  */
 #ifndef _UAPI_PGAS_ABI_H
 #define _UAPI_PGAS_ABI_H
@@ -419,6 +427,14 @@ struct pgas_ioc_dereg {
 	PGAS_U64 handle;
 };
 
+/* Wakes endpoint vpid of the caller's job (see "Doorbell" above). */
+struct pgas_ioc_wake {
+	PGAS_U32 size;
+	PGAS_U32 flags;		/* 0 */
+	PGAS_U32 vpid;		/* 0..nranks-1 */
+	PGAS_U32 pad;		/* 0 */
+};
+
 #define PGAS_IOC_JOB_CREATE	_IOWR(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create)
 #define PGAS_IOC_JOB_JOIN	_IOWR(PGAS_IOC_MAGIC, 2, struct pgas_ioc_job_join)
 /* The command keeps the first version's size (the struct's size field says which). */
@@ -426,6 +442,7 @@ struct pgas_ioc_dereg {
 				     PGAS_IOC_RINGS_SIZE_VER0)
 #define PGAS_IOC_REG		_IOWR(PGAS_IOC_MAGIC, 4, struct pgas_ioc_reg)
 #define PGAS_IOC_DEREG		_IOW(PGAS_IOC_MAGIC, 5, struct pgas_ioc_dereg)
+#define PGAS_IOC_WAKE		_IOW(PGAS_IOC_MAGIC, 6, struct pgas_ioc_wake)
 
 /*
  * mmap: the offset is a cookie returned above (a multiple of the page

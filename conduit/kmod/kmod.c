@@ -7,6 +7,8 @@
  * creates its ring region, registers its segment, and maps every peer's
  * region and segment by the cookies exchanged through the bootstrap relay.
  * After that the fast path runs on the mappings exactly as over shm.
+ * Sleeping (PGAS_WAIT_MODE=block) uses the endpoint's fd: poll() to sleep,
+ * PGAS_IOC_WAKE to wake a peer (libpgas/wait.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -257,6 +259,13 @@ int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t m
 					      (off_t)all[p].cookie, msg, msglen);
 	free(all);
 	return rc;
+}
+
+int pgas_kmod_wait_fd(const struct pgas_conduit *c)
+{
+	const struct kmod_priv *priv = c->priv;
+
+	return priv ? priv->fd : -1;
 }
 
 void pgas_kmod_close(struct pgas_conduit *c)

@@ -28,6 +28,8 @@ for n in 2 3; do
 	run "forge -n $n over pgas.ko (forged peer deaths)" pgasrun -n $n -t 120 /tests/forge
 done
 run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 4 -t 600 /tests/barrier 200
+run "blockwait -n 2 over pgas.ko: a blocked rank sleeps (<10% cpu) and wakes" \
+	pgasrun -n 2 -t 600 /tests/blockwait
 run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
 for n in 2 3; do
 	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick

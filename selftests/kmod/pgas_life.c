@@ -7,12 +7,17 @@
  * that process dies its peers are told at once (PEER_GONE, died) even if a
  * child forked without exec keeps the fd; a clean close or exit(0) is a
  * departure, not a death; and a task of another mm that holds the fd
- * cannot use it (ioctls and mmap: -EACCES).  Run as root.
+ * cannot use it (ioctls and mmap: -EACCES).  Block mode's sleep and wake:
+ * poll() on the endpoint is readable while its control page's 'sleeping'
+ * is 0; PGAS_IOC_WAKE from a peer, or a peer's departure, clears it and
+ * wakes the poller.  Run as root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -471,6 +476,356 @@ static void test_owner_is_the_joiner(void)
 	survivor_close(&s);
 }
 
+static int wake(int fd, unsigned int vpid, unsigned int flags, unsigned int pad)
+{
+	struct pgas_ioc_wake w = { .size = sizeof(w), .flags = flags, .vpid = vpid, .pad = pad };
+
+	return ioc(fd, PGAS_IOC_WAKE, &w);
+}
+
+static int poll_in(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, ms);
+
+	return n < 0 ? -errno : n ? p.revents : 0;
+}
+
+struct poller {
+	int fd;
+	int revents;
+	long long took;
+};
+
+static void *poll_thread(void *p)
+{
+	struct poller *pl = p;
+	long long t0 = now_ms();
+
+	pl->revents = poll_in(pl->fd, 5000);
+	pl->took = now_ms() - t0;
+	return NULL;
+}
+
+/* The owner sleeps in poll() with 'sleeping' set; after ms, fn wakes it. */
+static int sleep_and_wake(struct survivor *s, int ms, void (*fn)(void *), void *arg,
+			  struct poller *pl)
+{
+	pthread_t th;
+
+	s->ctrl->sleeping = 1;
+	pl->fd = s->fd;
+	pl->revents = -1;
+	if (pthread_create(&th, NULL, poll_thread, pl))
+		return -1;
+	usleep(ms * 1000);
+	fn(arg);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+static void wake_rank0(void *arg)
+{
+	wake(*(int *)arg, 0, 0, 0);
+}
+
+static void kill_rank(void *arg)
+{
+	int status;
+
+	kill(*(pid_t *)arg, SIGKILL);
+	waitpid(*(pid_t *)arg, &status, 0);
+}
+
+/* Block mode over pgas.ko: poll() and PGAS_IOC_WAKE. */
+static void test_poll_wake(void)
+{
+	struct survivor s;
+	struct pgas_ioc_rings r = rings_arg();
+	struct poller pl;
+	int b, fresh, ready[2], res[2], e[2] = { 1, 1 }, status;
+	pid_t pid;
+	char x;
+
+	if (survivor_open(&s) || pipe(ready) || pipe(res)) {
+		result(0, "setup: %s", strerror(errno));
+		return;
+	}
+	b = open_dev();
+	fresh = open_dev();
+	if (join(b, &s.job, 1) || ioc(b, PGAS_IOC_RINGS_CREATE, &r))
+		result(0, "rank 1 joins");
+	s.ctrl->sleeping = 0;
+	result(poll_in(s.fd, 0) == POLLIN, "poll: readable while 'sleeping' is 0");
+	s.ctrl->sleeping = 1;
+	result(poll_in(s.fd, 0) == 0, "poll: not readable while 'sleeping' is set");
+	result(wake(b, 0, 0, 0) == 0 && s.ctrl->sleeping == 0 && poll_in(s.fd, 0) == POLLIN,
+	       "WAKE(0) from rank 1 clears 'sleeping': readable");
+	result(wake(b, 2, 0, 0) == -EINVAL, "WAKE of vpid 2 in a 2-rank job: -EINVAL");
+	result(wake(b, 0, 1, 0) == -EINVAL, "WAKE with flags: -EINVAL");
+	result(wake(b, 0, 0, 1) == -EINVAL, "WAKE with pad: -EINVAL");
+	result(wake(fresh, 0, 0, 0) == -EBADFD && (poll_in(fresh, 0) & POLLERR),
+	       "a file that has not joined: WAKE -EBADFD, poll POLLERR");
+
+	if (sleep_and_wake(&s, 200, wake_rank0, &b, &pl) == 0)
+		result(pl.revents == POLLIN && pl.took >= 150 && pl.took < 1000,
+		       "a sleeping owner is woken by a peer's WAKE (revents %x after %lld ms)",
+		       pl.revents, pl.took);
+	close(b);
+	result(wake(s.fd, 1, 0, 0) == -ENOENT, "WAKE of a rank that has left: -ENOENT");
+
+	/* A child holding the survivor's fd can neither poll nor wake with it. */
+	pid = fork();
+	if (pid == 0) {
+		e[0] = poll_in(s.fd, 0);
+		e[1] = wake(s.fd, 0, 0, 0);
+		if (write(res[1], e, sizeof(e)) != sizeof(e))
+			_exit(1);
+		_exit(0);
+	}
+	if (read(res[0], e, sizeof(e)) != sizeof(e))
+		e[0] = e[1] = 1;
+	waitpid(pid, &status, 0);
+	result((e[0] & POLLERR) && e[1] == -EACCES,
+	       "another mm: poll POLLERR (%x), WAKE -EACCES (%d)", e[0], e[1]);
+
+	/* A peer's death wakes a sleeping owner, who finds the notification. */
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (rank_setup(&s, &fd) || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (read(ready[0], &x, 1) == 1 && sleep_and_wake(&s, 200, kill_rank, &pid, &pl) == 0)
+		result(pl.revents == POLLIN && pl.took >= 150 && pl.took < 1000 &&
+		       is_gone(__atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE), 1),
+		       "a sleeping owner is woken by a peer's death (revents %x after %lld ms)",
+		       pl.revents, pl.took);
+	else
+		result(0, "rank 1 set up");
+	close(fresh);
+	close(ready[0]);
+	close(ready[1]);
+	close(res[0]);
+	close(res[1]);
+	survivor_close(&s);
+}
+
+/* One of a pair: maps the other's ring region and segment, then waits. */
+static void pair_rank(const struct pgas_ioc_job_create *job, unsigned int vpid, int out, int in)
+{
+	struct pgas_ioc_rings r = rings_arg();
+	char *seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)seg, .len = 16 * 4096 };
+	unsigned long long mine[2], theirs[2];
+	int fd = open_dev();
+
+	if (join(fd, job, vpid) || ioc(fd, PGAS_IOC_RINGS_CREATE, &r) ||
+	    ioc(fd, PGAS_IOC_REG, &reg))
+		_exit(1);
+	mine[0] = r.cookie;
+	mine[1] = reg.cookie;
+	if (write(out, mine, sizeof(mine)) != sizeof(mine) ||
+	    read(in, theirs, sizeof(theirs)) != sizeof(theirs))
+		_exit(1);
+	if (mmap(NULL, r.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)theirs[0]) == MAP_FAILED ||
+	    mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)theirs[1]) == MAP_FAILED)
+		_exit(1);
+	if (write(out, "m", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * Two ranks that map each other's memory die at once, files still held by
+ * their mappings: each departure revokes a mapping in the other's mm and
+ * may drop that mm's last reference.  (A first version departed inside
+ * the mmu_notifier's ->release, whose nested exit_mmap then waited for
+ * its own SRCU read section: both stuck in D state.)
+ */
+static void test_die_together(void)
+{
+	int round, rounds = 8, ok = 0;
+
+	for (round = 0; round < rounds; round++) {
+		int lfd = open_dev(), p0[2], p1[2], q0[2], q1[2], status, done = 0;
+		struct pgas_ioc_job_create job = create_job(lfd, 2);
+		unsigned long long c0[2], c1[2];
+		pid_t a, b;
+		long long t0;
+		char m0, m1;
+
+		if (pipe(p0) || pipe(p1) || pipe(q0) || pipe(q1))
+			break;
+		a = fork();
+		if (a == 0)
+			pair_rank(&job, 0, p0[1], q0[0]);
+		b = fork();
+		if (b == 0)
+			pair_rank(&job, 1, p1[1], q1[0]);
+		if (read(p0[0], c0, sizeof(c0)) == sizeof(c0) &&
+		    read(p1[0], c1, sizeof(c1)) == sizeof(c1) &&
+		    write(q0[1], c1, sizeof(c1)) == sizeof(c1) &&
+		    write(q1[1], c0, sizeof(c0)) == sizeof(c0) &&
+		    read(p0[0], &m0, 1) == 1 && read(p1[0], &m1, 1) == 1)
+			ok++;
+		kill(a, SIGKILL);
+		kill(b, SIGKILL);
+		t0 = now_ms();
+		while (done < 2 && now_ms() - t0 < 20000) {
+			pid_t w = waitpid(-1, &status, WNOHANG);
+
+			if (w == a || w == b)
+				done++;
+			else
+				usleep(10000);
+		}
+		close(p0[0]);
+		close(p0[1]);
+		close(p1[0]);
+		close(p1[1]);
+		close(q0[0]);
+		close(q0[1]);
+		close(q1[0]);
+		close(q1[1]);
+		close(lfd);
+		if (done < 2) {
+			result(0, "round %d: two ranks mapping each other, killed at once, still not reaped after 20 s (D state?)",
+			       round);
+			printf("Bail out! ranks stuck in the kernel\n");
+			exit(1);
+		}
+	}
+	usleep(200 * 1000);
+	result(ok == rounds && sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0,
+	       "%d pairs of ranks mapping each other, killed at once: all reaped, nothing left (mapped %d, endpoints %ld, pinned %ld)",
+	       rounds, ok, sysfs("endpoints"), sysfs("pinned_pages"));
+}
+
+/*
+ * Job ids are not reused at once (ABI hygiene): a job made after another
+ * was freed gets a new id, so an EP_DEAD/JOB_DEAD event or a dump line
+ * about the old id cannot be taken for the new job.
+ */
+static void test_job_ids_not_reused(void)
+{
+	unsigned int ids[4];
+	int i, fresh = 1;
+
+	for (i = 0; i < 4; i++) {
+		int lfd = open_dev();
+
+		ids[i] = create_job(lfd, 1).job_id;
+		close(lfd);	/* the job is freed */
+	}
+	for (i = 1; i < 4; i++)
+		if (ids[i] <= ids[i - 1])
+			fresh = 0;
+	result(fresh && ids[0], "job ids made one after another's death are new: %u %u %u %u",
+	       ids[0], ids[1], ids[2], ids[3]);
+}
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* Reads one byte; returns the signal it raised, or 0. */
+static int touch(volatile const char *p)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old_bus, old_segv;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (!sig)
+		(void)*p;
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
+/*
+ * Deleting a NIC (pgasctl destroy, netlink NIC_DEL) with a live job revokes
+ * it: every endpoint departs as dead, its mappings are revoked and its pins
+ * released, and the open files refuse everything with -ENODEV.
+ */
+static void test_nic_delete_revokes(void)
+{
+	char dev[64], line[64], cmd[96];
+	struct pgas_ioc_job_create job = { .size = sizeof(job), .nranks = 2 };
+	struct pgas_ioc_rings r0 = rings_arg(), r1 = rings_arg(), r2 = rings_arg();
+	char *seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)seg, .len = 16 * 4096 };
+	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = 1 };
+	struct pgas_ctrl_page *ctrl0 = MAP_FAILED;
+	int lfd, a, b, spare, id = -1, e1, e2, e3, e4;
+	char *peer_seg = MAP_FAILED;
+	FILE *f = popen("pgasctl create", "r");
+
+	if (!f || !fgets(line, sizeof(line), f) || sscanf(line, "pgas%d", &id) != 1) {
+		if (f)
+			pclose(f);
+		result(0, "pgasctl create makes a NIC to delete");
+		return;
+	}
+	pclose(f);
+	snprintf(dev, sizeof(dev), "/dev/pgas%d", id);
+	lfd = open(dev, O_RDWR);
+	a = open(dev, O_RDWR);
+	b = open(dev, O_RDWR);
+	spare = open(dev, O_RDWR);
+	if (lfd < 0 || a < 0 || b < 0 || spare < 0 || ioc(lfd, PGAS_IOC_JOB_CREATE, &job) ||
+	    join(a, &job, 0) || ioc(a, PGAS_IOC_RINGS_CREATE, &r0) || join(b, &job, 1) ||
+	    ioc(b, PGAS_IOC_RINGS_CREATE, &r1) || ioc(b, PGAS_IOC_REG, &reg)) {
+		result(0, "a 2-rank job on %s: %s", dev, strerror(errno));
+		return;
+	}
+	ctrl0 = mmap(NULL, r0.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, a,
+		     (off_t)r0.cookie);
+	peer_seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a,
+			(off_t)reg.cookie);
+	memset(seg, 0x6b, 16 * 4096);
+	result(ctrl0 != MAP_FAILED && peer_seg != MAP_FAILED && peer_seg[5] == 0x6b,
+	       "a job runs on %s: rank 0 maps rank 1's segment", dev);
+	snprintf(cmd, sizeof(cmd), "pgasctl destroy %d", id);
+	result(system(cmd) == 0 && access(dev, F_OK) != 0, "%s deleted with the job live", dev);
+
+	result(peer_seg != MAP_FAILED && touch(peer_seg) == SIGBUS,
+	       "rank 0's mapping of rank 1's segment is revoked");
+	result(ctrl0 != MAP_FAILED && touch((char *)ctrl0) == SIGBUS,
+	       "rank 0's own ring region is revoked");
+	e1 = ioc(b, PGAS_IOC_REG, &reg);
+	e2 = ioc(a, PGAS_IOC_RINGS_CREATE, &r2);
+	e3 = ioc(b, PGAS_IOC_DEREG, &d);
+	e4 = join(spare, &job, 1);
+	result(e1 == -ENODEV && e2 == -ENODEV && e3 == -ENODEV && e4 == -ENODEV,
+	       "its endpoints refuse REG %d, RINGS_CREATE %d, DEREG %d; a JOIN %d (want -ENODEV)",
+	       e1, e2, e3, e4);
+	if (ctrl0 != MAP_FAILED)
+		munmap(ctrl0, r0.region_size);
+	if (peer_seg != MAP_FAILED)
+		munmap(peer_seg, 16 * 4096);
+	close(a);
+	close(b);
+	close(spare);
+	close(lfd);
+	munmap(seg, 16 * 4096);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -481,6 +836,10 @@ int main(void)
 	test_exit_with_child(3);
 	test_clean_close();
 	test_owner_is_the_joiner();
+	test_poll_wake();
+	test_die_together();
+	test_job_ids_not_reused();
+	test_nic_delete_revokes();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
 	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
 	       sysfs("pinned_pages"), sysfs("jobs"));
