@@ -1,5 +1,5 @@
 #!/bin/bash
-# VM tier (make check-vm): boots Debian's stock kernel (linux-image-amd64)
+# VM tier (make check-vm): boots each of Debian's stock kernels (6.1 and 6.12)
 # in qemu-system-x86_64 under TCG (q35, 2 vCPUs) with panic_on_warn=1
 # oops=panic and an initramfs of busybox-static, pgas.ko and static test
 # binaries; reads the serial console; any failed test, or any kernel
@@ -12,11 +12,56 @@
 # VM_OUT=dir instead of build/vm, VM_APPEND=args adds to the command line,
 # VM_BAD=regex replaces the console patterns that fail the tier, and
 # VM_EXTRA=script runs in the VM after the suites (as /tests/vm-extra.sh).
+#
+# Which stock kernel: KVER=release boots /boot/vmlinuz-KVER with pgas.ko
+# built against its headers; with VM_MODULE, the kernel the module was
+# built for (its vermagic).  Neither given: every installed stock kernel in
+# turn (Debian 12's 6.1 and 6.12 must both be there: scripts/deps.sh vm),
+# each into VM_OUT/KVER, and one "vm: N passed, N failed" for all.
 set -u
 cd "$(dirname "$0")/../.."
+OUT=${VM_OUT:-build/vm}
+if [ -z "${KVER:-}" ] && [ -z "${VM_KERNEL:-}" ] && [ -z "${VM_MODULE:-}" ] &&
+	[ "${VM_MODE:-test}" = test ]; then
+	pass=0
+	failn=0
+	kvers=
+	for d in /lib/modules/*; do
+		k=${d##*/}
+		[ -r "/boot/vmlinuz-$k" ] && [ -f "$d/build/Makefile" ] && kvers+=" $k"
+	done
+	for series in 6.1 6.12; do
+		case " $kvers" in
+		*" $series".*) ;;
+		*) echo "not ok - vm: no $series kernel (image and headers; scripts/deps.sh vm)"
+		   failn=$((failn + 1)) ;;
+		esac
+	done
+	for k in $kvers; do
+		echo "# vm: Debian's $k"
+		res=$(mktemp)
+		KVER=$k VM_OUT=$OUT/$k "$0" | tee "$res"
+		line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed$' "$res" | tail -n 1)
+		rm -f "$res"
+		if [ -z "$line" ]; then
+			echo "not ok - vm: $k printed no result line"
+			failn=$((failn + 1))
+			continue
+		fi
+		pass=$((pass + $(echo "$line" | sed -E 's/^vm: ([0-9]+) passed.*/\1/')))
+		failn=$((failn + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
+	done
+	echo "vm: every stock kernel:$kvers"
+	echo "vm: $pass passed, $failn failed"
+	[ "$failn" -eq 0 ]
+	exit
+fi
+if [ -z "${KVER:-}" ] && [ -n "${VM_MODULE:-}" ]; then
+	KVER=$(modinfo -F vermagic "$VM_MODULE" 2>/dev/null | cut -d' ' -f1)
+	[ -d "/lib/modules/$KVER" ] || KVER=
+fi
 KVER=${KVER:-$(ls /lib/modules 2>/dev/null | sort -V | tail -n 1)}
 KERNEL=${VM_KERNEL:-/boot/vmlinuz-$KVER}
-OUT=${VM_OUT:-build/vm}
 BAD=${VM_BAD:-'WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace'}
 LOG=$OUT/console.log
 fail() { echo "not ok - vm: $*"; echo "vm: 0 passed, 1 failed"; exit 1; }
