@@ -601,7 +601,7 @@ static void test_poll_wake(void)
 	}
 	if (read(ready[0], &x, 1) == 1 && sleep_and_wake(&s, 200, kill_rank, &pid, &pl) == 0)
 		result(pl.revents == POLLIN && pl.took >= 150 && pl.took < 1000 &&
-		       is_gone(__atomic_load_n(&s.ring[1].status, __ATOMIC_ACQUIRE), 1),
+		       is_gone(gone_status(&s, 1), 1),
 		       "a sleeping owner is woken by a peer's death (revents %x after %lld ms)",
 		       pl.revents, pl.took);
 	else
