@@ -61,6 +61,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -394,6 +395,8 @@ static const int E_RINGS[] = { EINVAL, EBADFD, EEXIST, E2BIG, EFAULT, ENOMEM, EN
 static const int E_REG[] = { EINVAL, EBADFD, EFAULT, ENOMEM, ENOSPC, E2BIG, EAGAIN, EDQUOT,
 			     EOPNOTSUPP, EACCES, EPERM, 0 };
 static const int E_DEREG[] = { EINVAL, EBADFD, ENOENT, EFAULT, E2BIG, EACCES, 0 };
+static const int E_WAKE[] = { EINVAL, EBADFD, EACCES, ENODEV, ENOENT, E2BIG, EFAULT, 0 };
+static const int E_POLL[] = { ENOMEM, EINTR, 0 };
 static const int E_BADCMD[] = { ENOTTY, 0 };
 static const int E_MMAP[] = { EINVAL, EACCES, ENXIO, EBADFD, ENOMEM, EPERM, EOVERFLOW, EEXIST,
 			      ENODEV, EAGAIN, 0 };
@@ -445,6 +448,7 @@ struct filerec {		/* per open file: the model */
 	int elsewhere;		/* also held by another process: no predictions */
 	int rings;		/* enum state */
 	u64 rcookie, rsize;
+	u64 kcookie;		/* the kernel page (ABI 2), read-only; 0: not known */
 };
 
 struct jobrec {
@@ -1251,6 +1255,7 @@ static void op_rings(struct world *w)
 		if (place != A_RDONLY) {
 			fr->rcookie = g.cookie;
 			fr->rsize = g.region_size;
+			fr->kcookie = size >= sizeof(g) ? g.kern_cookie : 0;
 		} else {
 			fr->rings = S_UNKNOWN;
 		}
@@ -1500,6 +1505,12 @@ static u64 pick_cookie(struct world *w, u64 *size, int *writable, int *kind, int
 				*size = fr->rsize;
 				*kind = fr->elsewhere ? 0 : 1;	/* shared: no prediction */
 				*job = fr->job;
+				if (fr->kcookie && chance(RNG(w), 30)) {
+					/* The kernel page: one page, never writable. */
+					*size = PG;
+					*writable = 0;
+					return fr->kcookie;
+				}
 				return fr->rcookie;
 			}
 		}
@@ -1816,11 +1827,46 @@ static void op_touch(struct world *w)
 	wunlock(w);
 }
 
+/* PGAS_IOC_WAKE of a rank, valid or not. */
+static void op_wake(struct world *w)
+{
+	struct pgas_ioc_wake a = { .size = sizeof(a) };
+	int s, fd = pick_fd(w, &s), place;
+	unsigned int size;
+	long ret;
+
+	a.vpid = chance(RNG(w), 80) ? (unsigned int)rnd(RNG(w), 4) : (unsigned int)rnext(RNG(w));
+	if (chance(RNG(w), 3))
+		a.flags = (unsigned int)rnext(RNG(w));
+	if (chance(RNG(w), 3))
+		a.pad = 1;
+	op_begin("WAKE(fd%d, vpid %u, flags %#x, pad %u)", fd, a.vpid, a.flags, a.pad);
+	IOCTL_FUZZ(w, fd, PGAS_IOC_WAKE, &a, ret, place, size);
+	op_end(ret);
+	check_errno(w, "WAKE", ret, E_WAKE);
+	(void)place;
+	(void)size;
+}
+
+/* poll() on the file: an endpoint sleeps there; anything else must not hang. */
+static void op_poll(struct world *w)
+{
+	int s, fd = pick_fd(w, &s);
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT | POLLPRI };
+	int ms = chance(RNG(w), 70) ? 0 : (int)rnd(RNG(w), 20);
+	long ret;
+
+	op_begin("poll(fd%d, %d ms)", fd, ms);
+	ret = op_end(sys_ret(poll(&p, 1, ms)));
+	check_errno(w, "poll", ret, E_POLL);
+}
+
 static void op_badcmd(struct world *w)
 {
 	static const unsigned int cmds[] = { PGAS_IOC_JOB_CREATE, PGAS_IOC_JOB_JOIN,
 					     PGAS_IOC_RINGS_CREATE, PGAS_IOC_REG,
-					     PGAS_IOC_DEREG };
+					     PGAS_IOC_DEREG, PGAS_IOC_WAKE };
+	const int ncmds = (int)(sizeof(cmds) / sizeof(cmds[0]));
 	int s, fd = pick_fd(w, &s), i;
 	unsigned int cmd, t;
 	char arg[64];
@@ -1830,7 +1876,7 @@ static void op_badcmd(struct world *w)
 		arg[i] = (char)rnext(RNG(w));
 	switch (rnd(RNG(w), 4)) {
 	case 0:	/* a real command with another direction or size */
-		cmd = cmds[rnd(RNG(w), 5)];
+		cmd = cmds[rnd(RNG(w), (u64)ncmds)];
 		cmd ^= chance(RNG(w), 50) ? (1u + (unsigned int)rnd(RNG(w), 3)) << _IOC_DIRSHIFT :
 					   (1u + (unsigned int)rnd(RNG(w), 255)) << _IOC_SIZESHIFT;
 		break;
@@ -1849,7 +1895,7 @@ static void op_badcmd(struct world *w)
 			 t == PGAS_IOC_MAGIC);
 		break;
 	}
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < ncmds; i++)	/* every real command is someone else's op */
 		if (cmd == cmds[i])
 			return;
 	op_begin("ioctl(fd%d, %#x, random bytes)", fd, cmd);
@@ -1863,11 +1909,11 @@ static void op_garbage(struct world *w)
 {
 	static const unsigned int cmds[] = { PGAS_IOC_JOB_CREATE, PGAS_IOC_JOB_JOIN,
 					     PGAS_IOC_RINGS_CREATE, PGAS_IOC_REG,
-					     PGAS_IOC_DEREG };
-	static const int *const sets[] = { E_CREATE, E_JOIN, E_RINGS, E_REG, E_DEREG };
+					     PGAS_IOC_DEREG, PGAS_IOC_WAKE };
+	static const int *const sets[] = { E_CREATE, E_JOIN, E_RINGS, E_REG, E_DEREG, E_WAKE };
 	static const char *const names[] = { "JOB_CREATE", "JOB_JOIN", "RINGS_CREATE", "REG",
-					     "DEREG" };
-	int s, fd = pick_fd(w, &s), c = (int)rnd(RNG(w), 5), i;
+					     "DEREG", "WAKE" };
+	int s, fd = pick_fd(w, &s), c = (int)rnd(RNG(w), 6), i;
 	char arg[128];
 	long ret;
 
@@ -2075,6 +2121,7 @@ static const struct opdef ops[] = {
 	{ op_join, 8, 0 }, { op_rings, 8, 0 }, { op_reg, 14, 0 }, { op_dereg, 8, 0 },
 	{ op_mmap, 12, 0 }, { op_munmap, 5, 0 }, { op_mremap, 2, 0 }, { op_mprotect, 2, 0 },
 	{ op_madvise, 1, 0 }, { op_touch, 6, 0 }, { op_badcmd, 2, 0 }, { op_garbage, 3, 0 },
+	{ op_wake, 2, 0 }, { op_poll, 2, 0 },
 	{ op_fork, 1, 1 }, { op_kill, 1, 1 }, { op_pass, 1, 1 },
 };
 
