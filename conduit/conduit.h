@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "../uapi/pgas_abi.h"
+#include "../libpgas/pgas_layout.h"
 
 enum pgas_conduit_kind {
 	PGAS_CONDUIT_AUTO,	/* kmod if /dev/pgas exists, else shm */

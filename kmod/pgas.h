@@ -65,6 +65,7 @@
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mm_types.h>
+#include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/idr.h>
@@ -176,6 +177,30 @@ struct pgas_obj {
 };
 
 #define PGAS_EP_GONE		0	/* bit in ep->flags: departure begun */
+
+/*
+ * The ring region layout of pgas_abi.h at the kernel's page size (user
+ * space has the same computation at sysconf(_SC_PAGESIZE) in
+ * libpgas/pgas_layout.h).
+ */
+static inline void pgas_region_layout(u32 mbox_slots, u32 notify_entries, u32 bounce_bufs,
+				      u32 bounce_size, u32 nranks,
+				      struct pgas_region_layout *l)
+{
+	u64 off = PAGE_SIZE;	/* the control page */
+	unsigned int c;
+
+	l->ctrl_off = 0;
+	for (c = 0; c < PGAS_NCHAN; c++) {
+		l->mbox_off[c] = off;
+		off = PAGE_ALIGN(off + (u64)mbox_slots * PGAS_SLOT_SIZE);
+	}
+	l->notify_off = off;
+	off = PAGE_ALIGN(off + (u64)notify_entries * sizeof(struct pgas_notify_entry));
+	l->bounce_off = off;
+	off += (u64)nranks * PGAS_NCHAN * bounce_bufs * (PGAS_CACHELINE + (u64)bounce_size);
+	l->size = PAGE_ALIGN(off);
+}
 
 /* pgas_job.c */
 struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);

@@ -305,6 +305,8 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 	ret = copy_in(&a, sizeof(a), PGAS_IOC_RINGS_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
+	if (a.pad)
+		return -EINVAL;
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
@@ -317,6 +319,7 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 	pgas_ep_unuse(ep);
 	if (ret)
 		return ret;
+	a.page_size = PAGE_SIZE;	/* the layout's (ABI 3); older callers are not told */
 	/* The rings stay until the file is released, even if this fails. */
 	return copy_out(uarg, &a, sizeof(a), usize);
 }
@@ -628,10 +631,9 @@ static int __init pgas_init(void)
 	unsigned int i;
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct pgas_ctrl_page) > PGAS_PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct pgas_ctrl_page) > PGAS_MIN_PAGE_SIZE);
 	BUILD_BUG_ON(sizeof(struct pgas_mbox_slot) != PGAS_SLOT_SIZE);
 	BUILD_BUG_ON(sizeof(struct pgas_notify_entry) != 16);
-	BUILD_BUG_ON(PAGE_SIZE != PGAS_PAGE_SIZE);
 	if (nics > PGAS_MAX_NICS)
 		return -EINVAL;
 	ret = pgas_mem_init();

@@ -330,7 +330,7 @@ static struct pgas_obj *kern_page_create(struct pgas_ep *ep, const struct pgas_i
 	struct pgas_obj *obj;
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct pgas_kern_page) > PGAS_PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct pgas_kern_page) > PGAS_MIN_PAGE_SIZE);
 	obj = obj_alloc(ep->job, PGAS_OBJ_KERN, 1);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);

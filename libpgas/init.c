@@ -7,7 +7,7 @@
 #include "internal.h"
 #include "../conduit/shm/bootstrap.h"
 
-_Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_PAGE_SIZE, "control page fits a page");
+_Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_MIN_PAGE_SIZE, "control page fits a page");
 _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 bytes");
 _Static_assert(sizeof(struct pgas_notify_entry) == 16, "a notification is 16 bytes");
 _Static_assert(sizeof(struct pgas_barrier_round) == PGAS_CACHELINE, "a barrier round per line");

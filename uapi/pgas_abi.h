@@ -8,7 +8,7 @@
  * Objects of one endpoint (one rank of a job):
  *
  *   control page   struct pgas_ctrl_page: ring controls, barrier flags,
- *                  doorbell; one 4 KiB page.
+ *                  doorbell; one page (the running kernel's page size).
  *   VELO mailboxes two rings of 64-byte slots (struct pgas_mbox_slot):
  *                  PGAS_CHAN_REQUEST and PGAS_CHAN_REPLY.  A reply never
  *                  waits behind requests because it has a ring of its own.
@@ -62,27 +62,21 @@
 #ifndef _UAPI_PGAS_ABI_H
 #define _UAPI_PGAS_ABI_H
 
-#ifdef __KERNEL__
 #include <linux/ioctl.h>
 #include <linux/types.h>
-#define PGAS_U64 __u64
-#define PGAS_U32 __u32
-#define PGAS_U16 __u16
-#define PGAS_U8  __u8
-#else
-#include <stdint.h>
-#include <linux/ioctl.h>
-#define PGAS_U64 uint64_t
-#define PGAS_U32 uint32_t
-#define PGAS_U16 uint16_t
-#define PGAS_U8  uint8_t
-#endif
 
 #define PGAS_ABI_MAGIC		0x50474153u	/* "PGAS" */
-#define PGAS_ABI_VERSION	2u	/* 2: pgas.ko's own fields in the kernel page */
+/* 2: pgas.ko's own fields in the kernel page; 3: the page size at run time */
+#define PGAS_ABI_VERSION	3u
 
 #define PGAS_CACHELINE		64
-#define PGAS_PAGE_SIZE		4096
+/*
+ * No page size is fixed: ring objects are aligned to the running kernel's
+ * (4, 16 or 64 KiB), which RINGS_CREATE reports (user space also has
+ * sysconf(_SC_PAGESIZE)).  The control and kernel page structs fit the
+ * smallest.
+ */
+#define PGAS_MIN_PAGE_SIZE	4096
 
 /* ---- VELO mailbox ------------------------------------------------------ */
 
@@ -131,20 +125,20 @@ enum pgas_msg_type {
 };
 
 struct pgas_mbox_slot {
-	PGAS_U8 payload[PGAS_SLOT_PAYLOAD];
-	PGAS_U64 status;
+	__u8 payload[PGAS_SLOT_PAYLOAD];
+	__u64 status;
 };
 
 /* Body trailer of PGAS_MSG_LONG: where the payload was written. */
 struct pgas_long_ref {
-	PGAS_U64 addr;		/* in the target's address space */
-	PGAS_U64 nbytes;
+	__u64 addr;		/* in the target's address space */
+	__u64 nbytes;
 };
 
 /* Body trailer of PGAS_MSG_MEDIUM_BOUNCE. */
 struct pgas_bounce_ref {
-	PGAS_U32 index;		/* buffer index within the source's set */
-	PGAS_U32 nbytes;
+	__u32 index;		/* buffer index within the source's set */
+	__u32 nbytes;
 };
 
 /* ---- RMA notification ring -------------------------------------------- */
@@ -160,9 +154,9 @@ enum pgas_notify_kind {
 };
 
 struct pgas_notify_entry {
-	PGAS_U32 size;
-	PGAS_U32 tag;
-	PGAS_U64 status;
+	__u32 size;
+	__u32 tag;
+	__u64 status;
 };
 
 #define PGAS_NOTIFY_LAP(s)	((unsigned int)((s) & 0xffffu))
@@ -177,10 +171,10 @@ struct pgas_notify_entry {
 
 /* One ring's indices; tail and head live on separate cache lines. */
 struct pgas_ring_ctrl {
-	PGAS_U64 tail;		/* producers: fetch-add */
-	PGAS_U8 pad0[PGAS_CACHELINE - 8];
-	PGAS_U64 head;		/* owner: release store */
-	PGAS_U8 pad1[PGAS_CACHELINE - 8];
+	__u64 tail;		/* producers: fetch-add */
+	__u8 pad0[PGAS_CACHELINE - 8];
+	__u64 head;		/* owner: release store */
+	__u8 pad1[PGAS_CACHELINE - 8];
 };
 
 /*
@@ -204,29 +198,29 @@ struct pgas_ring_ctrl {
 #define PGAS_BARRIER_ID(w)	((unsigned int)((w) >> 32))
 
 struct pgas_barrier_round {
-	PGAS_U64 flag[2];	/* by epoch parity */
-	PGAS_U8 pad[PGAS_CACHELINE - 16];
+	__u64 flag[2];	/* by epoch parity */
+	__u8 pad[PGAS_CACHELINE - 16];
 };
 
 struct pgas_ctrl_page {
-	PGAS_U32 magic;		/* PGAS_ABI_MAGIC */
-	PGAS_U32 version;	/* PGAS_ABI_VERSION */
-	PGAS_U32 rank;		/* owner's endpoint number in the job */
-	PGAS_U32 mbox_slots;	/* slots per mailbox ring (power of two) */
-	PGAS_U32 notify_entries;	/* entries of the notification ring */
-	PGAS_U32 bounce_bufs;	/* bounce buffers per source and channel */
-	PGAS_U32 bounce_size;	/* bytes of one bounce buffer's data */
-	PGAS_U32 pad0;
-	PGAS_U8 pad1[PGAS_CACHELINE - 32];
+	__u32 magic;		/* PGAS_ABI_MAGIC */
+	__u32 version;	/* PGAS_ABI_VERSION */
+	__u32 rank;		/* owner's endpoint number in the job */
+	__u32 mbox_slots;	/* slots per mailbox ring (power of two) */
+	__u32 notify_entries;	/* entries of the notification ring */
+	__u32 bounce_bufs;	/* bounce buffers per source and channel */
+	__u32 bounce_size;	/* bytes of one bounce buffer's data */
+	__u32 pad0;
+	__u8 pad1[PGAS_CACHELINE - 32];
 
 	struct pgas_ring_ctrl mbox[PGAS_NCHAN];
 	struct pgas_ring_ctrl notify;
 
 	/* Wake-up: producers bump doorbell; owner sets sleeping before a wait. */
-	PGAS_U32 doorbell;
-	PGAS_U32 sleeping;
-	PGAS_U32 reserved0;	/* ABI 1: peers_gone, now in struct pgas_kern_page */
-	PGAS_U8 pad2[PGAS_CACHELINE - 12];
+	__u32 doorbell;
+	__u32 sleeping;
+	__u32 reserved0;	/* ABI 1: peers_gone, now in struct pgas_kern_page */
+	__u8 pad2[PGAS_CACHELINE - 12];
 
 	struct pgas_barrier_round barrier[PGAS_BARRIER_ROUNDS];
 };
@@ -253,31 +247,31 @@ struct pgas_ctrl_page {
 #define PGAS_GONE_EVENTS	480
 
 struct pgas_gone_event {
-	PGAS_U32 vpid;		/* the endpoint that left */
-	PGAS_U32 died;		/* 1: died, 0: left cleanly */
+	__u32 vpid;		/* the endpoint that left */
+	__u32 died;		/* 1: died, 0: left cleanly */
 };
 
 struct pgas_kern_page {
-	PGAS_U32 magic;		/* PGAS_ABI_MAGIC */
-	PGAS_U32 version;	/* PGAS_ABI_VERSION */
-	PGAS_U32 rank;		/* owner's endpoint number in the job */
-	PGAS_U32 nranks;	/* endpoints of the job */
-	PGAS_U32 mbox_slots;	/* the ring region's geometry */
-	PGAS_U32 notify_entries;
-	PGAS_U32 bounce_bufs;
-	PGAS_U32 bounce_size;
-	PGAS_U32 peers_gone;	/* peers that died; bumped before the event */
-	PGAS_U32 peers_left;	/* peers that left cleanly; bumped before the event */
-	PGAS_U8 pad0[PGAS_CACHELINE - 40];
-	PGAS_U64 gone_tail;	/* events written (RELEASE) */
-	PGAS_U8 pad1[PGAS_CACHELINE - 8];
+	__u32 magic;		/* PGAS_ABI_MAGIC */
+	__u32 version;	/* PGAS_ABI_VERSION */
+	__u32 rank;		/* owner's endpoint number in the job */
+	__u32 nranks;	/* endpoints of the job */
+	__u32 mbox_slots;	/* the ring region's geometry */
+	__u32 notify_entries;
+	__u32 bounce_bufs;
+	__u32 bounce_size;
+	__u32 peers_gone;	/* peers that died; bumped before the event */
+	__u32 peers_left;	/* peers that left cleanly; bumped before the event */
+	__u8 pad0[PGAS_CACHELINE - 40];
+	__u64 gone_tail;	/* events written (RELEASE) */
+	__u8 pad1[PGAS_CACHELINE - 8];
 	struct pgas_gone_event gone[PGAS_GONE_EVENTS];
 };
 
 /* Header of one bounce buffer; its data follows at the next cache line. */
 struct pgas_bounce_hdr {
-	PGAS_U32 busy;		/* 1 while owned by the source */
-	PGAS_U8 pad[PGAS_CACHELINE - 4];
+	__u32 busy;		/* 1 while owned by the source */
+	__u8 pad[PGAS_CACHELINE - 4];
 };
 
 /* ---- one endpoint's ring region ------------------------------------------- */
@@ -285,39 +279,18 @@ struct pgas_bounce_hdr {
 /*
  * A ring region is: control page, request ring, reply ring, notification
  * ring, bounce area (nranks sources x PGAS_NCHAN x bounce_bufs buffers of
- * PGAS_CACHELINE + bounce_size bytes), each object page aligned.  pgas.ko
- * and the shm conduit lay it out with this one function.
+ * PGAS_CACHELINE + bounce_size bytes), each object aligned to the page size
+ * of the running kernel.  pgas.ko (kmod/pgas.h) and user space
+ * (libpgas/pgas_layout.h) compute it the same way; RINGS_CREATE reports
+ * the size and the page size it used.
  */
 struct pgas_region_layout {
-	PGAS_U64 ctrl_off;
-	PGAS_U64 mbox_off[PGAS_NCHAN];
-	PGAS_U64 notify_off;
-	PGAS_U64 bounce_off;
-	PGAS_U64 size;		/* whole region, page aligned */
+	__u64 ctrl_off;
+	__u64 mbox_off[PGAS_NCHAN];
+	__u64 notify_off;
+	__u64 bounce_off;
+	__u64 size;		/* whole region, page aligned */
 };
-
-#define PGAS_ALIGN_PAGE(x)						\
-	(((x) + PGAS_PAGE_SIZE - 1) & ~(unsigned long long)(PGAS_PAGE_SIZE - 1))
-
-static inline void pgas_region_layout(PGAS_U32 mbox_slots, PGAS_U32 notify_entries,
-				      PGAS_U32 bounce_bufs, PGAS_U32 bounce_size,
-				      PGAS_U32 nranks, struct pgas_region_layout *l)
-{
-	PGAS_U64 off = PGAS_PAGE_SIZE;	/* the control page */
-	unsigned int c;
-
-	l->ctrl_off = 0;
-	for (c = 0; c < PGAS_NCHAN; c++) {
-		l->mbox_off[c] = off;
-		off = PGAS_ALIGN_PAGE(off + (PGAS_U64)mbox_slots * PGAS_SLOT_SIZE);
-	}
-	l->notify_off = off;
-	off = PGAS_ALIGN_PAGE(off + (PGAS_U64)notify_entries * sizeof(struct pgas_notify_entry));
-	l->bounce_off = off;
-	off += (PGAS_U64)nranks * PGAS_NCHAN * bounce_bufs *
-	       (PGAS_CACHELINE + (PGAS_U64)bounce_size);
-	l->size = PGAS_ALIGN_PAGE(off);
-}
 
 /* ---- pgas.ko: ioctls on /dev/pgasN ---------------------------------------- */
 
@@ -338,34 +311,37 @@ static inline void pgas_region_layout(PGAS_U32 mbox_slots, PGAS_U32 notify_entri
 #define PGAS_IOC_MAGIC		0xE7
 
 struct pgas_ioc_job_create {
-	PGAS_U32 size;		/* sizeof(struct pgas_ioc_job_create) */
-	PGAS_U32 flags;		/* 0 */
-	PGAS_U32 nranks;	/* in: endpoints of the job, 1..PGAS_MAX_ENDPOINTS */
-	PGAS_U32 job_id;	/* out */
-	PGAS_U64 key;		/* out: the secret peers join with */
+	__u32 size;		/* sizeof(struct pgas_ioc_job_create) */
+	__u32 flags;		/* 0 */
+	__u32 nranks;	/* in: endpoints of the job, 1..PGAS_MAX_ENDPOINTS */
+	__u32 job_id;	/* out */
+	__u64 key;		/* out: the secret peers join with */
 };
 
 struct pgas_ioc_job_join {
-	PGAS_U32 size;
-	PGAS_U32 flags;		/* 0 */
-	PGAS_U32 job_id;
-	PGAS_U32 vpid;		/* in: the rank asked for, 0..nranks-1 */
-	PGAS_U64 key;
-	PGAS_U32 nranks;	/* out */
-	PGAS_U32 pad;		/* 0 */
+	__u32 size;
+	__u32 flags;		/* 0 */
+	__u32 job_id;
+	__u32 vpid;		/* in: the rank asked for, 0..nranks-1 */
+	__u64 key;
+	__u32 nranks;	/* out */
+	__u32 pad;		/* 0 */
 };
 
 struct pgas_ioc_rings {
-	PGAS_U32 size;
-	PGAS_U32 flags;		/* 0 */
-	PGAS_U32 mbox_slots;	/* power of two, 16..32768 */
-	PGAS_U32 notify_entries;	/* power of two, 16..2^20 */
-	PGAS_U32 bounce_bufs;	/* 1..64 */
-	PGAS_U32 bounce_size;	/* multiple of 64, 64..2^20 */
-	PGAS_U64 region_size;	/* out: bytes to map */
-	PGAS_U64 cookie;	/* out: mmap offset of the region */
+	__u32 size;
+	__u32 flags;		/* 0 */
+	__u32 mbox_slots;	/* power of two, 16..32768 */
+	__u32 notify_entries;	/* power of two, 16..2^20 */
+	__u32 bounce_bufs;	/* 1..64 */
+	__u32 bounce_size;	/* multiple of 64, 64..2^20 */
+	__u64 region_size;	/* out: bytes to map */
+	__u64 cookie;	/* out: mmap offset of the region */
 	/* ABI 2 (size 48): */
-	PGAS_U64 kern_cookie;	/* out: of the kernel page (read-only) */
+	__u64 kern_cookie;	/* out: of the kernel page (read-only) */
+	/* ABI 3 (size 56): */
+	__u32 page_size;	/* out: the page size of the layout */
+	__u32 pad;		/* 0 */
 };
 
 #define PGAS_IOC_RINGS_SIZE_VER0	40	/* without kern_cookie */
@@ -413,26 +389,26 @@ struct pgas_ioc_rings {
  */
 
 struct pgas_ioc_reg {
-	PGAS_U32 size;
-	PGAS_U32 flags;		/* PGAS_REG_* */
-	PGAS_U64 addr;		/* page aligned */
-	PGAS_U64 len;		/* page multiple, > 0 */
-	PGAS_U64 handle;	/* out: for PGAS_IOC_DEREG */
-	PGAS_U64 cookie;	/* out: mmap offset for the job's endpoints */
+	__u32 size;
+	__u32 flags;		/* PGAS_REG_* */
+	__u64 addr;		/* page aligned */
+	__u64 len;		/* page multiple, > 0 */
+	__u64 handle;	/* out: for PGAS_IOC_DEREG */
+	__u64 cookie;	/* out: mmap offset for the job's endpoints */
 };
 
 struct pgas_ioc_dereg {
-	PGAS_U32 size;
-	PGAS_U32 flags;		/* 0 */
-	PGAS_U64 handle;
+	__u32 size;
+	__u32 flags;		/* 0 */
+	__u64 handle;
 };
 
 /* Wakes endpoint vpid of the caller's job (see "Doorbell" above). */
 struct pgas_ioc_wake {
-	PGAS_U32 size;
-	PGAS_U32 flags;		/* 0 */
-	PGAS_U32 vpid;		/* 0..nranks-1 */
-	PGAS_U32 pad;		/* 0 */
+	__u32 size;
+	__u32 flags;		/* 0 */
+	__u32 vpid;		/* 0..nranks-1 */
+	__u32 pad;		/* 0 */
 };
 
 #define PGAS_IOC_JOB_CREATE	_IOWR(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create)
@@ -497,10 +473,5 @@ enum pgas_genl_attr {
 };
 
 #define PGAS_ATTR_MAX (__PGAS_ATTR_MAX - 1)
-
-#undef PGAS_U64
-#undef PGAS_U32
-#undef PGAS_U16
-#undef PGAS_U8
 
 #endif /* _UAPI_PGAS_ABI_H */

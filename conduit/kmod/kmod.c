@@ -85,7 +85,7 @@ int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
 	return PGAS_OK;
 }
 
-static int env_job(uint32_t *id, uint64_t *key)
+static int env_job(__u32 *id, __u64 *key)
 {
 	const char *s = getenv(PGAS_ENV_JOB_ID), *k = getenv(PGAS_ENV_JOB_KEY);
 	char *end;
@@ -168,6 +168,12 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		free(all);
 		return sys_fail(msg, msglen, "PGAS_IOC_RINGS_CREATE");
 	}
+	if (r.page_size && r.page_size != pgas_page_size()) {
+		free(all);
+		snprintf(msg, msglen, "pgas.ko lays rings out in %u-byte pages, libpgas in %llu",
+			 r.page_size, pgas_page_size());
+		return PGAS_ERR_INVAL;
+	}
 	if (r.region_size != c->layout.size) {
 		free(all);
 		snprintf(msg, msglen, "pgas.ko's ring region is %" PRIu64 " bytes, libpgas expects %" PRIu64,
@@ -181,7 +187,7 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 			 pgas__cfg.device, PGAS_ABI_VERSION);
 		return PGAS_ERR_INVAL;
 	}
-	priv->kern = mmap(NULL, PGAS_PAGE_SIZE, PROT_READ, MAP_SHARED, priv->fd,
+	priv->kern = mmap(NULL, PGAS_MIN_PAGE_SIZE, PROT_READ, MAP_SHARED, priv->fd,
 			  (off_t)r.kern_cookie);
 	if (priv->kern == MAP_FAILED) {
 		priv->kern = NULL;
@@ -275,7 +281,7 @@ void pgas_kmod_close(struct pgas_conduit *c)
 	if (priv) {
 		pgas_conduit_maps_release(&priv->maps, c->nranks, c->layout.size);
 		if (priv->kern)
-			munmap(priv->kern, PGAS_PAGE_SIZE);
+			munmap(priv->kern, PGAS_MIN_PAGE_SIZE);
 		/* Closing the endpoint deregisters and revokes what is left. */
 		if (priv->fd >= 0)
 			close(priv->fd);

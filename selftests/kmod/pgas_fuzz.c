@@ -84,6 +84,7 @@
 #include <unistd.h>
 
 #include "pgas_abi.h"
+#include "pgas_layout.h"
 
 #define DEV "/dev/pgas0"
 #define SYSDIR "/sys/class/misc/pgas0"

@@ -31,8 +31,19 @@
 #include <unistd.h>
 
 #include "pgas_abi.h"
+#include "pgas_layout.h"
 
 #define DEV "/dev/pgas0"
+
+/*
+ * ABI hygiene, checked when this file is built: the uapi header uses the
+ * kernel's __u32/__u64 (not <stdint.h>'s types, which differ from them in
+ * C: uint64_t is unsigned long on x86_64, __u64 unsigned long long).
+ */
+_Static_assert(__builtin_types_compatible_p(__typeof__(((struct pgas_ioc_reg *)0)->addr), __u64),
+	       "pgas_abi.h uses __u64");
+_Static_assert(__builtin_types_compatible_p(__typeof__(((struct pgas_ioc_reg *)0)->size), __u32),
+	       "pgas_abi.h uses __u32");
 #define SYS "/sys/class/misc/pgas0/"
 
 static int tests, failures;
@@ -799,12 +810,13 @@ static void test_nic_delete_revokes(void)
 	peer_seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a,
 			(off_t)reg.cookie);
 	memset(seg, 0x6b, 16 * 4096);
-	result(ctrl0 != MAP_FAILED && peer_seg != MAP_FAILED && peer_seg[5] == 0x6b,
-	       "a job runs on %s: rank 0 maps rank 1's segment", dev);
+	result(ctrl0 != MAP_FAILED && peer_seg != MAP_FAILED && peer_seg[5] == 0x6b &&
+	       ctrl0->magic == PGAS_ABI_MAGIC,
+	       "a job runs on %s: rank 0 maps its rings and rank 1's segment", dev);
 	snprintf(cmd, sizeof(cmd), "pgasctl destroy %d", id);
 	result(system(cmd) == 0 && access(dev, F_OK) != 0, "%s deleted with the job live", dev);
 
-	/* Revoked mappings map a throwaway page of zeros (defect 15), no SIGBUS. */
+	/* A revoked mapping faults in a throwaway page (defect 15): zeros. */
 	result(peer_seg != MAP_FAILED && touch(peer_seg) == 0 && peer_seg[5] == 0,
 	       "rank 0's mapping of rank 1's segment is revoked (reads zeros)");
 	result(ctrl0 != MAP_FAILED && touch((char *)ctrl0) == 0 && ctrl0->magic == 0,
@@ -827,6 +839,40 @@ static void test_nic_delete_revokes(void)
 	munmap(seg, 16 * 4096);
 }
 
+/*
+ * The page size is the running kernel's, reported by RINGS_CREATE, and the
+ * region is laid out with it; a caller of ABI 2 (48-byte struct) still
+ * works and is not told.
+ */
+static void test_page_size(void)
+{
+	int lfd = open_dev(), a = open_dev(), b = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	struct pgas_ioc_rings r = rings_arg(), old = rings_arg();
+	struct pgas_region_layout l;
+	long ps = sysconf(_SC_PAGESIZE);
+	int e1, e2;
+
+	pgas_region_layout(64, 64, 2, 1024, 2, &l);
+	join(a, &job, 0);
+	join(b, &job, 1);
+	r.page_size = 12345;
+	e1 = ioc(a, PGAS_IOC_RINGS_CREATE, &r);
+	result(e1 == 0 && r.page_size == (unsigned int)ps && r.region_size == l.size &&
+	       l.notify_off % (unsigned long)ps == 0,
+	       "RINGS_CREATE reports the page size %u (sysconf: %ld); region %llu bytes as laid out at it",
+	       r.page_size, ps, (unsigned long long)r.region_size);
+	old.size = 48;	/* ABI 2's struct: up to kern_cookie */
+	old.page_size = 777;
+	e2 = ioc(b, PGAS_IOC_RINGS_CREATE, &old);
+	result(e2 == 0 && old.page_size == 777 && old.region_size == l.size,
+	       "an ABI 2 caller (48-byte struct) gets its rings and nothing past its struct (%d)",
+	       e2);
+	close(a);
+	close(b);
+	close(lfd);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -841,6 +887,7 @@ int main(void)
 	test_die_together();
 	test_job_ids_not_reused();
 	test_nic_delete_revokes();
+	test_page_size();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0,
 	       "nothing left: endpoints %ld, pinned pages %ld, jobs %ld", sysfs("endpoints"),
 	       sysfs("pinned_pages"), sysfs("jobs"));

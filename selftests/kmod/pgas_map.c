@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "pgas_abi.h"
+#include "pgas_layout.h"
 
 #define DEV "/dev/pgas0"
 #define SYS "/sys/class/misc/pgas0/"
