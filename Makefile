@@ -60,7 +60,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
 VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
-.PHONY: all lib tools tests examples benches check check-native check-vm check-kunit \
+.PHONY: all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
         bench demo deps install clean modules modules_install install-kmod vmtests
 
 all: lib tools examples tests benches
@@ -120,6 +120,7 @@ check:
 	scripts/deps.sh test
 	scripts/deps.sh vm
 	scripts/deps.sh kunit
+	scripts/deps.sh debugvm
 	$(MAKE) all
 	scripts/check-all.sh
 
@@ -133,6 +134,10 @@ check-vm:
 check-kunit:
 	scripts/deps.sh kunit
 	scripts/kunit/run.sh
+
+check-debugvm:
+	scripts/deps.sh debugvm
+	scripts/debugvm/run.sh
 
 # ---- pgas.ko (KVER= or KDIR= picks the headers) -------------------------------
 

@@ -6,9 +6,12 @@
 #   native        libpgas over the shm conduit (plain -O2 build)
 #   native-asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   native-tsan   the same under ThreadSanitizer (1-3 ranks)
-#   kmod-style    pgas.ko warning-free against 6.1 headers, checkpatch-clean
-#   dkms          dkms add/build/install/remove of pgas.ko on the host
-#   vm            qemu (TCG) boots Debian's kernel: kselftests and libpgas over /dev/pgas
+#   kmod-style    pgas.ko warning-free against 6.1 and 6.12 headers, checkpatch-clean
+#   dkms          dkms add/build/install/remove of pgas.ko on the host, every kernel
+#   vm            qemu (TCG) boots Debian's kernels (6.1, 6.12): kselftests, the
+#                 fuzzer and libpgas over /dev/pgas
+#   debugvm       the same on a debug kernel (lockdep, KASAN, DEBUG_VM, fault
+#                 injection) built once from linux-source-6.1 and cached
 #   kunit         KUnit suites of pgas.ko's internals in user-mode-linux
 set -u
 cd "$(dirname "$0")/.."
@@ -49,6 +52,7 @@ build_or_fail SAN=tsan && PGAS_TEST_RANKS="1 2 3" tier native-tsan scripts/check
 tier kmod-style scripts/check-kmod-style.sh
 tier dkms scripts/check-dkms.sh
 tier vm scripts/vm/run.sh
+tier debugvm scripts/debugvm/run.sh
 tier kunit scripts/kunit/run.sh
 
 echo

@@ -7,6 +7,7 @@
 #   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel images and headers
 #                              (6.1 and 6.12; pahole for 6.12's module BTF), dkms
 #   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
+#   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 set -eu
 want=(gcc make libc6-dev pkg-config libnl-genl-3-dev)
@@ -16,8 +17,9 @@ test) want+=(valgrind pkg-config) ;;
 kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils libelf-dev) ;;
 vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;
+debugvm) "$0" vm && "$0" kunit; exit ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
-*) echo "usage: $0 build|test|vm|kunit|bench" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|vm|kunit|debugvm|bench" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -99,10 +99,26 @@ fi
 (cd "$OUT/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
 
 start=$(date +%s)
+: >"$LOG"	# before qemu starts: the watch below must not read an old log
 timeout "${VM_TIMEOUT:-1500}" qemu-system-x86_64 -machine q35 -accel tcg -smp 2 -m 2048 \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
 	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4 ${VM_APPEND:-}" \
-	-nographic -no-reboot </dev/null >"$LOG" 2>&1
+	-nographic -no-reboot </dev/null >"$LOG" 2>&1 &
+qemu=$!
+# Once the guest says it is done it powers off; a kernel that only halts
+# (no working ACPI) would keep qemu until the timeout: 30 s, then it goes.
+while kill -0 "$qemu" 2>/dev/null; do
+	if grep -qaE '^vm: (tests|bench) done' "$LOG"; then
+		for _ in $(seq 30); do
+			kill -0 "$qemu" 2>/dev/null || break
+			sleep 1
+		done
+		kill "$qemu" 2>/dev/null && echo "# vm: the guest did not power off; qemu stopped"
+		break
+	fi
+	sleep 2
+done
+wait "$qemu"
 rc=$?
 took=$(($(date +%s) - start))
 tr -d '\r' <"$LOG" >"$LOG.txt"
