@@ -6,7 +6,8 @@
 # headers) is cached outside the repository in
 # $PGAS_DEBUGVM_CACHE/<key> (default /var/cache/pgas-debugvm), the key a
 # hash of the fragment, the source package's version and the compiler.
-# Prints that directory; cold, the build takes about 20 minutes on 2 cores.
+# Prints that directory; cold, the build takes 15.5 CPU-minutes (about 8
+# minutes on an idle 2-core machine; docs/testing.md).
 set -u
 cd "$(dirname "$0")/../.."
 SRC=${PGAS_KSRC:-/usr/src/linux-source-6.1}
@@ -26,7 +27,7 @@ DIR=$CACHE/$key
 exec 9>"$CACHE/.lock"
 flock 9
 if [ ! -f "$DIR/.pgas-complete" ]; then
-	echo "# building the debug kernel in $DIR (cold: about 20 minutes on 2 cores)" >&2
+	echo "# building the debug kernel in $DIR (cold: about 8 minutes on 2 idle cores)" >&2
 	start=$(date +%s)
 	rm -rf "$DIR"
 	mkdir -p "$DIR"

@@ -50,7 +50,7 @@ bad+='|turning off the locking correctness validator|sleeping function called fr
 bad+='|INFO: task .* blocked'
 # loglevel=5: lockdep prints its reports at KERN_WARNING, which loglevel=4 hides.
 VM_KERNEL=$KDIR/arch/x86/boot/bzImage VM_MODULE=$OUT/src/kmod/pgas.ko VM_OUT=$OUT/vm \
-	VM_BAD=$bad VM_EXTRA=scripts/debugvm/guest.sh VM_TIMEOUT=${VM_TIMEOUT:-2400} \
+	VM_BAD=$bad VM_EXTRA=scripts/debugvm/guest.sh VM_TIMEOUT=${VM_TIMEOUT:-1200} \
 	VM_APPEND="loglevel=5 PGAS_FUZZ_SECONDS=${PGAS_FUZZ_SECONDS:-60}" \
 	scripts/vm/run.sh | sed -E 's/^vm: ([0-9]+ passed, [0-9]+ failed)$/debugvm: \1/'
 rc=${PIPESTATUS[0]}
