@@ -214,6 +214,7 @@ bool pgas_ep_use(struct pgas_ep *ep);
 void pgas_ep_unuse(struct pgas_ep *ep);
 void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 void pgas_ep_put_refs(struct pgas_ep *ep);
+void pgas_ep_kfree(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
 void pgas_ep_wake(struct pgas_ep *ep);
 int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);

@@ -295,11 +295,13 @@ void pgas_nic_revoke_jobs(struct pgas_nic *nic)
 	}
 }
 
-/* After pgas_ep_depart(): drops what ep holds; the caller frees ep. */
+/*
+ * After pgas_ep_depart(): drops what ep holds but its owner, which a
+ * queued departure may still be reading; pgas_ep_kfree() drops that.
+ */
 void pgas_ep_put_refs(struct pgas_ep *ep)
 {
 	xa_destroy(&ep->regs);
-	put_task_struct(ep->owner);
 	if (ep->mm)
 		mmdrop(ep->mm);
 	pgas_job_put(ep->job);
@@ -358,10 +360,17 @@ __poll_t pgas_ep_poll(struct pgas_ep *ep)
 	return mask;
 }
 
+/* The last of ep, once no departure work can run on it. */
+void pgas_ep_kfree(struct pgas_ep *ep)
+{
+	put_task_struct(ep->owner);
+	kfree(ep);
+}
+
 /* Departs, and frees an endpoint no mmu_notifier was registered for. */
 void pgas_ep_leave(struct pgas_ep *ep)
 {
 	pgas_ep_depart(ep);
 	pgas_ep_put_refs(ep);
-	kfree(ep);
+	pgas_ep_kfree(ep);
 }

@@ -170,7 +170,7 @@ static void ep_free_work(struct work_struct *work)
 	struct pgas_ep *ep = container_of(work, struct pgas_ep, free_work);
 
 	flush_work(&ep->depart_work);
-	kfree(ep);
+	pgas_ep_kfree(ep);
 }
 
 /* After mmu_notifier_put() and an SRCU grace period: no ->release runs. */
@@ -192,7 +192,7 @@ static void ep_free(struct pgas_ep *ep)
 	if (ep->mn.ops)
 		mmu_notifier_put(&ep->mn);	/* frees it: pgas_mn_free() */
 	else
-		kfree(ep);
+		pgas_ep_kfree(ep);
 }
 
 /*
