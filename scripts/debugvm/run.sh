@@ -44,10 +44,13 @@ make -C "$KDIR" M="$PWD/$OUT/src/kmod" W=1 modules >"$OUT/kmod-build.log" 2>&1 |
 # Reports of the debug options, WARN and BUG, and the hung-task detector's.
 # Not "Call Trace" alone: a vmalloc failure that the fault-injection pass
 # provokes prints one (warn_alloc) and is no bug.
+# Only the kernel's own lines (printk time stamps): the tests' TAP lines may
+# name these words ("ok 2 - no WARNING, BUG, KASAN or lockdep report").
 bad='WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN|UBSAN'
 bad+='|possible circular locking dependency|possible recursive locking|inconsistent lock state'
 bad+='|turning off the locking correctness validator|sleeping function called from invalid context'
 bad+='|INFO: task .* blocked'
+bad="\[ *[0-9]+\.[0-9]+\] .*($bad)"
 # loglevel=5: lockdep prints its reports at KERN_WARNING, which loglevel=4 hides.
 VM_KERNEL=$KDIR/arch/x86/boot/bzImage VM_MODULE=$OUT/src/kmod/pgas.ko VM_OUT=$OUT/vm \
 	VM_BAD=$bad VM_EXTRA=scripts/debugvm/guest.sh VM_TIMEOUT=${VM_TIMEOUT:-1200} \
