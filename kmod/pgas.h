@@ -227,6 +227,7 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg);
 int pgas_dereg(struct pgas_ep *ep, u64 handle);
 void pgas_ep_release_objs(struct pgas_ep *ep);
+void pgas_count_peer_gone(struct pgas_ep *to, bool died);
 void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
 int pgas_mem_init(void);

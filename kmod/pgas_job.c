@@ -183,8 +183,12 @@ static void ep_depart_claimed(struct pgas_ep *ep, bool died)
 	down_write(&ep->use);
 	up_write(&ep->use);
 
+	/* Counted before the revocation: see pgas_count_peer_gone(). */
 	mutex_lock(&job->lock);
 	job->eps[ep->vpid] = NULL;
+	for (i = 0; i < job->nranks; i++)
+		if (job->eps[i])
+			pgas_count_peer_gone(job->eps[i], died);
 	mutex_unlock(&job->lock);
 
 	pgas_ep_release_objs(ep);

@@ -450,11 +450,27 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 }
 
 /*
- * Called under to->job->lock (which orders the kernel's writes to one
- * kernel page).  died: by a signal or a non-zero exit.  Only the kernel
- * page is written: an entry in the peer-writable notification ring could
- * be forged (pgas_abi.h).
+ * A departure reaches a peer's kernel page in two steps, both under
+ * to->job->lock (which orders the kernel's writes to one page): the count
+ * before the endpoint's memory is revoked, the event after.  So a peer
+ * whose copy read the throwaway page that revocation leaves sees the count
+ * when it looks next (pgas_abi.h), and waits for the event to learn who.
+ * died: by a signal or a non-zero exit.  Only the kernel page is written:
+ * an entry in the peer-writable notification ring could be forged.
  */
+void pgas_count_peer_gone(struct pgas_ep *to, bool died)
+{
+	struct pgas_kern_page *kp;
+
+	if (!to->kern)
+		return;
+	kp = to->kern->vaddr;
+	if (died)
+		WRITE_ONCE(kp->peers_gone, kp->peers_gone + 1);
+	else
+		WRITE_ONCE(kp->peers_left, kp->peers_left + 1);
+}
+
 void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 {
 	struct pgas_kern_page *kp;
@@ -465,11 +481,6 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 	if (!to->kern)
 		return;
 	kp = to->kern->vaddr;
-	/* Counted first, so a reader that lost events still knows. */
-	if (died)
-		WRITE_ONCE(kp->peers_gone, kp->peers_gone + 1);
-	else
-		WRITE_ONCE(kp->peers_left, kp->peers_left + 1);
 	t = kp->gone_tail;
 	e = &kp->gone[t % PGAS_GONE_EVENTS];
 	WRITE_ONCE(e->vpid, vpid);

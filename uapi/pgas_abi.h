@@ -236,11 +236,15 @@ struct pgas_ctrl_page {
  *
  * Peers that left the job: for each, pgas.ko bumps peers_gone if it died
  * (killed by a signal or exited non-zero) or peers_left if it left
- * cleanly (closed its endpoint, exited 0), writes an event
- * gone[gone_tail % PGAS_GONE_EVENTS] and then publishes gone_tail + 1
- * with a RELEASE store.  The owner reads events with ACQUIRE on gone_tail
- * and a head of its own; one more than PGAS_GONE_EVENTS behind has lost
- * the oldest (the counters stay exact).  pgas.ko writes no
+ * cleanly (closed its endpoint, exited 0) before it revokes the leaver's
+ * memory, and after that writes an event gone[gone_tail % PGAS_GONE_EVENTS]
+ * and publishes gone_tail + 1 with a RELEASE store.  So a copy from a
+ * peer's mapping that read the throwaway page of a revoked one is followed
+ * by a load of the counts that sees the bump; while peers_gone + peers_left
+ * exceeds gone_tail, a departure is under way and its event will follow.
+ * The owner reads events with ACQUIRE on gone_tail and a head of its own;
+ * one more than PGAS_GONE_EVENTS behind has lost the oldest (the counters
+ * stay exact).  pgas.ko writes no
  * PGAS_NOTIFY_PEER_GONE into notification rings: an entry of that kind
  * there was forged by a peer.
  */

@@ -328,8 +328,10 @@ static void peer_death_is_notified_on_the_kernel_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring[0].status, 0ULL);
 	/* More events than the page holds: the oldest are overwritten, counts stay. */
 	mutex_lock(&job->lock);
-	for (i = 0; i < PGAS_GONE_EVENTS + 20; i++)
+	for (i = 0; i < PGAS_GONE_EVENTS + 20; i++) {
+		pgas_count_peer_gone(a, true);
 		pgas_notify_peer_gone(a, 1, true);
+	}
 	mutex_unlock(&job->lock);
 	KUNIT_EXPECT_EQ(test, kp->peers_gone, (u32)PGAS_GONE_EVENTS + 20);
 	KUNIT_EXPECT_EQ(test, kp->gone_tail, (u64)PGAS_GONE_EVENTS + 21);
