@@ -12,7 +12,15 @@ _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 by
 _Static_assert(sizeof(struct pgas_notify_entry) == 16, "a notification is 16 bytes");
 _Static_assert(sizeof(struct pgas_barrier_round) == PGAS_CACHELINE, "a barrier round per line");
 
-struct pgas__state pgas__g = { .send_block = PGAS__BLOCK_DETACHED };
+_Static_assert(offsetof(struct pgas_kern_page, peers_gone) % 8 == 0 &&
+	       offsetof(struct pgas_kern_page, peers_left) ==
+	       offsetof(struct pgas_kern_page, peers_gone) + 4,
+	       "pgas__g.gone reads peers_gone and peers_left as one word");
+
+/* pgas__g.gone's target where no kernel page says who left: stays 0. */
+static const uint64_t nobody_gone;
+
+struct pgas__state pgas__g = { .send_block = PGAS__BLOCK_DETACHED, .gone = &nobody_gone };
 struct pgas__job pgas__job;
 static bool finalized;		/* pgas_exit(0) ran its finalize */
 static bool hooked;		/* exit_hook registered */
@@ -143,6 +151,13 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 			p->mbox[ch] = ep->mbox[ch];
 		p->notify = ep->notify;
 		p->bounce = ep->bounce;
+	}
+	if (c->kern) {
+		pgas__job.rank_gone = calloc(c->nranks, 1);
+		if (!pgas__job.rank_gone)
+			return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
+		/* peers_gone and peers_left: one 8-byte word (pgas_abi.h). */
+		pgas__g.gone = (const uint64_t *)&c->kern->peers_gone;
 	}
 	for (size_t i = 0; i < count; i++)
 		pgas__g.handlers[table[i].index] = table[i].fn;

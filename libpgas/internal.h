@@ -113,6 +113,9 @@ struct pgas__job {
 	/* Notification ring consumer state. */
 	uint64_t notify_head;
 	uint64_t gone_head;		/* next peer-gone event of the kernel page (kmod) */
+	uint64_t gone_seen;		/* events folded into rank_gone (kmod) */
+	unsigned char *rank_gone;	/* per rank: 0, or 1 + died, from those events */
+	bool gone_lost;			/* events were overwritten unread: rank_gone is partial */
 	bool leaving;		/* in pgas_exit(0): announced, draining */
 	/* The message a handler runs for, per channel (NULL when none). */
 	struct pgas_token *handling[PGAS_NCHAN];
@@ -192,6 +195,7 @@ static inline bool pgas__rank_leaving(unsigned r)
 }
 
 /* wait.c */
+long long pgas__now_ms(void);	/* CLOCK_MONOTONIC */
 void pgas__wait_setup(void);
 
 /* init.c: what pgas_exit(0) announced ("pgas_exit", "exit(0)", ...). */

@@ -122,6 +122,14 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
  *    fails with PGAS_ERR_GONE naming it (pgas_coll.h);
  *  - AM requests to it are handled and answered, puts and gets to its
  *    segment work: its memory stays until the job ends;
+ *  - a rank whose process has ended (killed, or exited without finalizing)
+ *    takes its memory with it over pgas.ko: a put, get or get_nbi
+ *    aimed at it, and each blocking or _nb/_val variant, returns its data
+ *    until pgas.ko has revoked the memory and then fails with
+ *    PGAS_ERR_GONE naming it (never another rank's bytes or zeros with
+ *    rc 0); a pgas_put_nbi to it is discarded without a report (nobody
+ *    can read it).  Over shm its memory stays until the job ends.  Either
+ *    way pgasrun then ends the job, and a wait ends the rank (exit 70);
  *  - a wait that can never end (pgas_block_until, a send waiting for ring
  *    space) because every other rank has left and no message is in flight
  *    ends the rank with a message (pgas__fatal: exit 70), as does a wait

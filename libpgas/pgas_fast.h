@@ -59,6 +59,12 @@ struct pgas__state {
 	unsigned nranks;		/* 0 until attached: fails rank checks */
 	unsigned rank;
 	struct pgas__peer *peers;
+	/*
+	 * pgas.ko: its kernel page's peers_gone and peers_left as one word,
+	 * non-zero once a peer of the job has left at the kernel's level
+	 * (died, or its process ended); else a word that stays 0.
+	 */
+	const uint64_t *gone;
 	uint64_t status_src;		/* PGAS_STATUS(0, rank, 0, 0, 0, 0) */
 	uint32_t mbox_mask;		/* mbox_slots - 1 */
 	uint32_t mbox_shift;		/* log2(mbox_slots) */
@@ -98,6 +104,25 @@ void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
 int pgas__poll_slow(void);
 int pgas__sync_pending(const char *call, int what, int block);
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n);
+int pgas__rma_gone(const char *call, unsigned rank);
+
+/*
+ * After a transfer's copy: PGAS_ERR_GONE if rank has left the job at the
+ * kernel's level.  pgas.ko publishes a departure (the kernel page's counts
+ * and event) before it revokes the mappings of the one that left, so a
+ * copy that touched the throwaway page that revocation leaves behind is
+ * followed by a load that sees the count: the acquire fence keeps the
+ * copy's loads before it, and the revocation's TLB shootdown orders a
+ * copy's stores.  One load and a branch while nobody has left.
+ */
+static inline int pgas__rma_check(const char *call, unsigned rank)
+{
+	atomic_thread_fence(memory_order_acquire);
+	if (PGAS__UNLIKELY(atomic_load_explicit((_Atomic uint64_t *)pgas__g.gone,
+						memory_order_relaxed)))
+		return pgas__rma_gone(call, rank);
+	return PGAS_OK;
+}
 
 /* Every segment is at least this large (pgas_attach rounds up to pages). */
 #define PGAS__MIN_SEGMENT 4096
@@ -161,7 +186,7 @@ static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t
 	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nbi", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
-	return PGAS_OK;
+	return pgas__rma_check("pgas_get_nbi", rank);
 }
 
 static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes)
@@ -172,7 +197,7 @@ static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nby
 		return pgas__rma_fail("pgas_put", rank, dst, nbytes);
 	pgas__copy(d, src, nbytes);
 	PGAS__FENCE(memory_order_release);
-	return PGAS_OK;
+	return pgas__rma_check("pgas_put", rank);
 }
 
 static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nbytes)
@@ -183,7 +208,7 @@ static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nby
 		return pgas__rma_fail("pgas_get", rank, src, nbytes);
 	PGAS__FENCE(memory_order_acquire);
 	pgas__copy(dst, s, nbytes);
-	return PGAS_OK;
+	return pgas__rma_check("pgas_get", rank);
 }
 
 static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
@@ -195,7 +220,7 @@ static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
 		return pgas__rma_fail("pgas_put_nb", rank, dst, nbytes);
 	pgas__copy(d, src, nbytes);
 	*handle = PGAS_HANDLE_DONE;
-	return PGAS_OK;
+	return pgas__rma_check("pgas_put_nb", rank);
 }
 
 static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
@@ -207,7 +232,7 @@ static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
 		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
 	*handle = PGAS_HANDLE_DONE;
-	return PGAS_OK;
+	return pgas__rma_check("pgas_get_nb", rank);
 }
 
 /* Natural alignment and a size of 1, 2, 4 or 8, in one test. */
@@ -226,7 +251,7 @@ static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t 
 	case 4: atomic_store_explicit((_Atomic uint32_t *)d, (uint32_t)value, memory_order_release); break;
 	default: atomic_store_explicit((_Atomic uint64_t *)d, value, memory_order_release); break;
 	}
-	return PGAS_OK;
+	return pgas__rma_check("pgas_put_val", rank);
 }
 
 static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
@@ -243,7 +268,7 @@ static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
 	case 4: *value = atomic_load_explicit((_Atomic uint32_t *)s, memory_order_acquire); break;
 	default: *value = atomic_load_explicit((_Atomic uint64_t *)s, memory_order_acquire); break;
 	}
-	return PGAS_OK;
+	return pgas__rma_check("pgas_get_val", rank);
 }
 
 /* Values of pgas__sync_pending()'s 'what'. */

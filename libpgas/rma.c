@@ -7,6 +7,7 @@
  * complete when the call returns; a handle is therefore always
  * PGAS_HANDLE_DONE and anything else is not a handle of this job.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include "internal.h"
 
@@ -24,6 +25,82 @@ int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n)
 	return pgas__err(PGAS_ERR_BOUNDS, call,
 			 "[%p, +%zu) is outside rank %u's segment [%p, +%zu)",
 			 addr, n, rank, (void *)p->seg_remote, p->seg_size);
+}
+
+/*
+ * Folds new events of the kernel page into rank_gone.  False if some were
+ * overwritten unread (more than PGAS_GONE_EVENTS departures since the last
+ * look): then who left among the ranks not marked is unknown.
+ */
+static bool fold_gone_events(const struct pgas_kern_page *k)
+{
+	uint64_t t = atomic_load_explicit((_Atomic uint64_t *)&k->gone_tail, memory_order_acquire);
+	uint64_t first = pgas__job.gone_seen, h;
+	bool whole = t - first <= PGAS_GONE_EVENTS;
+
+	if (!whole)
+		first = t - PGAS_GONE_EVENTS;
+	for (h = first; h != t; h++) {
+		const struct pgas_gone_event *e = &k->gone[h % PGAS_GONE_EVENTS];
+		uint32_t vpid = atomic_load_explicit((_Atomic uint32_t *)&e->vpid,
+						     memory_order_relaxed);
+		uint32_t died = atomic_load_explicit((_Atomic uint32_t *)&e->died,
+						     memory_order_relaxed);
+
+		if (vpid < pgas__g.nranks)
+			pgas__job.rank_gone[vpid] = (unsigned char)(1 + !!died);
+	}
+	/* The slot of event first is rewritten once event first + PGAS_GONE_EVENTS is. */
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit((_Atomic uint64_t *)&k->gone_tail, memory_order_relaxed) - first >=
+	    PGAS_GONE_EVENTS)
+		whole = false;
+	pgas__job.gone_seen = t;
+	return whole;
+}
+
+/*
+ * pgas__rma_check()'s slow side: some peer has left at the kernel's level;
+ * was it rank?  Its memory is gone with it (pgas.ko revoked the mappings to
+ * a throwaway page), so what the transfer read is not its data and what it
+ * wrote went nowhere.
+ */
+int pgas__rma_gone(const char *call, unsigned rank)
+{
+	const struct pgas_kern_page *k = pgas__job.conduit.kern;
+	long long t0 = 0;
+	uint64_t counted;
+	bool whole;
+
+	if (!k || !pgas__job.rank_gone)
+		return PGAS_OK;
+	for (;;) {
+		counted = (uint64_t)atomic_load_explicit((_Atomic uint32_t *)&k->peers_gone,
+							 memory_order_acquire) +
+			  atomic_load_explicit((_Atomic uint32_t *)&k->peers_left,
+					       memory_order_acquire);
+		pgas__job.gone_lost |= !fold_gone_events(k);
+		whole = !pgas__job.gone_lost;
+		if (pgas__job.rank_gone[rank])
+			return pgas__err(PGAS_ERR_GONE, call,
+					 "rank %u has left the job (%s): its memory is gone, the transfer did not happen",
+					 rank, pgas__job.rank_gone[rank] == 2 ? "it died" :
+					 "its process ended");
+		if (!whole)
+			break;
+		/* Every counted departure has its event: rank is not among them. */
+		if (pgas__job.gone_seen >= counted)
+			return PGAS_OK;
+		/* One under way (counted, memory being revoked): its event follows. */
+		if (!t0)
+			t0 = pgas__now_ms();
+		else if (pgas__now_ms() - t0 > 1000)
+			break;
+		sched_yield();
+	}
+	return pgas__err(PGAS_ERR_GONE, call,
+			 "rank %u may have left the job: %u peers died and %u left, and pgas.ko's page does not say who",
+			 rank, k->peers_gone, k->peers_left);
 }
 
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n)

@@ -93,7 +93,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static long long now_ms(void)
+long long pgas__now_ms(void)
 {
 	struct timespec ts;
 
@@ -146,10 +146,10 @@ static void check_abandoned(struct pgas__waiter *w)
 			goto busy;
 	if (!w->stuck) {
 		w->stuck = 1;
-		owed_since = now_ms();
+		owed_since = pgas__now_ms();
 		return;
 	}
-	if (!alone && now_ms() - owed_since < 1000)
+	if (!alone && pgas__now_ms() - owed_since < 1000)
 		return;
 	if (owed_by == n)
 		owed_by = owes_me();

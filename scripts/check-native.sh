@@ -249,6 +249,15 @@ else
 	notok "peer death named: exit $rc: $(cat "$log")"
 fi
 
+# Gets from a rank that was killed: its data, never other bytes with rc 0.
+out=$("$RUN" -n 3 -t 60 "$lc" deadget 1 2>"$log")
+rc=$?
+if [ $rc -eq 137 ] && [ "$(echo "$out" | grep -c '^ok - rank [02]: .*gets from dead rank 1')" -eq 2 ]; then
+	ok "gets from a killed rank return its data or PGAS_ERR_GONE, never other bytes"
+else
+	notok "gets from a killed rank: exit $rc: $(echo "$out" | grep ok) $(tail -n 3 "$log")"
+fi
+
 "$RUN" -n 3 -t 2 "$lc" hang >/dev/null 2>"$log"
 rc=$?
 if [ $rc -eq 124 ] && grep -q "time limit of 2 s" "$log"; then

@@ -59,6 +59,18 @@ PGAS_LIFECYCLE_BIN=/tests PGAS_LIFECYCLE_RANKS="2 3" PGAS_LIFECYCLE_TIMEOUT=120 
 sed -n -E '/^(ok|not ok) /s/$/ [kmod]/p; /^    # /p' /tmp/lifecycle.out
 grep -q '^lifecycle: [0-9]* passed, 0 failed' /tmp/lifecycle.out ||
 	echo "not ok - check-lifecycle.sh over pgas.ko: $(tail -n 1 /tmp/lifecycle.out)"
+# Defect 15 (issue 9): gets from a rank killed mid-job see its data until
+# pgas.ko revokes its memory, then PGAS_ERR_GONE naming it; never the
+# throwaway page's zeros with rc 0.
+out=$(pgasrun -n 3 -t 120 /tests/lifecycle deadget 1 gone 2>/tmp/deadget.err)
+rc=$?
+if [ $rc -eq 137 ] && [ "$(echo "$out" | grep -c '^ok - rank [02]: .*PGAS_ERR_GONE: pgas_get: rank 1 has left')" -eq 2 ]; then
+	echo "ok - gets from a killed rank over pgas.ko: its data, then PGAS_ERR_GONE naming it"
+else
+	echo "not ok - gets from a killed rank over pgas.ko: exit $rc"
+	echo "$out" | grep ok | sed 's/^/# /'
+	tail -n 5 /tmp/deadget.err | sed 's/^/# /'
+fi
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
 sleep 1

@@ -36,6 +36,9 @@
  *                           death makes it (PGAS_BOOT_PEER_DIED, exit 70);
  *                           rank 1, that peer, is SIGKILLed 300 ms later:
  *                           pgasrun must name rank 1, the cause
+ *   lifecycle deadget R [gone]  the others get from rank R after it killed
+ *                           itself: its data or PGAS_ERR_GONE, never other
+ *                           bytes with rc 0 (see deadget())
  * Every rank prints "lifecycle: rank R ready" once attached.
  */
 #define _GNU_SOURCE
@@ -43,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "tap.h"
 #include "pingpong.h"
@@ -217,6 +221,62 @@ static int point_rma(void)
 	pgas_exit(4);
 }
 
+/*
+ * deadget R [gone]: rank R fills its segment and SIGKILLs itself; the others
+ * get from it for 1.5 s (inside pgasrun's 2 s between SIGTERM and SIGKILL).
+ * A get may return its data (the memory is still there) or fail with
+ * PGAS_ERR_GONE; it must never return rc 0 with other bytes (pgas.ko's
+ * throwaway page reads zeros).  With "gone" (pgas.ko, which revokes the
+ * dead rank's memory), PGAS_ERR_GONE must come, naming R.
+ */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void deadget(unsigned who, int want_gone)
+{
+	unsigned char *seg = pgas_segment_addr(me), buf[BLOCK];
+	unsigned long good = 0, bad = 0;
+	long long t0;
+	int rc = 0;
+
+	t_fill(seg, BLOCK, 77 + me);
+	signal(SIGTERM, SIG_IGN);
+	pgas_barrier(1, 0);
+	if (me == who)
+		raise(SIGKILL);
+	for (t0 = now_ms(); now_ms() - t0 < 1500;) {
+		rc = pgas_get(buf, who, pgas_segment_addr(who), BLOCK);
+		if (rc)
+			break;
+		if (t_verify(buf, BLOCK, 77 + who) == BLOCK)
+			good++;
+		else
+			bad++;
+	}
+	if (bad)
+		printf("not ok - rank %u: %lu gets from dead rank %u returned rc 0 and bytes not its own (%lu right)\n",
+		       me, bad, who, good);
+	else if (rc && (rc != PGAS_ERR_GONE || !strstr(pgas_last_error(), "rank ")))
+		printf("not ok - rank %u: get from dead rank %u: %d, %s\n", me, who, rc,
+		       pgas_last_error());
+	else if (rc)
+		printf("ok - rank %u: gets from dead rank %u: %lu returned its data, then PGAS_ERR_GONE: %s\n",
+		       me, who, good, pgas_last_error());
+	else if (want_gone)
+		printf("not ok - rank %u: %lu gets from dead rank %u returned its data for 1.5 s; want PGAS_ERR_GONE\n",
+		       me, good, who);
+	else
+		printf("ok - rank %u: %lu gets from dead rank %u returned its data\n", me, good, who);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 /* The launcher tests' job (modes ok, kill, exit, hang). */
 static void launcher_modes(const char *mode, int argc, char **argv)
 {
@@ -235,6 +295,8 @@ static void launcher_modes(const char *mode, int argc, char **argv)
 		for (;;)
 			pause();
 	}
+	if (!strcmp(mode, "deadget"))
+		deadget(who, argc > 3 && !strcmp(argv[3], "gone"));
 	if (!strcmp(mode, "hang")) {
 		if (me == 0)
 			for (;;)
@@ -279,7 +341,7 @@ int main(int argc, char **argv)
 	printf("lifecycle: rank %u ready\n", me);
 	fflush(stdout);
 	if (!strcmp(point, "ok") || !strcmp(point, "kill") || !strcmp(point, "exit") ||
-	    !strcmp(point, "hang") || !strcmp(point, "peerdied"))
+	    !strcmp(point, "hang") || !strcmp(point, "peerdied") || !strcmp(point, "deadget"))
 		launcher_modes(point, argc, argv);
 	if (n < 2 || victim >= n || n > 8) {
 		fprintf(stderr, "lifecycle: needs 2..8 ranks and a victim among them\n");
