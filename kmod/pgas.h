@@ -202,23 +202,26 @@ static inline void pgas_region_layout(u32 mbox_slots, u32 notify_entries, u32 bo
 	l->size = PAGE_ALIGN(off);
 }
 
-/* pgas_job.c */
+/* pgas_job.c: jobs */
 struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);
 struct pgas_job *pgas_job_get_by_id(struct pgas_nic *nic, u32 id);
 void pgas_job_put(struct pgas_job *job);
 bool pgas_key_equal(u64 a, u64 b);
+void pgas_nic_revoke_jobs(struct pgas_nic *nic);
+
+/* pgas_ep.c: endpoints */
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
+void ep_depart_claimed(struct pgas_ep *ep, bool died);
 void pgas_ep_depart(struct pgas_ep *ep);
 void pgas_ep_depart_dying(struct pgas_ep *ep);
 bool pgas_ep_use(struct pgas_ep *ep);
 void pgas_ep_unuse(struct pgas_ep *ep);
-void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 void pgas_ep_put_refs(struct pgas_ep *ep);
-void pgas_ep_kfree(struct pgas_ep *ep);
-void pgas_ep_leave(struct pgas_ep *ep);
 void pgas_ep_wake(struct pgas_ep *ep);
 int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);
 __poll_t pgas_ep_poll(struct pgas_ep *ep);
+void pgas_ep_kfree(struct pgas_ep *ep);
+void pgas_ep_leave(struct pgas_ep *ep);
 
 /* pgas_mem.c */
 int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,

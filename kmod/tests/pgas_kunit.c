@@ -2,15 +2,17 @@
 /*
  * pgas_kunit.c - KUnit suites for pgas.ko's internals.
  *
- * The job and memory code is compiled into this module as it is; what
- * pgas_main.c and pgas_netlink.c would provide (NIC release, netlink
- * events) is replaced by the test doubles below, which also count calls.
+ * The job, endpoint and memory code is compiled into this module as it
+ * is; what pgas_main.c and pgas_netlink.c would provide (NIC release,
+ * netlink events) is replaced by the test doubles below, which also count
+ * calls.
  */
 #include <kunit/test.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
 
 #include "../pgas_job.c"
+#include "../pgas_ep.c"
 #include "../pgas_mem.c"
 
 static int nr_ep_dead, nr_job_dead, nr_nic_freed;
