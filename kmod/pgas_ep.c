@@ -86,6 +86,26 @@ static bool owner_died(struct pgas_ep *ep)
 	return (READ_ONCE(t->flags) & PF_EXITING) && READ_ONCE(t->exit_code);
 }
 
+void pgas_ep_release_objs(struct pgas_ep *ep)
+{
+	struct pgas_obj *obj;
+	unsigned long handle;
+
+	xa_for_each(&ep->regs, handle, obj) {
+		xa_erase(&ep->regs, handle);
+		reg_release(ep, obj);
+	}
+	if (ep->rings) {
+		obj_revoke(ep->rings);
+		obj_put(ep->rings);
+		ep->rings = NULL;
+	}
+	if (ep->kern) {
+		kern_page_release(ep->kern);
+		ep->kern = NULL;
+	}
+}
+
 /*
  * The endpoint's process exited, was killed or exec'd (its mm is being
  * released), or its file was released: take it out of the job, revoke and

@@ -2,10 +2,10 @@
 /*
  * pgas_kunit.c - KUnit suites for pgas.ko's internals.
  *
- * The job, endpoint and memory code is compiled into this module as it
- * is; what pgas_main.c and pgas_netlink.c would provide (NIC release,
- * netlink events) is replaced by the test doubles below, which also count
- * calls.
+ * The job, endpoint, obj, ring and registration code is compiled into
+ * this module as it is; what pgas_main.c and pgas_netlink.c would provide
+ * (NIC release, netlink events) is replaced by the test doubles below,
+ * which also count calls.
  */
 #include <kunit/test.h>
 #include <linux/kthread.h>
@@ -13,7 +13,9 @@
 
 #include "../pgas_job.c"
 #include "../pgas_ep.c"
-#include "../pgas_mem.c"
+#include "../pgas_obj.c"
+#include "../pgas_ring.c"
+#include "../pgas_reg.c"
 
 static int nr_ep_dead, nr_job_dead, nr_nic_freed;
 
