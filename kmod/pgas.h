@@ -202,6 +202,20 @@ static inline void pgas_region_layout(u32 mbox_slots, u32 notify_entries, u32 bo
 	l->size = PAGE_ALIGN(off);
 }
 
+/* pgas_main.c: module load and unload */
+extern struct workqueue_struct *pgas_wq;
+
+/* pgas_nic.c: NICs */
+extern struct list_head pgas_nics;
+extern struct mutex pgas_nics_lock;
+int pgas_nic_create(void);
+void pgas_nic_put(struct pgas_nic *nic);
+int pgas_nic_destroy_id(int id);
+void pgas_destroy_all(void);
+
+/* pgas_file.c: open files, their ioctls */
+extern const struct file_operations pgas_fops;
+
 /* pgas_job.c: jobs */
 struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);
 struct pgas_job *pgas_job_get_by_id(struct pgas_nic *nic, u32 id);
@@ -223,6 +237,12 @@ int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);
 __poll_t pgas_ep_poll(struct pgas_ep *ep);
 void pgas_ep_kfree(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
+
+/* pgas_ep_death.c: the owner's death, the endpoint's final free */
+void ep_depart_work(struct work_struct *work);
+void ep_free_work(struct work_struct *work);
+extern const struct mmu_notifier_ops pgas_mn_ops;
+void ep_free(struct pgas_ep *ep);
 
 /* pgas_obj.c: objs, their mappings and revocation */
 int obj_charge(struct pgas_obj *obj);
@@ -249,13 +269,6 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
 void reg_release(struct pgas_ep *ep, struct pgas_obj *obj);
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg);
 int pgas_dereg(struct pgas_ep *ep, u64 handle);
-
-/* pgas_main.c */
-void pgas_nic_put(struct pgas_nic *nic);
-int pgas_nic_create(void);
-int pgas_nic_destroy_id(int id);
-extern struct list_head pgas_nics;
-extern struct mutex pgas_nics_lock;
 
 /* pgas_netlink.c */
 int pgas_netlink_init(void);

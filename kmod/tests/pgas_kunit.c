@@ -3,9 +3,10 @@
  * pgas_kunit.c - KUnit suites for pgas.ko's internals.
  *
  * The job, endpoint, obj, ring and registration code is compiled into
- * this module as it is; what pgas_main.c and pgas_netlink.c would provide
+ * this module as it is; what pgas_nic.c and pgas_netlink.c would provide
  * (NIC release, netlink events) is replaced by the test doubles below,
- * which also count calls.
+ * which also count calls.  (pgas_ep_death.c is not: the UML kernel has no
+ * CONFIG_MMU_NOTIFIER, and the tests register no notifier.)
  */
 #include <kunit/test.h>
 #include <linux/kthread.h>
