@@ -18,6 +18,28 @@
  * memory is unpinned or freed; the obj itself lives until its last
  * mapping is gone, and a revoked mapping maps the obj's throwaway page.
  *
+ * Files, one per object, each with the locks and lifetime rules of its
+ * object (docs/pgas-kmod.md, "Files"):
+ *
+ *   pgas_main.c       module load and unload; pgas_wq
+ *   pgas_nic.c        nic: pgas_nics and pgas_nics_lock, the misc device,
+ *                     sysfs counters, deletion
+ *   pgas_file.c       open file: its role and pgas_file.lock, the ioctls,
+ *                     ->open, ->release, ->mmap, ->poll
+ *   pgas_job.c        job: creation, lookup, key; job->lock and eps[];
+ *                     a deleted NIC's revocation of its jobs
+ *   pgas_ep.c         endpoint: join, ep->use, departure (PGAS_EP_GONE),
+ *                     its objs' release, sleep and wake-up
+ *   pgas_ep_death.c   endpoint: its owner's death (the mmu_notifier, work
+ *                     on pgas_wq) and its final free
+ *   pgas_obj.c        obj: cookies, the NICs' inodes (address_spaces),
+ *                     mappings and faults, obj->vma_lock and revocation,
+ *                     the throwaway page, the memlock charge
+ *   pgas_ring.c       ring regions (geometry, RINGS_CREATE) and kernel
+ *                     pages (peer-gone counts and events)
+ *   pgas_reg.c        registrations: pinning, page checks, REG and DEREG
+ *   pgas_netlink.c    the generic netlink family: NIC_NEW/DEL, dumps, events
+ *
  * Lock order (outer first):
  *
  *   pgas_nics_lock           global list of NICs (load, unload, netlink)
