@@ -18,6 +18,28 @@
  * memory is unpinned or freed; the obj itself lives until its last
  * mapping is gone, and a revoked mapping maps the obj's throwaway page.
  *
+ * Files, one per object, each with the locks and lifetime rules of its
+ * object (docs/pgas-kmod.md, "Files"):
+ *
+ *   pgas_main.c       module load and unload; pgas_wq
+ *   pgas_nic.c        nic: pgas_nics and pgas_nics_lock, the misc device,
+ *                     sysfs counters, deletion
+ *   pgas_file.c       open file: its role and pgas_file.lock, the ioctls,
+ *                     ->open, ->release, ->mmap, ->poll
+ *   pgas_job.c        job: creation, lookup, key; job->lock and eps[];
+ *                     a deleted NIC's revocation of its jobs
+ *   pgas_ep.c         endpoint: join, ep->use, departure (PGAS_EP_GONE),
+ *                     its objs' release, sleep and wake-up
+ *   pgas_ep_death.c   endpoint: its owner's death (the mmu_notifier, work
+ *                     on pgas_wq) and its final free
+ *   pgas_obj.c        obj: cookies, the NICs' inodes (address_spaces),
+ *                     mappings and faults, obj->vma_lock and revocation,
+ *                     the throwaway page, the memlock charge
+ *   pgas_ring.c       ring regions (geometry, RINGS_CREATE) and kernel
+ *                     pages (peer-gone counts and events)
+ *   pgas_reg.c        registrations: pinning, page checks, REG and DEREG
+ *   pgas_netlink.c    the generic netlink family: NIC_NEW/DEL, dumps, events
+ *
  * Lock order (outer first):
  *
  *   pgas_nics_lock           global list of NICs (load, unload, netlink)
@@ -202,44 +224,73 @@ static inline void pgas_region_layout(u32 mbox_slots, u32 notify_entries, u32 bo
 	l->size = PAGE_ALIGN(off);
 }
 
-/* pgas_job.c */
+/* pgas_main.c: module load and unload */
+extern struct workqueue_struct *pgas_wq;
+
+/* pgas_nic.c: NICs */
+extern struct list_head pgas_nics;
+extern struct mutex pgas_nics_lock;
+int pgas_nic_create(void);
+void pgas_nic_put(struct pgas_nic *nic);
+int pgas_nic_destroy_id(int id);
+void pgas_destroy_all(void);
+
+/* pgas_file.c: open files, their ioctls */
+extern const struct file_operations pgas_fops;
+
+/* pgas_job.c: jobs */
 struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);
 struct pgas_job *pgas_job_get_by_id(struct pgas_nic *nic, u32 id);
 void pgas_job_put(struct pgas_job *job);
 bool pgas_key_equal(u64 a, u64 b);
+void pgas_nic_revoke_jobs(struct pgas_nic *nic);
+
+/* pgas_ep.c: endpoints */
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
+void pgas_ep_release_objs(struct pgas_ep *ep);
+void ep_depart_claimed(struct pgas_ep *ep, bool died);
 void pgas_ep_depart(struct pgas_ep *ep);
 void pgas_ep_depart_dying(struct pgas_ep *ep);
 bool pgas_ep_use(struct pgas_ep *ep);
 void pgas_ep_unuse(struct pgas_ep *ep);
-void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 void pgas_ep_put_refs(struct pgas_ep *ep);
-void pgas_ep_kfree(struct pgas_ep *ep);
-void pgas_ep_leave(struct pgas_ep *ep);
 void pgas_ep_wake(struct pgas_ep *ep);
 int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);
 __poll_t pgas_ep_poll(struct pgas_ep *ep);
+void pgas_ep_kfree(struct pgas_ep *ep);
+void pgas_ep_leave(struct pgas_ep *ep);
 
-/* pgas_mem.c */
-int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
-		     struct pgas_region_layout *out);
-int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
-int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg);
-int pgas_dereg(struct pgas_ep *ep, u64 handle);
-void pgas_ep_release_objs(struct pgas_ep *ep);
-void pgas_count_peer_gone(struct pgas_ep *to, bool died);
-void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
-int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
+/* pgas_ep_death.c: the owner's death, the endpoint's final free */
+void ep_depart_work(struct work_struct *work);
+void ep_free_work(struct work_struct *work);
+extern const struct mmu_notifier_ops pgas_mn_ops;
+void ep_free(struct pgas_ep *ep);
+
+/* pgas_obj.c: objs, their mappings and revocation */
+int obj_charge(struct pgas_obj *obj);
+void obj_uncharge(struct pgas_obj *obj);
 int pgas_mem_init(void);
 void pgas_mem_exit(void);
 struct inode *pgas_mapping_inode(void);
+struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
+			   unsigned long npages);
+void obj_put(struct pgas_obj *obj);
+int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj);
+void obj_revoke(struct pgas_obj *obj);
+int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
 
-/* pgas_main.c */
-void pgas_nic_put(struct pgas_nic *nic);
-int pgas_nic_create(void);
-int pgas_nic_destroy_id(int id);
-extern struct list_head pgas_nics;
-extern struct mutex pgas_nics_lock;
+/* pgas_ring.c: ring regions and kernel pages */
+void kern_page_release(struct pgas_obj *obj);
+int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
+		     struct pgas_region_layout *out);
+int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
+void pgas_count_peer_gone(struct pgas_ep *to, bool died);
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
+
+/* pgas_reg.c: registrations */
+void reg_release(struct pgas_ep *ep, struct pgas_obj *obj);
+int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg);
+int pgas_dereg(struct pgas_ep *ep, u64 handle);
 
 /* pgas_netlink.c */
 int pgas_netlink_init(void);

@@ -2,16 +2,21 @@
 /*
  * pgas_kunit.c - KUnit suites for pgas.ko's internals.
  *
- * The job and memory code is compiled into this module as it is; what
- * pgas_main.c and pgas_netlink.c would provide (NIC release, netlink
- * events) is replaced by the test doubles below, which also count calls.
+ * The job, endpoint, obj, ring and registration code is compiled into
+ * this module as it is; what pgas_nic.c and pgas_netlink.c would provide
+ * (NIC release, netlink events) is replaced by the test doubles below,
+ * which also count calls.  (pgas_ep_death.c is not: the UML kernel has no
+ * CONFIG_MMU_NOTIFIER, and the tests register no notifier.)
  */
 #include <kunit/test.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
 
 #include "../pgas_job.c"
-#include "../pgas_mem.c"
+#include "../pgas_ep.c"
+#include "../pgas_obj.c"
+#include "../pgas_ring.c"
+#include "../pgas_reg.c"
 
 static int nr_ep_dead, nr_job_dead, nr_nic_freed;
 

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_obj.c - objs, what endpoints map: ring regions and kernel pages
+ * (pgas_ring.c) and registered memory (pgas_reg.c).
+ *
+ * Ring regions are vmalloc memory laid out by pgas_region_layout().
+ * Registrations pin user memory (FOLL_LONGTERM); both are charged against
+ * RLIMIT_MEMLOCK.  Both are mapped into the job's processes as PFN
+ * mappings (VM_PFNMAP | VM_IO: anonymous pages cannot be inserted as
+ * pages, and nobody may pin them again through a peer's mapping), filled
+ * page by page by the fault handler.  A PFN mapping holds no page
+ * reference, so an obj is revoked (unmap_mapping_range() over its cookie
+ * range in the NIC's own address_space) before the memory behind it is
+ * unpinned or freed; a later fault maps the obj's throwaway page instead
+ * of raising SIGBUS.  obj->vma_lock guards the revoked flag and the
+ * throwaway page; the obj lives until its last mapping is gone.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "pgas.h"
+#include "pgas_compat.h"
+
+/* ---- the mappings' address_space ------------------------------------------ */
+
+/*
+ * Each NIC has an inode of its own on this internal pseudo filesystem, and
+ * every file of the NIC maps through its address_space (->open sets
+ * f_mapping): cookies are unique per NIC, so unmap_mapping_range() over an
+ * obj's cookie range reaches every mapping of it and nothing else, under
+ * the mm core's own locks (i_mmap_rwsem and the page-table locks), with no
+ * mmap_lock and no list of VMAs of ours.  No .owner: the mount lives from
+ * load to unload and must not pin the module.
+ */
+#define PGAS_FS_MAGIC	0x50474153	/* "PGAS" */
+
+static int pgas_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, PGAS_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+static struct file_system_type pgas_fs_type = {
+	.name = "pgas_mappings",
+	.init_fs_context = pgas_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+/* ---- accounting --------------------------------------------------------------- */
+
+/*
+ * Pinned pages and ring regions are charged to the user who asked for them
+ * (user->locked_vm, against the caller's RLIMIT_MEMLOCK, as io_uring does)
+ * unless the caller has CAP_IPC_LOCK, and uncharged when the pages are
+ * unpinned or the region is freed: whichever process holds the file then,
+ * and however long after the one that registered has gone, the user's
+ * total stays under the limit.  (Charging the registering mm, as this
+ * module once did, let a user pin without bound: the charge died with the
+ * mm while the pins lived on with the file.)
+ */
+int obj_charge(struct pgas_obj *obj)
+{
+	struct user_struct *user = current_user();
+	unsigned long limit, cur, new;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + obj->npages;
+		if (new < cur || new > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	obj->user = get_uid(user);
+	return 0;
+}
+
+void obj_uncharge(struct pgas_obj *obj)
+{
+	if (!obj->user)
+		return;
+	atomic_long_sub(obj->npages, &obj->user->locked_vm);
+	free_uid(obj->user);
+	obj->user = NULL;
+}
+
+static struct vfsmount *pgas_mnt;
+
+int pgas_mem_init(void)
+{
+	pgas_mnt = kern_mount(&pgas_fs_type);
+	return PTR_ERR_OR_ZERO(pgas_mnt);
+}
+
+/* After every NIC, and so every inode, is gone. */
+void pgas_mem_exit(void)
+{
+	kern_unmount(pgas_mnt);
+}
+
+/* A NIC's private inode (iput() it when the NIC is freed). */
+struct inode *pgas_mapping_inode(void)
+{
+	return alloc_anon_inode(pgas_mnt->mnt_sb);
+}
+
+/* ---- objs -------------------------------------------------------------------- */
+
+struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
+			   unsigned long npages)
+{
+	struct pgas_obj *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+
+	if (!obj)
+		return NULL;
+	kref_init(&obj->kref);
+	kref_get(&job->kref);
+	obj->job = job;
+	obj->kind = kind;
+	obj->npages = npages;
+	mutex_init(&obj->vma_lock);
+	return obj;
+}
+
+static void obj_free(struct kref *kref)
+{
+	struct pgas_obj *obj = container_of(kref, struct pgas_obj, kref);
+	struct pgas_job *job = obj->job;
+
+	if (obj->kind == PGAS_OBJ_RINGS) {
+		vfree(obj->vaddr);
+		if (obj->counted)
+			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+		obj_uncharge(obj);
+	}
+	if (obj->kind == PGAS_OBJ_KERN)
+		vfree(obj->vaddr);
+	kvfree(obj->pages);
+	if (obj->dummy)
+		__free_page(obj->dummy);
+	if (obj->mm)
+		mmdrop(obj->mm);
+	mutex_destroy(&obj->vma_lock);
+	kfree_rcu(obj, rcu);
+	pgas_job_put(job);
+}
+
+void obj_put(struct pgas_obj *obj)
+{
+	kref_put(&obj->kref, obj_free);
+}
+
+/* Gives obj a cookie no other obj of the NIC has had or will have. */
+int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
+{
+	/* A guard page between objects; offsets must fit in a loff_t. */
+	u64 end = atomic64_add_return(obj->npages + 1, &nic->next_cookie);
+
+	if (end >= (1ULL << (63 - PAGE_SHIFT)))
+		return -ENOSPC;
+	obj->cookie = end - obj->npages - 1;
+	return xa_insert(&nic->objs, obj->cookie, obj, GFP_KERNEL);
+}
+
+/*
+ * Takes every page of obj away from every mapping of it and refuses new
+ * mappings; on return no PTE maps its memory, which may then be unpinned
+ * or freed.  revoked is set under the lock the fault handler inserts
+ * under, before the unmap: a fault that raced ahead inserted its pfn
+ * before and is unmapped now, a later one maps the throwaway page.  Takes
+ * no mmap_lock, so it cannot race munmap's page-table teardown: the unmap
+ * walks the address_space's VMA tree under i_mmap_rwsem, which munmap
+ * leaves before it frees page tables.
+ */
+void obj_revoke(struct pgas_obj *obj)
+{
+	struct pgas_nic *nic = obj->job->nic;
+
+	mutex_lock(&obj->vma_lock);
+	obj->revoked = true;
+	mutex_unlock(&obj->vma_lock);
+	xa_erase(&nic->objs, obj->cookie);
+	unmap_mapping_range(nic->inode->i_mapping, (loff_t)obj->cookie << PAGE_SHIFT,
+			    (loff_t)obj->npages << PAGE_SHIFT, 1);
+}
+
+/* ---- mappings ---------------------------------------------------------------- */
+
+/* A split or moved copy of a mapping: it holds the obj too. */
+static void pgas_vm_open(struct vm_area_struct *vma)
+{
+	struct pgas_obj *obj = vma->vm_private_data;
+
+	kref_get(&obj->kref);
+	atomic64_inc(&obj->job->nic->nr_mmaps);
+}
+
+/* After the mm core unmapped the VMA's pages. */
+static void pgas_vm_close(struct vm_area_struct *vma)
+{
+	struct pgas_obj *obj = vma->vm_private_data;
+
+	atomic64_dec(&obj->job->nic->nr_mmaps);
+	obj_put(obj);
+}
+
+/* The pfn behind page idx of an obj that is not revoked. */
+static unsigned long obj_pfn(struct pgas_obj *obj, unsigned long idx)
+{
+	if (obj->kind != PGAS_OBJ_REG)
+		return vmalloc_to_pfn(obj->vaddr + (idx << PAGE_SHIFT));
+	return page_to_pfn(obj->pages[idx]);
+}
+
+/* Pages mapped per fault: the one asked for and those after it. */
+#define PGAS_FAULT_AROUND	16
+
+/*
+ * Every page of a mapping is mapped by this handler, on first touch (a
+ * PFN mapping filled in ->mmap could not be revoked: the VMA is not in the
+ * address_space's tree yet).  The pfn is looked up, and inserted, under
+ * obj->vma_lock (see obj_revoke()).  A revoked obj's mappings get its
+ * throwaway page, zeroed and writable where the mapping is: a peer touching
+ * the memory of a rank that just left must not die of it.  The page is the
+ * obj's own, so only mappers of this obj (one job) ever see what is
+ * written to it.
+ */
+static vm_fault_t pgas_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct pgas_obj *obj = vma->vm_private_data;
+	unsigned long idx = vmf->pgoff - obj->cookie, addr = vmf->address;
+	unsigned long n, last;
+	vm_fault_t ret;
+
+	if (vmf->pgoff < obj->cookie || idx >= obj->npages)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&obj->vma_lock);
+	if (obj->revoked) {
+		if (!obj->dummy)
+			obj->dummy = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT);
+		ret = obj->dummy ? vmf_insert_pfn(vma, addr, page_to_pfn(obj->dummy)) :
+				   VM_FAULT_OOM;
+		mutex_unlock(&obj->vma_lock);
+		return ret;
+	}
+	ret = vmf_insert_pfn(vma, addr, obj_pfn(obj, idx));
+	/* Setup touches a mapping page by page: map a few ahead, best effort. */
+	last = min3(obj->npages - idx, (vma->vm_end - addr) >> PAGE_SHIFT,
+		    (unsigned long)PGAS_FAULT_AROUND);
+	for (n = 1; ret == VM_FAULT_NOPAGE && n < last; n++)
+		if (vmf_insert_pfn(vma, addr + (n << PAGE_SHIFT), obj_pfn(obj, idx + n)) !=
+		    VM_FAULT_NOPAGE)
+			break;
+	mutex_unlock(&obj->vma_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct pgas_vm_ops = {
+	.open = pgas_vm_open,
+	.close = pgas_vm_close,
+	.fault = pgas_vm_fault,
+};
+
+int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
+{
+	struct pgas_nic *nic = ep->job->nic;
+	struct pgas_obj *obj;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	rcu_read_lock();
+	obj = xa_load(&nic->objs, vma->vm_pgoff);
+	if (obj && !kref_get_unless_zero(&obj->kref))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj)
+		return -EINVAL;
+	ret = -EACCES;
+	if (obj->job != ep->job)
+		goto put;
+	if ((vma->vm_flags & VM_WRITE) && !obj->writable)
+		goto put;
+	ret = -EINVAL;
+	if (vma_pages(vma) > obj->npages)
+		goto put;
+	/*
+	 * Refused once revoked; a revocation after this check unmaps what
+	 * the faults map, or they map the throwaway page.
+	 */
+	mutex_lock(&obj->vma_lock);
+	ret = obj->revoked ? -ENXIO : 0;
+	mutex_unlock(&obj->vma_lock);
+	if (ret)
+		goto put;
+	if (!obj->writable)
+		pgas_vm_flags_clear(vma, VM_MAYWRITE);
+	pgas_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = obj;	/* the reference is the mapping's now */
+	vma->vm_ops = &pgas_vm_ops;
+	atomic64_inc(&nic->nr_mmaps);
+	return 0;
+put:
+	obj_put(obj);
+	return ret;
+}

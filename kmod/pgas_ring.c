@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pgas_ring.c - ring regions and kernel pages: what PGAS_IOC_RINGS_CREATE
+ * makes for an endpoint.
+ *
+ * A ring region is vmalloc memory laid out by pgas_region_layout(), charged
+ * against RLIMIT_MEMLOCK and to the caller's memory cgroup, and written by
+ * every endpoint of the job.  The kernel page next to it is written only by
+ * pgas.ko (peer-gone counts and events, under job->lock) and mapped
+ * read-only.  Both are published on the endpoint under job->lock and
+ * released when it departs (pgas_ep_release_objs()).
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "pgas.h"
+
+/* ---- kernel pages ----------------------------------------------------------- */
+
+/*
+ * An endpoint's kernel page (struct pgas_kern_page): what pgas.ko writes
+ * for it, mapped read-only by every endpoint of the job.  Peers can write
+ * anything into a ring region, so nothing the owner must trust lives there.
+ */
+static struct pgas_obj *kern_page_create(struct pgas_ep *ep, const struct pgas_ioc_rings *arg)
+{
+	struct pgas_kern_page *kp;
+	struct pgas_obj *obj;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct pgas_kern_page) > PGAS_MIN_PAGE_SIZE);
+	obj = obj_alloc(ep->job, PGAS_OBJ_KERN, 1);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->vaddr = __vmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!obj->vaddr) {
+		obj_put(obj);
+		return ERR_PTR(-ENOMEM);
+	}
+	kp = obj->vaddr;
+	kp->magic = PGAS_ABI_MAGIC;
+	kp->version = PGAS_ABI_VERSION;
+	kp->rank = ep->vpid;
+	kp->nranks = ep->job->nranks;
+	kp->mbox_slots = arg->mbox_slots;
+	kp->notify_entries = arg->notify_entries;
+	kp->bounce_bufs = arg->bounce_bufs;
+	kp->bounce_size = arg->bounce_size;
+	ret = obj_publish(ep->job->nic, obj);
+	if (ret) {
+		obj_put(obj);
+		return ERR_PTR(ret);
+	}
+	return obj;
+}
+
+void kern_page_release(struct pgas_obj *obj)
+{
+	obj_revoke(obj);
+	obj_put(obj);
+}
+
+/* ---- ring regions --------------------------------------------------------- */
+
+int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
+		     struct pgas_region_layout *out)
+{
+	if (g->flags || !is_power_of_2(g->mbox_slots) || g->mbox_slots < 16 ||
+	    g->mbox_slots > 32768 || !is_power_of_2(g->notify_entries) ||
+	    g->notify_entries < 16 || g->notify_entries > (1U << 20) ||
+	    g->bounce_bufs < 1 || g->bounce_bufs > 64 || g->bounce_size < PGAS_CACHELINE ||
+	    g->bounce_size > (1U << 20) || g->bounce_size % PGAS_CACHELINE)
+		return -EINVAL;
+	pgas_region_layout(g->mbox_slots, g->notify_entries, g->bounce_bufs, g->bounce_size,
+			   nranks, out);
+	if (out->size > PGAS_MAX_RING_BYTES || out->size * nranks > PGAS_MAX_JOB_RING_BYTES)
+		return -E2BIG;
+	return 0;
+}
+
+int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
+{
+	struct pgas_nic *nic = ep->job->nic;
+	struct pgas_region_layout layout;
+	struct pgas_ctrl_page *ctrl;
+	struct pgas_obj *obj, *kern;
+	int ret;
+
+	ret = pgas_ring_layout(arg, ep->job->nranks, &layout);
+	if (ret)
+		return ret;
+	if (ep->rings)
+		return -EEXIST;
+	obj = obj_alloc(ep->job, PGAS_OBJ_RINGS, layout.size >> PAGE_SHIFT);
+	if (!obj)
+		return -ENOMEM;
+	obj->writable = true;
+	ret = obj_charge(obj);
+	if (ret) {
+		obj_put(obj);
+		return ret;
+	}
+	/*
+	 * Charged to the caller's memory cgroup, and allowed to fail rather
+	 * than OOM-kill.  Not vmalloc_user(): that cannot be accounted on 6.1
+	 * (__vmalloc_node_range() is not exported); pgas_vm_fault() maps it by
+	 * pfn, so it needs no VM_USERMAP.  Zeroed: it is mapped to users.
+	 */
+	obj->vaddr = __vmalloc(layout.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+			       __GFP_RETRY_MAYFAIL);
+	if (!obj->vaddr) {
+		obj_put(obj);
+		return -ENOMEM;
+	}
+	ctrl = obj->vaddr;
+	ctrl->magic = PGAS_ABI_MAGIC;
+	ctrl->version = PGAS_ABI_VERSION;
+	ctrl->rank = ep->vpid;
+	ctrl->mbox_slots = arg->mbox_slots;
+	ctrl->notify_entries = arg->notify_entries;
+	ctrl->bounce_bufs = arg->bounce_bufs;
+	ctrl->bounce_size = arg->bounce_size;
+	kern = kern_page_create(ep, arg);
+	if (IS_ERR(kern)) {
+		obj_put(obj);
+		return PTR_ERR(kern);
+	}
+	ret = obj_publish(nic, obj);
+	if (ret) {
+		kern_page_release(kern);
+		obj_put(obj);
+		return ret;
+	}
+	/* Counted once nothing can fail; obj_free() uncounts only then. */
+	atomic64_add(layout.size, &nic->ring_bytes);
+	obj->counted = true;
+	ep->layout = layout;
+	ep->notify_entries = arg->notify_entries;
+	/* Published last: peer-gone notifications read ep->kern under job->lock. */
+	mutex_lock(&ep->job->lock);
+	ep->rings = obj;
+	ep->kern = kern;
+	mutex_unlock(&ep->job->lock);
+	arg->region_size = layout.size;
+	arg->cookie = obj->cookie << PAGE_SHIFT;
+	arg->kern_cookie = kern->cookie << PAGE_SHIFT;
+	return 0;
+}
+
+/*
+ * A departure reaches a peer's kernel page in two steps, both under
+ * to->job->lock (which orders the kernel's writes to one page): the count
+ * before the endpoint's memory is revoked, the event after.  So a peer
+ * whose copy read the throwaway page that revocation leaves sees the count
+ * when it looks next (pgas_abi.h), and waits for the event to learn who.
+ * died: by a signal or a non-zero exit.  Only the kernel page is written:
+ * an entry in the peer-writable notification ring could be forged.
+ */
+void pgas_count_peer_gone(struct pgas_ep *to, bool died)
+{
+	struct pgas_kern_page *kp;
+
+	if (!to->kern)
+		return;
+	kp = to->kern->vaddr;
+	if (died)
+		WRITE_ONCE(kp->peers_gone, kp->peers_gone + 1);
+	else
+		WRITE_ONCE(kp->peers_left, kp->peers_left + 1);
+}
+
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
+{
+	struct pgas_kern_page *kp;
+	struct pgas_gone_event *e;
+	u64 t;
+
+	atomic64_inc(&to->job->nic->nr_peer_gone);
+	if (!to->kern)
+		return;
+	kp = to->kern->vaddr;
+	t = kp->gone_tail;
+	e = &kp->gone[t % PGAS_GONE_EVENTS];
+	WRITE_ONCE(e->vpid, vpid);
+	WRITE_ONCE(e->died, died);
+	/* Release: the event before the tail that the owner acquires. */
+	smp_store_release(&kp->gone_tail, t + 1);
+}
