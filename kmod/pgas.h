@@ -248,7 +248,7 @@ void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 /* pgas_ep.c: endpoints */
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
 void pgas_ep_release_objs(struct pgas_ep *ep);
-void ep_depart_claimed(struct pgas_ep *ep, bool died);
+void pgas_ep_depart_claimed(struct pgas_ep *ep, bool died);
 void pgas_ep_depart(struct pgas_ep *ep);
 void pgas_ep_depart_dying(struct pgas_ep *ep);
 bool pgas_ep_use(struct pgas_ep *ep);
@@ -261,26 +261,26 @@ void pgas_ep_kfree(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
 
 /* pgas_ep_death.c: the owner's death, the endpoint's final free */
-void ep_depart_work(struct work_struct *work);
-void ep_free_work(struct work_struct *work);
+void pgas_ep_depart_work(struct work_struct *work);
+void pgas_ep_free_work(struct work_struct *work);
 extern const struct mmu_notifier_ops pgas_mn_ops;
-void ep_free(struct pgas_ep *ep);
+void pgas_ep_free(struct pgas_ep *ep);
 
 /* pgas_obj.c: objs, their mappings and revocation */
-int obj_charge(struct pgas_obj *obj);
-void obj_uncharge(struct pgas_obj *obj);
-int pgas_mem_init(void);
-void pgas_mem_exit(void);
+int pgas_obj_charge(struct pgas_obj *obj);
+void pgas_obj_uncharge(struct pgas_obj *obj);
+int pgas_obj_init(void);
+void pgas_obj_exit(void);
 struct inode *pgas_mapping_inode(void);
-struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
-			   unsigned long npages);
-void obj_put(struct pgas_obj *obj);
-int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj);
-void obj_revoke(struct pgas_obj *obj);
+struct pgas_obj *pgas_obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
+				unsigned long npages);
+void pgas_obj_put(struct pgas_obj *obj);
+int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj);
+void pgas_obj_revoke(struct pgas_obj *obj);
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
 
 /* pgas_ring.c: ring regions and kernel pages */
-void kern_page_release(struct pgas_obj *obj);
+void pgas_kern_page_release(struct pgas_obj *obj);
 int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
 		     struct pgas_region_layout *out);
 int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
@@ -288,7 +288,7 @@ void pgas_count_peer_gone(struct pgas_ep *to, bool died);
 void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
 
 /* pgas_reg.c: registrations */
-void reg_release(struct pgas_ep *ep, struct pgas_obj *obj);
+void pgas_reg_release(struct pgas_ep *ep, struct pgas_obj *obj);
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg);
 int pgas_dereg(struct pgas_ep *ep, u64 handle);
 

@@ -93,15 +93,15 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
 
 	xa_for_each(&ep->regs, handle, obj) {
 		xa_erase(&ep->regs, handle);
-		reg_release(ep, obj);
+		pgas_reg_release(ep, obj);
 	}
 	if (ep->rings) {
-		obj_revoke(ep->rings);
-		obj_put(ep->rings);
+		pgas_obj_revoke(ep->rings);
+		pgas_obj_put(ep->rings);
 		ep->rings = NULL;
 	}
 	if (ep->kern) {
-		kern_page_release(ep->kern);
+		pgas_kern_page_release(ep->kern);
 		ep->kern = NULL;
 	}
 }
@@ -113,7 +113,7 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
  * for the first to finish.  Takes no lock around mmput(), so a release
  * that another mm's ->release runs nested inside this one is safe.
  */
-void ep_depart_claimed(struct pgas_ep *ep, bool died)
+void pgas_ep_depart_claimed(struct pgas_ep *ep, bool died)
 {
 	struct pgas_job *job = ep->job;
 	u32 i;
@@ -152,7 +152,7 @@ void pgas_ep_depart(struct pgas_ep *ep)
 		wait_for_completion(&ep->departed);
 		return;
 	}
-	ep_depart_claimed(ep, owner_died(ep));
+	pgas_ep_depart_claimed(ep, owner_died(ep));
 }
 
 /*

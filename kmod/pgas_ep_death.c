@@ -30,7 +30,7 @@ static void pgas_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 	queue_work(pgas_wq, &container_of(mn, struct pgas_ep, mn)->depart_work);
 }
 
-void ep_depart_work(struct work_struct *work)
+void pgas_ep_depart_work(struct work_struct *work)
 {
 	pgas_ep_depart_dying(container_of(work, struct pgas_ep, depart_work));
 }
@@ -39,7 +39,7 @@ void ep_depart_work(struct work_struct *work)
  * ->release queued depart_work (if it did) inside the SRCU read section
  * that ended before ->free_notifier ran, so flushing it here is enough.
  */
-void ep_free_work(struct work_struct *work)
+void pgas_ep_free_work(struct work_struct *work)
 {
 	struct pgas_ep *ep = container_of(work, struct pgas_ep, free_work);
 
@@ -59,7 +59,7 @@ const struct mmu_notifier_ops pgas_mn_ops = {
 };
 
 /* Departs if it has not, and frees ep once no ->release can run. */
-void ep_free(struct pgas_ep *ep)
+void pgas_ep_free(struct pgas_ep *ep)
 {
 	pgas_ep_depart(ep);
 	pgas_ep_put_refs(ep);

@@ -185,8 +185,8 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		goto unclaim;
 	}
 	/* Takes mmap_lock for writing: no pgas lock is held here. */
-	INIT_WORK(&ep->depart_work, ep_depart_work);
-	INIT_WORK(&ep->free_work, ep_free_work);
+	INIT_WORK(&ep->depart_work, pgas_ep_depart_work);
+	INIT_WORK(&ep->free_work, pgas_ep_free_work);
 	ep->mn.ops = &pgas_mn_ops;
 	ret = mmu_notifier_register(&ep->mn, current->mm);
 	if (ret) {
@@ -196,7 +196,7 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 	}
 	ret = copy_out(uarg, &a, sizeof(a), usize);
 	if (ret) {
-		ep_free(ep);
+		pgas_ep_free(ep);
 		goto unclaim;
 	}
 	mutex_lock(&pf->lock);
@@ -354,7 +354,7 @@ static int pgas_open(struct inode *inode, struct file *file)
 	pf->nic = nic;
 	mutex_init(&pf->lock);
 	file->private_data = pf;
-	/* Mappings go into the NIC's own address_space: see obj_revoke(). */
+	/* Mappings go into the NIC's own address_space: see pgas_obj_revoke(). */
 	file->f_mapping = nic->inode->i_mapping;
 	return 0;
 }
@@ -364,7 +364,7 @@ static int pgas_release(struct inode *inode, struct file *file)
 	struct pgas_file *pf = file->private_data;
 
 	if (pf->ep)
-		ep_free(pf->ep);
+		pgas_ep_free(pf->ep);
 	if (pf->job)
 		pgas_job_put(pf->job);
 	pgas_nic_put(pf->nic);

@@ -113,7 +113,7 @@ static void job_revoke(struct pgas_job *job)
 		if (!ep)
 			return;
 		/* Claimed: whoever else departs it waits for us, so it lives. */
-		ep_depart_claimed(ep, true);
+		pgas_ep_depart_claimed(ep, true);
 	}
 }
 

@@ -38,12 +38,12 @@ static int __init pgas_init(void)
 	BUILD_BUG_ON(sizeof(struct pgas_notify_entry) != 16);
 	if (nics > PGAS_MAX_NICS)
 		return -EINVAL;
-	ret = pgas_mem_init();
+	ret = pgas_obj_init();
 	if (ret)
 		return ret;
 	pgas_wq = alloc_workqueue("pgas", 0, 0);
 	if (!pgas_wq) {
-		pgas_mem_exit();
+		pgas_obj_exit();
 		return -ENOMEM;
 	}
 	for (i = 0; i < nics; i++) {
@@ -58,7 +58,7 @@ static int __init pgas_init(void)
 fail:
 	pgas_destroy_all();
 	destroy_workqueue(pgas_wq);
-	pgas_mem_exit();
+	pgas_obj_exit();
 	return ret;
 }
 
@@ -69,7 +69,7 @@ static void __exit pgas_exit(void)
 	/* Every pgas_mn_free() has run, and every work it queued. */
 	mmu_notifier_synchronize();
 	destroy_workqueue(pgas_wq);
-	pgas_mem_exit();	/* no file is open: every NIC is freed */
+	pgas_obj_exit();	/* no file is open: every NIC is freed */
 }
 
 module_init(pgas_init);

@@ -68,7 +68,7 @@ static struct file_system_type pgas_fs_type = {
  * module once did, let a user pin without bound: the charge died with the
  * mm while the pins lived on with the file.)
  */
-int obj_charge(struct pgas_obj *obj)
+int pgas_obj_charge(struct pgas_obj *obj)
 {
 	struct user_struct *user = current_user();
 	unsigned long limit, cur, new;
@@ -86,7 +86,7 @@ int obj_charge(struct pgas_obj *obj)
 	return 0;
 }
 
-void obj_uncharge(struct pgas_obj *obj)
+void pgas_obj_uncharge(struct pgas_obj *obj)
 {
 	if (!obj->user)
 		return;
@@ -97,14 +97,14 @@ void obj_uncharge(struct pgas_obj *obj)
 
 static struct vfsmount *pgas_mnt;
 
-int pgas_mem_init(void)
+int pgas_obj_init(void)
 {
 	pgas_mnt = kern_mount(&pgas_fs_type);
 	return PTR_ERR_OR_ZERO(pgas_mnt);
 }
 
 /* After every NIC, and so every inode, is gone. */
-void pgas_mem_exit(void)
+void pgas_obj_exit(void)
 {
 	kern_unmount(pgas_mnt);
 }
@@ -117,8 +117,8 @@ struct inode *pgas_mapping_inode(void)
 
 /* ---- objs -------------------------------------------------------------------- */
 
-struct pgas_obj *obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
-			   unsigned long npages)
+struct pgas_obj *pgas_obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
+				unsigned long npages)
 {
 	struct pgas_obj *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 
@@ -142,7 +142,7 @@ static void obj_free(struct kref *kref)
 		vfree(obj->vaddr);
 		if (obj->counted)
 			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
-		obj_uncharge(obj);
+		pgas_obj_uncharge(obj);
 	}
 	if (obj->kind == PGAS_OBJ_KERN)
 		vfree(obj->vaddr);
@@ -156,13 +156,13 @@ static void obj_free(struct kref *kref)
 	pgas_job_put(job);
 }
 
-void obj_put(struct pgas_obj *obj)
+void pgas_obj_put(struct pgas_obj *obj)
 {
 	kref_put(&obj->kref, obj_free);
 }
 
 /* Gives obj a cookie no other obj of the NIC has had or will have. */
-int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
+int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
 {
 	/* A guard page between objects; offsets must fit in a loff_t. */
 	u64 end = atomic64_add_return(obj->npages + 1, &nic->next_cookie);
@@ -183,7 +183,7 @@ int obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
  * walks the address_space's VMA tree under i_mmap_rwsem, which munmap
  * leaves before it frees page tables.
  */
-void obj_revoke(struct pgas_obj *obj)
+void pgas_obj_revoke(struct pgas_obj *obj)
 {
 	struct pgas_nic *nic = obj->job->nic;
 
@@ -212,7 +212,7 @@ static void pgas_vm_close(struct vm_area_struct *vma)
 	struct pgas_obj *obj = vma->vm_private_data;
 
 	atomic64_dec(&obj->job->nic->nr_mmaps);
-	obj_put(obj);
+	pgas_obj_put(obj);
 }
 
 /* The pfn behind page idx of an obj that is not revoked. */
@@ -230,7 +230,7 @@ static unsigned long obj_pfn(struct pgas_obj *obj, unsigned long idx)
  * Every page of a mapping is mapped by this handler, on first touch (a
  * PFN mapping filled in ->mmap could not be revoked: the VMA is not in the
  * address_space's tree yet).  The pfn is looked up, and inserted, under
- * obj->vma_lock (see obj_revoke()).  A revoked obj's mappings get its
+ * obj->vma_lock (see pgas_obj_revoke()).  A revoked obj's mappings get its
  * throwaway page, zeroed and writable where the mapping is: a peer touching
  * the memory of a rank that just left must not die of it.  The page is the
  * obj's own, so only mappers of this obj (one job) ever see what is
@@ -313,6 +313,6 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 	atomic64_inc(&nic->nr_mmaps);
 	return 0;
 put:
-	obj_put(obj);
+	pgas_obj_put(obj);
 	return ret;
 }

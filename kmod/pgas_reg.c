@@ -32,7 +32,7 @@ static void reg_unpin(struct pgas_obj *obj, unsigned long pinned)
 		unpin_user_pages_dirty_lock(obj->pages, pinned, obj->writable && obj->counted);
 	/* The mm_struct lives (mmgrab) even when its process has gone. */
 	atomic64_sub(obj->npages, &obj->mm->pinned_vm);
-	obj_uncharge(obj);
+	pgas_obj_uncharge(obj);
 }
 
 /* Counted in the endpoint's and the NIC's counters: the last step of REG. */
@@ -45,12 +45,12 @@ static void reg_count(struct pgas_ep *ep, struct pgas_obj *obj, int sign)
 }
 
 /* Takes a counted registration out of service: revoke, uncount, unpin. */
-void reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
+void pgas_reg_release(struct pgas_ep *ep, struct pgas_obj *obj)
 {
-	obj_revoke(obj);
+	pgas_obj_revoke(obj);
 	reg_unpin(obj, obj->npages);
 	reg_count(ep, obj, -1);
-	obj_put(obj);
+	pgas_obj_put(obj);
 }
 
 /*
@@ -136,14 +136,14 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	ret = reg_check_vmas(arg->addr, arg->addr + arg->len);
 	if (ret)
 		return ret;
-	obj = obj_alloc(ep->job, PGAS_OBJ_REG, npages);
+	obj = pgas_obj_alloc(ep->job, PGAS_OBJ_REG, npages);
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = arg->flags & PGAS_REG_WRITE;
 	if (obj->writable)
 		gup |= FOLL_WRITE;
 	/* The limit first: nothing is allocated for a request over it. */
-	ret = obj_charge(obj);
+	ret = pgas_obj_charge(obj);
 	if (ret)
 		goto put;
 	mmgrab(current->mm);
@@ -179,7 +179,7 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 			}
 		}
 	}
-	ret = obj_publish(nic, obj);
+	ret = pgas_obj_publish(nic, obj);
 	if (ret)
 		goto unpin;
 	/* Nothing below fails: count, then let DEREG find it. */
@@ -190,7 +190,7 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	old = xa_store(&ep->regs, handle, obj, GFP_KERNEL);
 	if (xa_is_err(old)) {
 		xa_release(&ep->regs, handle);
-		reg_release(ep, obj);
+		pgas_reg_release(ep, obj);
 		return xa_err(old);
 	}
 	return 0;
@@ -204,7 +204,7 @@ unreserve:
 unaccount:
 	reg_unpin(obj, 0);
 put:
-	obj_put(obj);
+	pgas_obj_put(obj);
 	return ret;
 }
 
@@ -222,6 +222,6 @@ int pgas_dereg(struct pgas_ep *ep, u64 handle)
 	xa_unlock(&ep->regs);
 	if (!obj)
 		return -ENOENT;
-	reg_release(ep, obj);
+	pgas_reg_release(ep, obj);
 	return 0;
 }

@@ -30,12 +30,12 @@ static struct pgas_obj *kern_page_create(struct pgas_ep *ep, const struct pgas_i
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct pgas_kern_page) > PGAS_MIN_PAGE_SIZE);
-	obj = obj_alloc(ep->job, PGAS_OBJ_KERN, 1);
+	obj = pgas_obj_alloc(ep->job, PGAS_OBJ_KERN, 1);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
 	obj->vaddr = __vmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!obj->vaddr) {
-		obj_put(obj);
+		pgas_obj_put(obj);
 		return ERR_PTR(-ENOMEM);
 	}
 	kp = obj->vaddr;
@@ -47,18 +47,18 @@ static struct pgas_obj *kern_page_create(struct pgas_ep *ep, const struct pgas_i
 	kp->notify_entries = arg->notify_entries;
 	kp->bounce_bufs = arg->bounce_bufs;
 	kp->bounce_size = arg->bounce_size;
-	ret = obj_publish(ep->job->nic, obj);
+	ret = pgas_obj_publish(ep->job->nic, obj);
 	if (ret) {
-		obj_put(obj);
+		pgas_obj_put(obj);
 		return ERR_PTR(ret);
 	}
 	return obj;
 }
 
-void kern_page_release(struct pgas_obj *obj)
+void pgas_kern_page_release(struct pgas_obj *obj)
 {
-	obj_revoke(obj);
-	obj_put(obj);
+	pgas_obj_revoke(obj);
+	pgas_obj_put(obj);
 }
 
 /* ---- ring regions --------------------------------------------------------- */
@@ -92,13 +92,13 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 		return ret;
 	if (ep->rings)
 		return -EEXIST;
-	obj = obj_alloc(ep->job, PGAS_OBJ_RINGS, layout.size >> PAGE_SHIFT);
+	obj = pgas_obj_alloc(ep->job, PGAS_OBJ_RINGS, layout.size >> PAGE_SHIFT);
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = true;
-	ret = obj_charge(obj);
+	ret = pgas_obj_charge(obj);
 	if (ret) {
-		obj_put(obj);
+		pgas_obj_put(obj);
 		return ret;
 	}
 	/*
@@ -110,7 +110,7 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	obj->vaddr = __vmalloc(layout.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
 			       __GFP_RETRY_MAYFAIL);
 	if (!obj->vaddr) {
-		obj_put(obj);
+		pgas_obj_put(obj);
 		return -ENOMEM;
 	}
 	ctrl = obj->vaddr;
@@ -123,13 +123,13 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	ctrl->bounce_size = arg->bounce_size;
 	kern = kern_page_create(ep, arg);
 	if (IS_ERR(kern)) {
-		obj_put(obj);
+		pgas_obj_put(obj);
 		return PTR_ERR(kern);
 	}
-	ret = obj_publish(nic, obj);
+	ret = pgas_obj_publish(nic, obj);
 	if (ret) {
-		kern_page_release(kern);
-		obj_put(obj);
+		pgas_kern_page_release(kern);
+		pgas_obj_put(obj);
 		return ret;
 	}
 	/* Counted once nothing can fail; obj_free() uncounts only then. */

@@ -387,12 +387,12 @@ static struct kunit_case lifetime_cases[] = {
 
 static int lifetime_suite_init(struct kunit_suite *suite)
 {
-	return pgas_mem_init();
+	return pgas_obj_init();
 }
 
 static void lifetime_suite_exit(struct kunit_suite *suite)
 {
-	pgas_mem_exit();
+	pgas_obj_exit();
 }
 
 static struct kunit_suite lifetime_suite = {
