@@ -563,16 +563,31 @@ static long sys_ret(long r)
 static _Thread_local sigjmp_buf fault_jmp;
 static _Thread_local volatile int fault_armed;
 
-static void on_fault(int sig)
+static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	static const char msg[] = "# pgas_fuzz: a fault outside touch(): a fuzzer bug\n";
+	char msg[160];
+	int n;
 
+	(void)uc;
 	if (fault_armed)
 		siglongjmp(fault_jmp, sig);
-	if (write(2, msg, sizeof(msg) - 1) < 0)
+	/* Dying anyway: where and in which task, for whoever reads the log. */
+	n = snprintf(msg, sizeof(msg),
+		     "# pgas_fuzz: a fault outside touch(): a fuzzer bug (signal %d, code %d, address %p, task %s)\n",
+		     sig, si->si_code, si->si_addr, mytag);
+	if (n > 0 && write(2, msg, (size_t)n) < 0)
 		_exit(99);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void catch_faults(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
 }
 
 /* Reads (or writes v at) p; returns the signal it raised, or 0. */
@@ -1711,11 +1726,16 @@ static void op_mremap(struct world *w)
 	p = to ? mremap(addr, len, nlen, MREMAP_MAYMOVE | MREMAP_FIXED, to) :
 		 mremap(addr, len, nlen, 0);
 	ret = op_end(p == MAP_FAILED ? -errno : 0);
+	/*
+	 * A failed move may have unmapped the reservation already (MREMAP_FIXED
+	 * unmaps the target before it checks the source), and another thread's
+	 * mmap may have landed there since: unmapping 'to' now could take that
+	 * away (a race episode once died so).  The reservation is left, at
+	 * most len bytes of PROT_NONE address space.
+	 */
 	if (p != MAP_FAILED) {
 		w->m[k].addr = p;
 		w->m[k].len = nlen;
-	} else if (to) {
-		munmap(to, len);
 	}
 	wunlock(w);
 	check_errno(w, "mremap", ret, E_MREMAP);
@@ -2970,8 +2990,7 @@ static int runner(u64 deadline)
 
 	claim_slot("r");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	signal(SIGBUS, on_fault);
-	signal(SIGSEGV, on_fault);
+	catch_faults();
 	signal(SIGPIPE, SIG_IGN);
 	setup_buffers();
 	read_counters(&base);
