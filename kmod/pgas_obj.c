@@ -174,6 +174,25 @@ int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
 }
 
 /*
+ * What a revoked kernel page shows (pgas_abi.h, PGAS_KERN_REVOKED): its
+ * last contents, and a count that tells its owner every peer is out of
+ * reach.  Nothing writes the page any more (its endpoint left the job
+ * first).  Without memory for it, the zeroed throwaway page as for others.
+ */
+static struct page *kern_page_revoked(struct pgas_obj *obj)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ACCOUNT | __GFP_NOWARN);
+	struct pgas_kern_page *kp;
+
+	if (!page)
+		return NULL;
+	kp = page_address(page);
+	memcpy(kp, obj->vaddr, PAGE_SIZE);
+	WRITE_ONCE(kp->peers_gone, PGAS_KERN_REVOKED);
+	return page;
+}
+
+/*
  * Takes every page of obj away from every mapping of it and refuses new
  * mappings; on return no PTE maps its memory, which may then be unpinned
  * or freed.  revoked is set under the lock the fault handler inserts
@@ -188,6 +207,8 @@ void pgas_obj_revoke(struct pgas_obj *obj)
 	struct pgas_nic *nic = obj->job->nic;
 
 	mutex_lock(&obj->vma_lock);
+	if (obj->kind == PGAS_OBJ_KERN && !obj->dummy)
+		obj->dummy = kern_page_revoked(obj);
 	obj->revoked = true;
 	mutex_unlock(&obj->vma_lock);
 	xa_erase(&nic->objs, obj->cookie);

@@ -117,7 +117,7 @@ int pgas__rma_gone(const char *call, unsigned rank);
  */
 static inline int pgas__rma_check(const char *call, unsigned rank)
 {
-	atomic_thread_fence(memory_order_acquire);
+	PGAS__FENCE(memory_order_acquire);
 	if (PGAS__UNLIKELY(atomic_load_explicit((_Atomic uint64_t *)pgas__g.gone,
 						memory_order_relaxed)))
 		return pgas__rma_gone(call, rank);

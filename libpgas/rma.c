@@ -51,7 +51,7 @@ static bool fold_gone_events(const struct pgas_kern_page *k)
 			pgas__job.rank_gone[vpid] = (unsigned char)(1 + !!died);
 	}
 	/* The slot of event first is rewritten once event first + PGAS_GONE_EVENTS is. */
-	atomic_thread_fence(memory_order_acquire);
+	PGAS__FENCE(memory_order_acquire);
 	if (atomic_load_explicit((_Atomic uint64_t *)&k->gone_tail, memory_order_relaxed) - first >=
 	    PGAS_GONE_EVENTS)
 		whole = false;
@@ -74,6 +74,10 @@ int pgas__rma_gone(const char *call, unsigned rank)
 
 	if (!k || !pgas__job.rank_gone)
 		return PGAS_OK;
+	if (k->peers_gone == PGAS_KERN_REVOKED)
+		return pgas__err(PGAS_ERR_GONE, call,
+				 "pgas.ko took this rank's endpoint away (%s was deleted): rank %u is out of reach",
+				 pgas__cfg.device, rank);
 	for (;;) {
 		counted = (uint64_t)atomic_load_explicit((_Atomic uint32_t *)&k->peers_gone,
 							 memory_order_acquire) +
@@ -261,7 +265,7 @@ static int take_gone(pgas_notification_t *out)
 				      memory_order_relaxed);
 	e.died = atomic_load_explicit((_Atomic uint32_t *)&k->gone[h % PGAS_GONE_EVENTS].died,
 				      memory_order_relaxed);
-	atomic_thread_fence(memory_order_acquire);
+	PGAS__FENCE(memory_order_acquire);
 	/* Overwritten while read (we were a whole page behind): take a newer one. */
 	t = atomic_load_explicit((_Atomic uint64_t *)&k->gone_tail, memory_order_relaxed);
 	if (t - h > PGAS_GONE_EVENTS) {

@@ -174,6 +174,9 @@ void pgas__wait_step(struct pgas__waiter *w)
 	 */
 	if (PGAS__UNLIKELY(kern && atomic_load_explicit((_Atomic uint32_t *)&kern->peers_gone,
 							memory_order_relaxed))) {
+		if (kern->peers_gone == PGAS_KERN_REVOKED)
+			pgas__fatal("pgas.ko took this rank's endpoint away (%s was deleted): no peer can be reached; ending this rank",
+				    pgas__cfg.device);
 		pgas_boot_tell(PGAS_BOOT_PEER_DIED);	/* pgasrun: name the dead one */
 		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
 			    kern->peers_gone);

@@ -250,6 +250,14 @@ struct pgas_ctrl_page {
  */
 #define PGAS_GONE_EVENTS	480
 
+/*
+ * peers_gone of a kernel page whose endpoint pgas.ko took away from a
+ * living owner (its NIC was deleted): the mapping then shows a copy of the
+ * last page with this count, so the owner stops waiting for peers it can
+ * no longer reach.
+ */
+#define PGAS_KERN_REVOKED	0xffffffffu
+
 struct pgas_gone_event {
 	__u32 vpid;		/* the endpoint that left */
 	__u32 died;		/* 1: died, 0: left cleanly */

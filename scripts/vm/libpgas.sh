@@ -71,6 +71,29 @@ else
 	echo "$out" | grep ok | sed 's/^/# /'
 	tail -n 5 /tmp/deadget.err | sed 's/^/# /'
 fi
+# A NIC deleted under a live job (issue 9, defect 14): its ranks are told
+# through their kernel pages and end, naming it, instead of waiting forever.
+nic=$(pgasctl create)
+PGAS_DEVICE=/dev/$nic pgasrun -n 3 -t 30 /tests/lifecycle hang >/tmp/nd.out 2>/tmp/nd.err &
+pid=$!
+i=0
+while [ "$(grep -c 'ready' /tmp/nd.out)" -lt 3 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+t0=$(date +%s)
+pgasctl destroy "${nic#pgas}"
+wait $pid
+rc=$?
+took=$(($(date +%s) - t0))
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -lt 20 ] &&
+	grep -q "took this rank's endpoint away (/dev/$nic was deleted)" /tmp/nd.err; then
+	echo "ok - a NIC deleted under a waiting job: its ranks end in $took s, exit $rc, naming it"
+else
+	echo "not ok - a NIC deleted under a waiting job: exit $rc after $took s"
+	tail -n 5 /tmp/nd.err | sed 's/^/# /'
+fi
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
 sleep 1

@@ -783,6 +783,7 @@ static void test_nic_delete_revokes(void)
 				    .addr = (uintptr_t)seg, .len = 16 * 4096 };
 	struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = 1 };
 	struct pgas_ctrl_page *ctrl0 = MAP_FAILED;
+	struct pgas_kern_page *kern0 = MAP_FAILED;
 	int lfd, a, b, spare, id = -1, e1, e2, e3, e4;
 	char *peer_seg = MAP_FAILED;
 	FILE *f = popen("pgasctl create", "r");
@@ -809,9 +810,11 @@ static void test_nic_delete_revokes(void)
 		     (off_t)r0.cookie);
 	peer_seg = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a,
 			(off_t)reg.cookie);
+	kern0 = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, a,
+		     (off_t)r0.kern_cookie);
 	memset(seg, 0x6b, 16 * 4096);
 	result(ctrl0 != MAP_FAILED && peer_seg != MAP_FAILED && peer_seg[5] == 0x6b &&
-	       ctrl0->magic == PGAS_ABI_MAGIC,
+	       ctrl0->magic == PGAS_ABI_MAGIC && kern0 != MAP_FAILED && kern0->peers_gone == 0,
 	       "a job runs on %s: rank 0 maps its rings and rank 1's segment", dev);
 	snprintf(cmd, sizeof(cmd), "pgasctl destroy %d", id);
 	result(system(cmd) == 0 && access(dev, F_OK) != 0, "%s deleted with the job live", dev);
@@ -821,6 +824,12 @@ static void test_nic_delete_revokes(void)
 	       "rank 0's mapping of rank 1's segment is revoked (reads zeros)");
 	result(ctrl0 != MAP_FAILED && touch((char *)ctrl0) == 0 && ctrl0->magic == 0,
 	       "rank 0's own ring region is revoked (reads zeros)");
+	/* Its kernel page tells it so: libpgas stops waiting instead of hanging. */
+	result(kern0 != MAP_FAILED && kern0->peers_gone == PGAS_KERN_REVOKED &&
+	       kern0->magic == PGAS_ABI_MAGIC && kern0->rank == 0 && kern0->nranks == 2,
+	       "rank 0's kernel page shows it was taken away (peers_gone %#x, magic %#x, rank %u)",
+	       kern0 != MAP_FAILED ? kern0->peers_gone : 0, kern0 != MAP_FAILED ? kern0->magic : 0,
+	       kern0 != MAP_FAILED ? kern0->rank : 0);
 	e1 = ioc(b, PGAS_IOC_REG, &reg);
 	e2 = ioc(a, PGAS_IOC_RINGS_CREATE, &r2);
 	e3 = ioc(b, PGAS_IOC_DEREG, &d);
@@ -832,6 +841,8 @@ static void test_nic_delete_revokes(void)
 		munmap(ctrl0, r0.region_size);
 	if (peer_seg != MAP_FAILED)
 		munmap(peer_seg, 16 * 4096);
+	if (kern0 != MAP_FAILED)
+		munmap(kern0, (size_t)sysconf(_SC_PAGESIZE));
 	close(a);
 	close(b);
 	close(spare);
