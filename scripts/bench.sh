@@ -47,14 +47,9 @@ done
 
 # Instruction counts of the critical paths (deterministic).
 if command -v valgrind >/dev/null; then
-	rm -f "$OUT"/callgrind.*
-	$B/bin/pgasrun -n 2 -t 600 valgrind --tool=callgrind \
-		--callgrind-out-file="$OUT/callgrind.%q{PGAS_RANK}" $B/bench/icount 2>/dev/null
-	callgrind_annotate --inclusive=yes "$OUT/callgrind.0" 2>/dev/null |
-		sed -n 's/^ *\([0-9,]*\) .*=> .*:\(ic_[a-z_0-9]*\) (\([0-9,]*\)x)$/\1 \2 \3/p' |
-		tr -d , | while read -r ir fn calls; do
-			echo "RESULT icount.${fn#ic_} $(awk "BEGIN{print $ir/$calls}") instr" >>"$raw"
-		done
+	scripts/icount.sh "$B" | while read -r fn n; do
+		echo "RESULT icount.$fn $n instr" >>"$raw"
+	done
 else
 	note "instruction counts: skipped (valgrind missing)"
 fi

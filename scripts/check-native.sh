@@ -321,6 +321,23 @@ elif [ "$B" = "$PWD/build" ]; then
 fi
 rm -rf "$inst"
 
+# The critical paths' instruction counts (callgrind, deterministic) stay
+# within bench/icount.baseline: the plain build only.
+if [ "$B" = "$PWD/build" ] && command -v valgrind >/dev/null; then
+	counts=$(scripts/icount.sh "$B")
+	while read -r fn max; do
+		case "$fn" in '#'* | '') continue ;; esac
+		n=$(echo "$counts" | awk -v f="$fn" '$1 == f { print $2 }')
+		if [ -z "$n" ]; then
+			notok "instruction count of $fn: not measured (scripts/icount.sh)"
+		elif awk -v n="$n" -v m="$max" 'BEGIN { exit !(n <= m) }'; then
+			ok "instruction count of $fn: $n, at most $max"
+		else
+			notok "instruction count of $fn: $n, over the baseline's $max (bench/icount.baseline)"
+		fi
+	done <bench/icount.baseline
+fi
+
 sleep 0.2
 orphans=$(pgrep -f "$B/tests/" || true)
 if [ -z "$orphans" ]; then ok "no rank outlived its job"; else notok "orphans: $orphans"; fi
