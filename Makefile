@@ -83,9 +83,15 @@ $(B)/lib/libpgas.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/lib/libpgas.so: $(LIB_OBJS)
+# Exports what the installed headers name, nothing else (scripts/export-map.sh).
+$(B)/lib/libpgas.map: $(LIB_OBJS) scripts/export-map.sh
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpgas.so.0 $(LDFLAGS) -o $@ $^
+	CC="$(CC)" scripts/export-map.sh $(LIB_OBJS) >$@
+
+$(B)/lib/libpgas.so: $(LIB_OBJS) $(B)/lib/libpgas.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpgas.so.0 -Wl,--version-script=$(B)/lib/libpgas.map \
+		$(LDFLAGS) -o $@ $(LIB_OBJS)
 
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)

@@ -319,6 +319,26 @@ if [ "$B" = "$PWD/build" ] &&
 elif [ "$B" = "$PWD/build" ]; then
 	notok "make install: $(cat "$log")"
 fi
+# The shared library: a program linked against it runs, and it exports what
+# the installed headers name and nothing else (scripts/export-map.sh).
+if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/libpgas.so.0" ]; then
+	if cc -std=c11 -Wall -Werror -o "$inst/demo-so" examples/demo.c -I"$inst/usr/include/pgas" \
+		-L"$inst/usr/lib" -lpgas 2>"$log" &&
+		LD_LIBRARY_PATH="$inst/usr/lib" "$inst/usr/bin/pgasrun" -n 2 -t 60 "$inst/demo-so" 2>>"$log" |
+		grep -q "rank 1/2: ping 101 -> pong 202"; then
+		ok "libpgas.so: the demo linked against it runs"
+	else
+		notok "libpgas.so: the demo linked against it: $(cat "$log")"
+	fi
+	leaked=$(nm -D --defined-only "$inst/usr/lib/libpgas.so.0" | awk '{ print $3 }' |
+		grep -E '^(pgas__(err|cfg|job|fatal|progress|coll_progress)|pgas_(boot|kmod|shm|conduit)_)' || true)
+	nexp=$(nm -D --defined-only "$inst/usr/lib/libpgas.so.0" | grep -c ' [TDBR] ')
+	if [ -z "$leaked" ]; then
+		ok "libpgas.so exports $nexp symbols: no internals beyond what the inline fast path calls"
+	else
+		notok "libpgas.so exports internals: $leaked"
+	fi
+fi
 rm -rf "$inst"
 
 # The critical paths' instruction counts (callgrind, deterministic) stay
