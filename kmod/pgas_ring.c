@@ -143,6 +143,7 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	ep->kern = kern;
 	mutex_unlock(&ep->job->lock);
 	arg->region_size = layout.size;
+	arg->layout = layout;
 	arg->cookie = obj->cookie << PAGE_SHIFT;
 	arg->kern_cookie = kern->cookie << PAGE_SHIFT;
 	return 0;

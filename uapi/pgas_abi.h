@@ -354,6 +354,12 @@ struct pgas_ioc_rings {
 	/* ABI 3 (size 56): */
 	__u32 page_size;	/* out: the page size of the layout */
 	__u32 pad;		/* 0 */
+	/*
+	 * Size 104: the region as pgas.ko laid it out (as io_uring reports its
+	 * rings' offsets): user space maps by these, not by a layout of its
+	 * own.  Every endpoint of the job with this geometry has the same.
+	 */
+	struct pgas_region_layout layout;	/* out */
 };
 
 #define PGAS_IOC_RINGS_SIZE_VER0	40	/* without kern_cookie */

@@ -100,6 +100,33 @@ static int env_job(__u32 *id, __u64 *key)
 	return errno || *end ? -1 : 1;
 }
 
+/*
+ * The layout RINGS_CREATE returned: in order, page aligned and inside the
+ * region, each part at least as large as the geometry needs.
+ */
+static bool layout_sane(const struct pgas_region_layout *l, uint64_t size,
+			const struct pgas_geometry *geo, unsigned nranks)
+{
+	uint64_t ps = pgas_page_size(), end = ps;	/* the control page */
+	unsigned ch;
+
+	if (l->size != size || l->ctrl_off || size % ps)
+		return false;
+	for (ch = 0; ch < PGAS_NCHAN; ch++) {
+		if (l->mbox_off[ch] % ps || l->mbox_off[ch] < end)
+			return false;
+		end = l->mbox_off[ch] + (uint64_t)geo->mbox_slots * PGAS_SLOT_SIZE;
+	}
+	if (l->notify_off % ps || l->notify_off < end)
+		return false;
+	end = l->notify_off + (uint64_t)geo->notify_entries * sizeof(struct pgas_notify_entry);
+	if (l->bounce_off % ps || l->bounce_off < end)
+		return false;
+	end = l->bounce_off + (uint64_t)nranks * PGAS_NCHAN * geo->bounce_bufs *
+			      (PGAS_CACHELINE + (uint64_t)geo->bounce_size);
+	return end <= size;
+}
+
 int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct pgas_ioc_job_join j = { .size = sizeof(j) };
@@ -174,12 +201,16 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 			 r.page_size, pgas_page_size());
 		return PGAS_ERR_INVAL;
 	}
-	if (r.region_size != c->layout.size) {
+	/* pgas.ko says where everything is (an older one only how big: then ours must match). */
+	if (r.layout.size ? !layout_sane(&r.layout, r.region_size, &c->geo, c->nranks) : r.region_size != c->layout.size) {
 		free(all);
-		snprintf(msg, msglen, "pgas.ko's ring region is %" PRIu64 " bytes, libpgas expects %" PRIu64,
-			 (uint64_t)r.region_size, (uint64_t)c->layout.size);
+		snprintf(msg, msglen, "pgas.ko's ring region is %" PRIu64 " bytes%s, libpgas expects %" PRIu64,
+			 (uint64_t)r.region_size, r.layout.size ? " with a layout out of bounds" : "",
+			 (uint64_t)c->layout.size);
 		return PGAS_ERR_INVAL;
 	}
+	if (r.layout.size)
+		c->layout = r.layout;
 	/* What pgas.ko writes for this rank (peers' deaths) is on a page peers cannot write. */
 	if (!r.kern_cookie) {
 		free(all);

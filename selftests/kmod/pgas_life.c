@@ -859,14 +859,16 @@ static void test_page_size(void)
 {
 	int lfd = open_dev(), a = open_dev(), b = open_dev();
 	struct pgas_ioc_job_create job = create_job(lfd, 2);
-	struct pgas_ioc_rings r = rings_arg(), old = rings_arg();
+	struct pgas_ioc_rings r = rings_arg(), old = rings_arg(), old3 = rings_arg();
+	int lfd3 = open_dev(), c = open_dev(), e1, e2, e3;
+	struct pgas_ioc_job_create job3 = create_job(lfd3, 1);
 	struct pgas_region_layout l;
 	long ps = sysconf(_SC_PAGESIZE);
-	int e1, e2;
 
 	pgas_region_layout(64, 64, 2, 1024, 2, &l);
 	join(a, &job, 0);
 	join(b, &job, 1);
+	join(c, &job3, 0);
 	r.page_size = 12345;
 	e1 = ioc(a, PGAS_IOC_RINGS_CREATE, &r);
 	result(e1 == 0 && r.page_size == (unsigned int)ps && r.region_size == l.size &&
@@ -879,6 +881,20 @@ static void test_page_size(void)
 	result(e2 == 0 && old.page_size == 777 && old.region_size == l.size,
 	       "an ABI 2 caller (48-byte struct) gets its rings and nothing past its struct (%d)",
 	       e2);
+	/* Its layout as pgas.ko made it: the one user space computes. */
+	result(e1 == 0 && !memcmp(&r.layout, &l, sizeof(l)) && r.layout.size == r.region_size,
+	       "RINGS_CREATE reports the region's layout: ctrl %llu, mbox %llu %llu, notify %llu, bounce %llu, size %llu",
+	       (unsigned long long)r.layout.ctrl_off, (unsigned long long)r.layout.mbox_off[0],
+	       (unsigned long long)r.layout.mbox_off[1], (unsigned long long)r.layout.notify_off,
+	       (unsigned long long)r.layout.bounce_off, (unsigned long long)r.layout.size);
+	old3.size = 56;	/* ABI 3's struct: up to page_size and pad */
+	old3.layout.size = 999;
+	e3 = ioc(c, PGAS_IOC_RINGS_CREATE, &old3);
+	result(e3 == 0 && old3.page_size == (unsigned int)ps && old3.layout.size == 999,
+	       "a 56-byte RINGS_CREATE gets its rings and no layout (%d, layout.size %llu)", e3,
+	       (unsigned long long)old3.layout.size);
+	close(c);
+	close(lfd3);
 	close(a);
 	close(b);
 	close(lfd);
