@@ -8,7 +8,7 @@
  * region and segment by the cookies exchanged through the bootstrap relay.
  * After that the fast path runs on the mappings exactly as over shm.
  * Sleeping (PGAS_WAIT_MODE=block) uses the endpoint's fd: poll() to sleep,
- * PGAS_IOC_WAKE to wake a peer (libpgas/wait.c).
+ * PGAS_IOC_WAKE to wake a peer (libpgas/core/wait.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../conduit.h"
-#include "../shm/bootstrap.h"
-#include "../../libpgas/internal.h"
+#include "bootstrap.h"
+#include "internal.h"
 
 struct kmod_priv {
 	int fd;			/* this rank's endpoint */

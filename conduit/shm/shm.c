@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../conduit.h"
-#include "../../libpgas/pgas.h"
+#include "pgas.h"
 #include "bootstrap.h"
 
 struct shm_priv {

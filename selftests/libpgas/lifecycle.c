@@ -50,7 +50,7 @@
 #include <unistd.h>
 #include "tap.h"
 #include "pingpong.h"
-#include "../../conduit/shm/bootstrap.h"	/* peerdied: the notice by hand */
+#include "bootstrap.h"	/* peerdied: the notice by hand */
 
 #define H_COUNT 3
 #define H_TRAP 4		/* a ping whose handler the victim leaves in */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../conduit/shm/bootstrap.h"
+#include "bootstrap.h"
 
 _Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_MIN_PAGE_SIZE, "control page fits a page");
 _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 bytes");

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../conduit/shm/bootstrap.h"
+#include "bootstrap.h"
 
 #define PGAS__NAP_MAX_SHIFT 3	/* 1 ms << 3: naps of at most 8 ms */
 

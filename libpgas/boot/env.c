@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "../conduit/shm/bootstrap.h"
+#include "bootstrap.h"
 
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
 bool pgas__cfg_loaded;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "pgas.h"
-#include "../conduit/conduit.h"
+#include "conduit.h"
 
 #define PGAS__ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 
