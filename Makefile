@@ -48,13 +48,14 @@ I_CORE   := -Ilibpgas/core -Iconduit
 # (In the link order of before the folders: the same library.)
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/am.c libpgas/core/rma.c libpgas/core/barrier.c \
-            libpgas/core/wait.c libpgas/core/hsl.c \
+            libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
-            libpgas/coll/coll_tune.c libpgas/coll/team.c \
+            libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
             conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 HEADERS  := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_coll.h \
-            libpgas/boot/bootstrap.h libpgas/core/internal.h libpgas/coll/coll.h \
+            libpgas/boot/bootstrap.h libpgas/core/internal.h libpgas/core/layer.h \
+            libpgas/coll/coll.h \
             uapi/pgas_abi.h conduit/conduit.h
 PUBLIC_HEADERS := libpgas/include/pgas.h libpgas/include/pgas_fast.h \
                   libpgas/include/pgas_coll.h uapi/pgas_abi.h
@@ -65,6 +66,7 @@ $(B)/obj/libpgas/boot/env.o:   CPPFLAGS += $(I_CORE)
 $(B)/obj/libpgas/boot/error.o: CPPFLAGS += $(I_CORE)
 $(B)/obj/libpgas/core/%.o:     CPPFLAGS += $(I_CORE) $(I_BOOT)
 $(B)/obj/libpgas/coll/%.o:     CPPFLAGS += $(I_CORE)
+$(B)/obj/libpgas/layers.o:     CPPFLAGS += $(I_CORE) -Ilibpgas/coll
 $(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
 $(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT) $(I_CORE)
 

@@ -341,6 +341,20 @@ if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/libpgas.so.0" ]; then
 fi
 rm -rf "$inst"
 
+# Layers (docs/design-threads-endpoints.md, 5.2): the core and the boot
+# layer call nothing of the collectives; those plug in through
+# core/layer.h's hooks.  From the objects, so a stray extern counts too.
+if [ "$B" = "$PWD/build" ]; then
+	calls=$(comm -12 <(nm -u "$B"/obj/libpgas/core/*.o "$B"/obj/libpgas/boot/*.o |
+			   awk '{ print $2 }' | sort -u) \
+			 <(nm -g --defined-only "$B"/obj/libpgas/coll/*.o | awk 'NF == 3 { print $3 }' | sort -u))
+	if [ -z "$calls" ]; then
+		ok "layers: core and boot call nothing of the collectives"
+	else
+		notok "layers: core or boot calls the collectives: $(echo $calls)"
+	fi
+fi
+
 # The critical paths' instruction counts (callgrind, deterministic) stay
 # within bench/icount.baseline: the plain build only.
 if [ "$B" = "$PWD/build" ] && command -v valgrind >/dev/null; then

@@ -139,17 +139,6 @@ unsigned pgas__wait_chanmask(void);
 void pgas__barrier_progress(void);
 void pgas__barrier_setup(void);	/* once nranks is known */
 
-/* coll.c: advances collectives in flight; returns how many completed. */
-int pgas__coll_progress(void);
-/* pgas_exit(0): before this rank announces that it leaves, records in each
- * live team how far it went and abandons its outstanding collectives, so
- * members waiting for it fail with PGAS_ERR_GONE (coll.c). */
-void pgas__coll_leave(void);
-/* Library bytes behind each segment, and their setup after attach. */
-size_t pgas__coll_area_bytes(unsigned nranks);
-/* phase 0: before attach's barrier (rank 0 loads the tuning file);
- * phase 1: after it (everyone shares it and builds the job's team). */
-int pgas__coll_attach(int phase, char *msg, size_t len);
 
 /*
  * The first page of every rank's library area (behind its segment, mapped

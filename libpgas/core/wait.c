@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
+#include "layer.h"
 #include "bootstrap.h"
 
 #define PGAS__NAP_MAX_SHIFT 3	/* 1 ms << 3: naps of at most 8 ms */
@@ -183,7 +184,7 @@ void pgas__wait_step(struct pgas__waiter *w)
 	}
 	if (!pgas__job.handler_depth) {
 		pgas__barrier_progress();
-		if (pgas__g.coll_pending && pgas__coll_progress() > 0) {
+		if (pgas__g.layers_pending && pgas__layers_progress() > 0) {
 			w->spins = 0;
 			w->stuck = 0;
 			return;
