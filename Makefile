@@ -43,7 +43,7 @@ LDFLAGS  := $(SANFLAGS)
 # internal.h includes conduit.h, hence -Iconduit with it).
 CPPFLAGS := -Ilibpgas/include -Iuapi
 I_BOOT   := -Ilibpgas/boot
-I_CORE   := -Ilibpgas/core -Iconduit
+I_CORE   := -Ilibpgas/core -Ilibpgas/boot -Iconduit
 
 # (In the link order of before the folders: the same library.)
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
@@ -54,7 +54,7 @@ LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 HEADERS  := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_coll.h \
-            libpgas/boot/bootstrap.h libpgas/core/internal.h libpgas/core/layer.h \
+            libpgas/boot/bootstrap.h libpgas/boot/boot.h libpgas/core/internal.h libpgas/core/layer.h \
             libpgas/coll/coll.h \
             uapi/pgas_abi.h conduit/conduit.h
 PUBLIC_HEADERS := libpgas/include/pgas.h libpgas/include/pgas_fast.h \
@@ -62,13 +62,12 @@ PUBLIC_HEADERS := libpgas/include/pgas.h libpgas/include/pgas_fast.h \
 
 # Who reaches into which layer today.  The boot and conduit files that
 # include core's internal.h are edges step 4 cuts.
-$(B)/obj/libpgas/boot/env.o:   CPPFLAGS += $(I_CORE)
-$(B)/obj/libpgas/boot/error.o: CPPFLAGS += $(I_CORE)
+$(B)/obj/libpgas/boot/%.o:     CPPFLAGS += $(I_BOOT) -Iconduit
 $(B)/obj/libpgas/core/%.o:     CPPFLAGS += $(I_CORE) $(I_BOOT)
 $(B)/obj/libpgas/coll/%.o:     CPPFLAGS += $(I_CORE)
 $(B)/obj/libpgas/layers.o:     CPPFLAGS += $(I_CORE) -Ilibpgas/coll
 $(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
-$(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT) $(I_CORE)
+$(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 
 TEST_SRCS  := $(wildcard selftests/libpgas/*.c)
 TESTS      := $(TEST_SRCS:selftests/libpgas/%.c=$(B)/tests/%)

@@ -21,8 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../conduit.h"
-#include "bootstrap.h"
-#include "internal.h"
+#include "boot.h"
 
 struct kmod_priv {
 	int fd;			/* this rank's endpoint */

@@ -86,6 +86,7 @@ int pgas_init(int *argc, char ***argv)
 				 c->kind == PGAS_CONDUIT_KMOD ? "kmod" : "shm", msg);
 	}
 	pgas__job.initialised = true;
+	pgas__err_set_rank((int)c->rank);
 	pgas__g.rank = c->rank;
 	if (!hooked && on_exit(exit_hook, NULL) == 0 && pthread_atfork(NULL, NULL, forked) == 0)
 		hooked = true;
