@@ -103,6 +103,11 @@ static void job_revoke(struct pgas_job *job)
 	struct pgas_ep *ep;
 	u32 i;
 
+	mutex_lock(&job->lock);
+	for (i = 0; i < job->nranks; i++)
+		if (job->eps[i])
+			pgas_mark_revoked(job->eps[i]);
+	mutex_unlock(&job->lock);
 	for (;;) {
 		ep = NULL;
 		mutex_lock(&job->lock);
