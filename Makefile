@@ -51,7 +51,7 @@ LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
             libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
-            conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
+            conduit/conduits.c conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 HEADERS  := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_coll.h \
             libpgas/boot/bootstrap.h libpgas/boot/boot.h libpgas/core/internal.h libpgas/core/layer.h \
@@ -67,6 +67,7 @@ $(B)/obj/libpgas/core/%.o:     CPPFLAGS += $(I_CORE) $(I_BOOT)
 $(B)/obj/libpgas/coll/%.o:     CPPFLAGS += $(I_CORE)
 $(B)/obj/libpgas/layers.o:     CPPFLAGS += $(I_CORE) -Ilibpgas/coll
 $(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
+$(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit
 $(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 
 TEST_SRCS  := $(wildcard selftests/libpgas/*.c)

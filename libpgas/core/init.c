@@ -73,17 +73,16 @@ int pgas_init(int *argc, char ***argv)
 	c->geo.notify_entries = pgas__cfg.notify_entries;
 	c->geo.bounce_bufs = pgas__cfg.bounce_bufs;
 	c->geo.bounce_size = (uint32_t)PGAS__ALIGN_UP(pgas__cfg.max_medium, PGAS_CACHELINE);
-	c->kind = pgas_conduit_choose();
+	c->ops = pgas_conduit_choose();
+	c->kind = c->ops->kind;
 	/* Before any conduit: ranks configured apart fail here, every one of them. */
 	rc = pgas__config_agree(c->kind, &sleepers, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, "pgas_init", "%s", msg);
-	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_open(c, msg, sizeof(msg))
-					  : pgas_shm_open(c, msg, sizeof(msg));
+	rc = c->ops->open(c, msg, sizeof(msg));
 	if (rc) {
 		pgas_conduit_close(c);
-		return pgas__err(rc, "pgas_init", "%s conduit: %s",
-				 c->kind == PGAS_CONDUIT_KMOD ? "kmod" : "shm", msg);
+		return pgas__err(rc, "pgas_init", "%s conduit: %s", c->ops->name, msg);
 	}
 	pgas__job.initialised = true;
 	pgas__err_set_rank((int)c->rank);
@@ -136,8 +135,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	/* The library's area (rank state, the layers' parts) sits behind the user's part. */
 	size_t area = pgas__layers_area_bytes(c->nranks);
 
-	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_attach(c, segsize + area, msg, sizeof(msg))
-					  : pgas_shm_attach(c, segsize + area, msg, sizeof(msg));
+	rc = c->ops->attach(c, segsize + area, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, call, "%s", msg);
 	pgas__g.peers = calloc(c->nranks, sizeof(*pgas__g.peers));

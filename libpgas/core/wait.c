@@ -41,8 +41,7 @@ static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *
 /* pgas.ko's endpoint fd to sleep and wake on, or -1 (shm: futexes). */
 static int wait_fd(void)
 {
-	return pgas__job.conduit.kind == PGAS_CONDUIT_KMOD ?
-	       pgas_kmod_wait_fd(&pgas__job.conduit) : -1;
+	return pgas__job.conduit.ops->wait_fd(&pgas__job.conduit);
 }
 
 void pgas__wait_setup(void)
