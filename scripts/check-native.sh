@@ -62,6 +62,32 @@ for n in $RANKS; do
 		echo "# nosyscall -n $n not run in $B: the sanitizer runtime makes system calls"
 	fi
 done
+# Threads (PGAS_THREAD_MULTIPLE unless said): every operation from every
+# thread of every rank at once, exact counts (selftests/libpgas/threads.c).
+# The plain build: 1, 2, 4 and 8 threads at 1 to 4 ranks, SERIALIZED and
+# the blocking wait.  The sanitizer builds: 2, 4 and 8 threads of one rank,
+# where every message, handler and lock is inside one process and TSan
+# sees all of it (between processes it sees no synchronisation: a bounce
+# buffer that the peer frees would look raced); ASan also at 2 ranks.
+if [ "$B" = "$PWD/build" ]; then
+	for n in 1 2 3 4; do
+		for t in 1 2 4 8; do
+			run_tap "threads -n $n -t $t" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/threads" -t "$t"
+		done
+	done
+	run_tap "threads -n 3 -t 4, SERIALIZED" "$RUN" -n 3 -t "$TLIMIT" "$B/tests/threads" -t 4 -l serialized
+	run_tap "threads -n 3 -t 4, block mode" \
+		env PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/threads" -t 4
+else
+	for t in 2 4 8; do
+		run_tap "threads -n 1 -t $t" "$RUN" -n 1 -t "$TLIMIT" "$B/tests/threads" -t "$t"
+	done
+	run_tap "threads -n 1 -t 4, SERIALIZED" "$RUN" -n 1 -t "$TLIMIT" "$B/tests/threads" -t 4 -l serialized
+	case "$B" in
+	*asan*) run_tap "threads -n 2 -t 4" "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads" -t 4 ;;
+	esac
+fi
+
 # Collectives: the conformance program at every rank count from 1 to 8 in
 # the plain build (the sanitizer builds at RANKS), then its variants:
 # misuse checks of PGAS_COLL_DEBUG, chunked staging through a tiny stage,

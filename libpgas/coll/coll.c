@@ -86,7 +86,7 @@ static void coll_leave(void)
 				      memory_order_release);
 	}
 	active_teams = NULL;
-	pgas__g.layers_pending &= ~PGAS__PENDING_COLL;
+	pgas__set_pending(PGAS__PENDING_COLL, 0);
 }
 
 /* The first member that left before call seq of t, or -1. */
@@ -411,7 +411,7 @@ void pgas__team_activate(struct pgas_team *t)
 	t->active = true;
 	t->next_active = active_teams;
 	active_teams = t;
-	pgas__g.layers_pending |= PGAS__PENDING_COLL;
+	pgas__set_pending(PGAS__PENDING_COLL, 1);
 }
 
 int pgas__coll_progress(void)
@@ -444,9 +444,9 @@ int pgas__coll_progress(void)
 		}
 	}
 	if (active_teams)
-		pgas__g.layers_pending |= PGAS__PENDING_COLL;
+		pgas__set_pending(PGAS__PENDING_COLL, 1);
 	else
-		pgas__g.layers_pending &= ~PGAS__PENDING_COLL;
+		pgas__set_pending(PGAS__PENDING_COLL, 0);
 	return completed;
 }
 
@@ -523,7 +523,7 @@ static int finish(pgas_coll_handle_t h)
 }
 
 
-int pgas_coll_try(pgas_coll_handle_t h)
+static int coll_try(pgas_coll_handle_t h)
 {
 	if (!h)
 		return pgas__err(PGAS_ERR_INVAL, "pgas_coll_try", "handle is NULL");
@@ -536,7 +536,7 @@ int pgas_coll_try(pgas_coll_handle_t h)
 	return finish(h);
 }
 
-int pgas_coll_wait(pgas_coll_handle_t h)
+static int coll_wait(pgas_coll_handle_t h)
 {
 	struct pgas__waiter w = PGAS__WAITER_INIT;
 
@@ -547,6 +547,18 @@ int pgas_coll_wait(pgas_coll_handle_t h)
 	while (!h->done)
 		pgas__wait_step(&w);
 	return finish(h);
+}
+
+int pgas_coll_try(pgas_coll_handle_t h)
+{
+	pgas__mt_enter();
+	return pgas__mt_leave(coll_try(h));
+}
+
+int pgas_coll_wait(pgas_coll_handle_t h)
+{
+	pgas__mt_enter();	/* lent while it waits */
+	return pgas__mt_leave(coll_wait(h));
 }
 
 int pgas_coll_wait_all(pgas_coll_handle_t *handles, size_t count)
@@ -682,8 +694,8 @@ static int check_single_overlap(const char *call, struct pgas__coll_op *op)
 	return PGAS_OK;
 }
 
-static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
-		 const struct call_args *a)
+static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
+			const struct call_args *a)
 {
 	struct pgas__coll_op *op;
 	bool commutative = true;
@@ -762,10 +774,8 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 		if (!rc)
 			rc = take_in_place_source(call, op);
 	}
-	if (!rc && pgas__g.send_block & PGAS__BLOCK_HANDLER)
-		rc = pgas__err(PGAS_ERR_STATE, call, "called from a handler");
-	if (!rc && pgas__g.send_block & PGAS__BLOCK_HSL)
-		rc = pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	if (!rc)
+		rc = pgas__check_thread(call);
 	if (rc) {
 		op_release(op);
 		return rc;
@@ -793,6 +803,14 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 	/* Do what can be done at once: often all of it. */
 	pgas__coll_progress();
 	return PGAS_OK;
+}
+
+/* At MULTIPLE under the progress lock: teams and their calls are progress state. */
+static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
+		 const struct call_args *a)
+{
+	pgas__mt_enter();
+	return pgas__mt_leave(start_locked(h, call, team, a));
 }
 
 static int blocking(int rc, pgas_coll_handle_t *h)

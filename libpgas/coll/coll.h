@@ -274,7 +274,7 @@ char *pgas__coll_area(unsigned job_rank);
 
 /* The collectives as a layer of the core (core/layer.h; listed in layers.c). */
 extern const struct pgas__layer pgas__coll_layer;
-#define PGAS__PENDING_COLL 1u	/* its bit of pgas__g.layers_pending */
+#define PGAS__PENDING_COLL 1u	/* its bit of pgas__g.pending */
 /* Advances collectives in flight; returns how many completed. */
 int pgas__coll_progress(void);
 char *pgas__coll_job_region(unsigned job_rank);	/* the job team's */

@@ -28,8 +28,8 @@ static const size_t type_sizes[] = {
 	[PGAS_FLOAT] = 4, [PGAS_DOUBLE] = 8,
 };
 
-int pgas_op_create(pgas_op_t *op, pgas_reduce_fn fn, size_t elem_size, unsigned flags,
-		   void *ctx)
+static int op_create(pgas_op_t *op, pgas_reduce_fn fn, size_t elem_size, unsigned flags,
+		     void *ctx)
 {
 	static const char call[] = "pgas_op_create";
 
@@ -131,4 +131,11 @@ void pgas__reduce(void *out, const void *a, const void *b, size_t count, pgas_ty
 	case PGAS_DOUBLE: ARITH(double, double); break;
 	default: break;
 	}
+}
+
+int pgas_op_create(pgas_op_t *op, pgas_reduce_fn fn, size_t elem_size, unsigned flags,
+		   void *ctx)
+{
+	pgas__mt_enter();	/* reductions in progress read the table */
+	return pgas__mt_leave(op_create(op, fn, elem_size, flags, ctx));
 }

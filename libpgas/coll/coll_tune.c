@@ -458,7 +458,7 @@ void pgas__choose(struct pgas__coll_op *op)
 
 /* ---- public knobs -------------------------------------------------------------------------- */
 
-int pgas_coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *spec)
+static int coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *spec)
 {
 	static const char call[] = "pgas_coll_force";
 	pgas_coll_choice_t ch;
@@ -497,4 +497,10 @@ int pgas_coll_describe(pgas_team_t team, enum pgas_coll_kind kind, size_t nbytes
 		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL or len 0");
 	pgas__choice_format(&team->choice[kind][pgas__size_bucket(nbytes)], buf, len);
 	return PGAS_OK;
+}
+
+int pgas_coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *spec)
+{
+	pgas__mt_enter();	/* calls being started read the choices */
+	return pgas__mt_leave(coll_force(team, kind, spec));
 }

@@ -256,7 +256,7 @@ struct split_entry {
 
 #define NO_REGION UINT64_MAX
 
-int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *out)
+static int team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *out)
 {
 	static const char call[] = "pgas_team_split";
 	struct split_entry mine = { colour, key }, *all = NULL;
@@ -355,7 +355,7 @@ out:
 	return rc;
 }
 
-int pgas_team_destroy(pgas_team_t t)
+static int team_destroy(pgas_team_t t)
 {
 	static const char call[] = "pgas_team_destroy";
 	struct pgas__waiter w = PGAS__WAITER_INIT;
@@ -365,8 +365,9 @@ int pgas_team_destroy(pgas_team_t t)
 		return rc;
 	if (t == &pgas__team_all)
 		return pgas__err(PGAS_ERR_INVAL, call, "the job's team cannot be destroyed");
-	if (pgas__g.send_block & PGAS__BLOCK_HANDLER)
-		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	rc = pgas__check_thread(call);
+	if (rc)
+		return rc;
 	/* Calls still outstanding complete first (every member made them too). */
 	pgas__team_complete(t);
 	/* Nobody reads my buffers of earlier calls, then nobody signals any more. */
@@ -382,4 +383,17 @@ int pgas_team_destroy(pgas_team_t t)
 	pool_free(t->pool_off);
 	team_bury(t);
 	return PGAS_OK;
+}
+
+/* At MULTIPLE under the progress lock (lent while they wait). */
+int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *out)
+{
+	pgas__mt_enter();
+	return pgas__mt_leave(team_split(parent, colour, key, out));
+}
+
+int pgas_team_destroy(pgas_team_t t)
+{
+	pgas__mt_enter();
+	return pgas__mt_leave(team_destroy(t));
 }

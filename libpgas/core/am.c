@@ -66,9 +66,9 @@ void pgas__am_teardown(void)
 
 unsigned pgas__wait_chanmask(void)
 {
-	if (pgas__job.hsl_held || !pgas__job.attached)
+	if (pgas__self.hsl_held || !pgas__job.attached)
 		return 0;
-	return pgas__job.handler_depth ? PGAS__CHANMASK_REPLY : PGAS__CHANMASK_ALL;
+	return pgas__self.handler_depth ? PGAS__CHANMASK_REPLY : PGAS__CHANMASK_ALL;
 }
 
 void pgas__mbox_wait_space(unsigned rank, unsigned chan, uint64_t end)
@@ -81,7 +81,8 @@ void pgas__mbox_wait_space(unsigned rank, unsigned chan, uint64_t end)
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
 
-		p->head_seen[chan] = h;
+		/* Relaxed atomic: threads of a MULTIPLE rank share the cache. */
+		__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELAXED);
 		if (end <= nslots || h >= end - nslots)
 			return;
 		pgas__wait_step(&w);
@@ -143,7 +144,7 @@ static void am_send(unsigned chan, unsigned rank, unsigned type, unsigned handle
 
 	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
 				      memory_order_relaxed);
-	if (t + k - 1 - p->head_seen[chan] > pgas__g.mbox_mask)
+	if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED) > pgas__g.mbox_mask)
 		pgas__mbox_wait_space(rank, chan, t + k);
 	write_body(ring, t, pieces, 4);
 	for (unsigned i = 1; i < k; i++)
@@ -178,10 +179,10 @@ static int check_am(const char *call, unsigned chan, unsigned rank, unsigned han
 	if (!args && nargs)
 		return pgas__err(PGAS_ERR_INVAL, call, "args is NULL but nargs is %u", nargs);
 	if (chan == PGAS_CHAN_REQUEST) {
-		if (pgas__job.handler_depth)
+		if (pgas__self.handler_depth)
 			return pgas__err(PGAS_ERR_STATE, call,
 					 "called from a handler (handlers may only reply)");
-		if (pgas__job.hsl_held)
+		if (pgas__self.hsl_held)
 			return pgas__err(PGAS_ERR_STATE, call,
 					 "called while holding a handler-safe lock");
 	}
@@ -220,18 +221,22 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 		return PGAS_OK;
 	}
 	p = &pgas__g.peers[rank];
-	ref.index = p->bounce_next[chan];
+	/* Threads of a MULTIPLE rank may send at once: the cursor is a
+	 * counter, and a buffer is claimed 0 -> 1 (the target frees it). */
+	ref.index = __atomic_fetch_add(&p->bounce_next[chan], 1, __ATOMIC_RELAXED) %
+		    geo->bounce_bufs;
 	ref.nbytes = (uint32_t)nbytes;
-	p->bounce_next[chan] = (ref.index + 1) % geo->bounce_bufs;
 	bb = pgas_bounce_buf(p->bounce, geo, pgas__g.rank, chan, ref.index);
 	bh = (struct pgas_bounce_hdr *)bb;
-	if (atomic_load_explicit((_Atomic uint32_t *)&bh->busy, memory_order_acquire)) {
-		struct pgas__waiter w = { .nosleep = 1 };
+	for (struct pgas__waiter w = { .nosleep = 1 };;) {
+		uint32_t free_ = 0;
 
-		while (atomic_load_explicit((_Atomic uint32_t *)&bh->busy, memory_order_acquire))
-			pgas__wait_step(&w);
+		if (atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)&bh->busy, &free_,
+							    1, memory_order_acquire,
+							    memory_order_relaxed))
+			break;
+		pgas__wait_step(&w);
 	}
-	atomic_store_explicit((_Atomic uint32_t *)&bh->busy, 1, memory_order_relaxed);
 	pgas__copy(bb + PGAS_CACHELINE, buf, nbytes);
 	am_send(chan, rank, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref, sizeof(ref),
 		NULL, 0);
@@ -285,7 +290,7 @@ static int take_token(const char *call, pgas_token_t token)
 {
 	if (!token)
 		return pgas__err(PGAS_ERR_INVAL, call, "token is NULL");
-	if (!pgas__job.handler_depth)
+	if (!pgas__self.handler_depth)
 		return pgas__err(PGAS_ERR_STATE, call, "called outside a handler");
 	if (token->chan != PGAS_CHAN_REQUEST)
 		return pgas__err(PGAS_ERR_STATE, call,
@@ -449,11 +454,7 @@ static int handle_one(unsigned chan)
 	in->lap = pgas__lap(in->head);
 	in->next = &in->slots[in->head & pgas__g.mbox_mask];
 	pgas__job.handling[chan] = &tok;
-	pgas__job.handler_depth++;
-	pgas__g.send_block |= PGAS__BLOCK_HANDLER;
 	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
-	if (--pgas__job.handler_depth == 0)
-		pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
 	pgas__job.handling[chan] = NULL;
 
 	if (tok.bounce)
@@ -481,7 +482,7 @@ unsigned pgas__am_abandon_handlers(void)
 		atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[ch].head,
 				      pgas__g.inbox[ch].head, memory_order_seq_cst);
 	}
-	pgas__job.handler_depth = 0;
+	pgas__self.handler_depth = 0;
 	pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
 	return owed;
 }
@@ -513,10 +514,20 @@ bool pgas__am_job_idle(void)
 	return heads == tails;
 }
 
+/*
+ * Runs up to budget messages.  The caller holds the progress lock at
+ * MULTIPLE.  The thread counts as in a handler for the whole batch (no
+ * code of the user's runs between two of its handlers): below MULTIPLE
+ * its mirror in send_block is set once per batch, not per message.
+ */
 int pgas__progress(unsigned chan_mask, int budget)
 {
+	struct pgas__thread *me = &pgas__self;
+	unsigned mirror = pgas__mt() ? 0 : PGAS__BLOCK_HANDLER;
 	int n = 0;
 
+	if (!me->handler_depth++ && mirror)
+		pgas__g.send_block |= mirror;
 	/* Replies first: they complete work and free the peers' credits. */
 	if (chan_mask & PGAS__CHANMASK_REPLY)
 		while (n < budget && handle_one(PGAS_CHAN_REPLY))
@@ -524,22 +535,35 @@ int pgas__progress(unsigned chan_mask, int budget)
 	if (chan_mask & (1u << PGAS_CHAN_REQUEST))
 		while (n < budget && handle_one(PGAS_CHAN_REQUEST))
 			n++;
+	if (!--me->handler_depth && mirror)
+		pgas__g.send_block &= ~mirror;
 	return n;
+}
+
+int pgas__poll_locked(void)
+{
+	pgas__barrier_progress();
+	if (pgas__pending() & ~PGAS__PENDING_BARRIER)
+		pgas__layers_progress();
+	return pgas__progress(PGAS__CHANMASK_ALL, 64);
 }
 
 int pgas__poll_slow(void)
 {
 	static const char call[] = "pgas_poll";
-	unsigned b = pgas__g.send_block;
+	int rc;
 
-	if (b & PGAS__BLOCK_DETACHED)
+	if (!pgas__job.attached)
 		return pgas__check_attached(call);
-	if (b & PGAS__BLOCK_HANDLER)
-		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
-	if (b & PGAS__BLOCK_HSL)
-		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
-	pgas__barrier_progress();
-	if (pgas__g.layers_pending)
-		pgas__layers_progress();
-	return pgas__progress(PGAS__CHANMASK_ALL, 64);
+	rc = pgas__check_thread(call);
+	if (rc)
+		return rc;
+	if (!pgas__mt())
+		return pgas__poll_locked();
+	/* Another thread is making progress: nothing for this one to do. */
+	if (!pgas__plock_try())
+		return 0;
+	rc = pgas__poll_locked();
+	pgas__plock_release();
+	return rc;
 }

@@ -70,7 +70,7 @@ static bool advance(void)
 	unsigned rounds = j->barrier_rounds;
 
 	if (j->barrier_round >= rounds) {
-		pgas__g.barrier_pending = 0;
+		pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 		return true;
 	}
 	while (j->barrier_round < rounds) {
@@ -85,17 +85,17 @@ static bool advance(void)
 		if (++j->barrier_round < rounds)
 			send_round(j->barrier_round);
 	}
-	pgas__g.barrier_pending = 0;
+	pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 	return true;
 }
 
 void pgas__barrier_progress(void)
 {
-	if (pgas__g.barrier_pending)
+	if (pgas__pending() & PGAS__PENDING_BARRIER)
 		advance();
 }
 
-static int check(const char *call, unsigned flags, int want_phase)
+static inline __attribute__((always_inline)) int check(const char *call, unsigned flags, int want_phase)
 {
 	int rc = pgas__check_attached(call);
 
@@ -103,10 +103,9 @@ static int check(const char *call, unsigned flags, int want_phase)
 		return rc;
 	if (flags & ~(PGAS_BARRIERFLAG_ANONYMOUS | PGAS_BARRIERFLAG_MISMATCH))
 		return pgas__err(PGAS_ERR_INVAL, call, "unknown flags %#x", flags);
-	if (pgas__job.handler_depth)
-		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
-	if (pgas__job.hsl_held)
-		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	rc = pgas__check_thread(call);
+	if (rc)
+		return rc;
 	if (pgas__job.barrier_phase != want_phase)
 		return pgas__err(PGAS_ERR_STATE, call,
 				 want_phase ? "no pgas_barrier_notify before it"
@@ -119,7 +118,7 @@ void pgas__barrier_setup(void)
 	pgas__job.barrier_rounds = nrounds(pgas__g.nranks);
 }
 
-int pgas_barrier_notify(uint32_t id, unsigned flags)
+static int do_notify(uint32_t id, unsigned flags)
 {
 	struct pgas__job *j = &pgas__job;
 	int rc = check("pgas_barrier_notify", flags, 0);
@@ -136,7 +135,7 @@ int pgas_barrier_notify(uint32_t id, unsigned flags)
 	j->barrier_acc_flags = (flags & PGAS_BARRIERFLAG_ANONYMOUS ? 0 : PGAS_BFLAG_NAMED) |
 			       (flags & PGAS_BARRIERFLAG_MISMATCH ? PGAS_BFLAG_MISMATCH : 0);
 	if (pgas__g.nranks > 1) {
-		pgas__g.barrier_pending = 1;
+		pgas__set_pending(PGAS__PENDING_BARRIER, 1);
 		send_round(0);
 	}
 	return PGAS_OK;
@@ -163,7 +162,7 @@ static int gone(const char *call)
 		if (b >= j->barrier_epoch)
 			continue;
 		j->barrier_phase = 0;
-		pgas__g.barrier_pending = 0;
+		pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 		return pgas__err(PGAS_ERR_GONE, call,
 				 "rank %u has left the job (%s) before barrier %llu",
 				 r, pgas__left_how(r), (unsigned long long)j->barrier_epoch);
@@ -171,7 +170,7 @@ static int gone(const char *call)
 	return PGAS_OK;
 }
 
-/* Result of a completed barrier, for wait(id, flags). */
+/* Result of a completed barrier, for do_wait(id, flags). */
 static int finish(const char *call, uint32_t id, unsigned flags)
 {
 	struct pgas__job *j = &pgas__job;
@@ -190,7 +189,7 @@ static int finish(const char *call, uint32_t id, unsigned flags)
 	return PGAS_OK;
 }
 
-int pgas_barrier_wait(uint32_t id, unsigned flags)
+static int do_wait(uint32_t id, unsigned flags)
 {
 	static const char call[] = "pgas_barrier_wait";
 	int rc = check(call, flags, 1);
@@ -209,7 +208,7 @@ int pgas_barrier_wait(uint32_t id, unsigned flags)
 	return finish(call, id, flags);
 }
 
-int pgas_barrier_try(uint32_t id, unsigned flags)
+static int do_try(uint32_t id, unsigned flags)
 {
 	static const char call[] = "pgas_barrier_try";
 	int rc = check(call, flags, 1);
@@ -223,9 +222,43 @@ int pgas_barrier_try(uint32_t id, unsigned flags)
 	return finish(call, id, flags);
 }
 
+/*
+ * At MULTIPLE under the progress lock, which waits lend (thread.c); out of
+ * line, so that below MULTIPLE a call pays one compare for it.
+ */
+static PGAS__COLD int locked(int (*fn)(uint32_t, unsigned), uint32_t id, unsigned flags)
+{
+	int rc;
+
+	pgas__plock_acquire();
+	rc = fn(id, flags);
+	pgas__plock_leave();
+	return rc;
+}
+
+static int notify_wait(uint32_t id, unsigned flags)
+{
+	int rc = do_notify(id, flags);
+
+	return rc ? rc : do_wait(id, flags);
+}
+
+int pgas_barrier_notify(uint32_t id, unsigned flags)
+{
+	return pgas__mt() ? locked(do_notify, id, flags) : do_notify(id, flags);
+}
+
+int pgas_barrier_wait(uint32_t id, unsigned flags)
+{
+	return pgas__mt() ? locked(do_wait, id, flags) : do_wait(id, flags);
+}
+
+int pgas_barrier_try(uint32_t id, unsigned flags)
+{
+	return pgas__mt() ? locked(do_try, id, flags) : do_try(id, flags);
+}
+
 int pgas_barrier(uint32_t id, unsigned flags)
 {
-	int rc = pgas_barrier_notify(id, flags);
-
-	return rc ? rc : pgas_barrier_wait(id, flags);
+	return pgas__mt() ? locked(notify_wait, id, flags) : notify_wait(id, flags);
 }

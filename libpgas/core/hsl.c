@@ -15,7 +15,7 @@ static _Thread_local pgas_hsl_t *held[HSL_MAX_HELD];
 
 static int find_held(const pgas_hsl_t *lock)
 {
-	for (unsigned i = 0; i < pgas__job.hsl_held; i++)
+	for (unsigned i = 0; i < pgas__self.hsl_held; i++)
 		if (held[i] == lock)
 			return (int)i;
 	return -1;
@@ -45,7 +45,7 @@ static int take(const char *call, pgas_hsl_t *lock, bool spin)
 	if (find_held(lock) >= 0)
 		return pgas__err(PGAS_ERR_STATE, call, "lock %p is already held by this thread",
 				 (void *)lock);
-	if (pgas__job.hsl_held == HSL_MAX_HELD)
+	if (pgas__self.hsl_held == HSL_MAX_HELD)
 		return pgas__err(PGAS_ERR_STATE, call, "more than %d locks held at once",
 				 HSL_MAX_HELD);
 	while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)) {
@@ -54,8 +54,9 @@ static int take(const char *call, pgas_hsl_t *lock, bool spin)
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
 			;
 	}
-	held[pgas__job.hsl_held++] = lock;
-	pgas__g.send_block |= PGAS__BLOCK_HSL;
+	held[pgas__self.hsl_held++] = lock;
+	if (!pgas__mt())	/* the mirror of the one thread calling */
+		pgas__g.send_block |= PGAS__BLOCK_HSL;
 	return PGAS_OK;
 }
 
@@ -79,8 +80,8 @@ int pgas_hsl_unlock(pgas_hsl_t *lock)
 	if (i < 0)
 		return pgas__err(PGAS_ERR_STATE, "pgas_hsl_unlock",
 				 "lock %p is not held by this thread", (void *)lock);
-	held[i] = held[--pgas__job.hsl_held];
-	if (!pgas__job.hsl_held)
+	held[i] = held[--pgas__self.hsl_held];
+	if (!pgas__self.hsl_held && !pgas__mt())
 		pgas__g.send_block &= ~PGAS__BLOCK_HSL;
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 	return PGAS_OK;

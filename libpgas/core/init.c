@@ -85,6 +85,8 @@ int pgas_init(int *argc, char ***argv)
 		return pgas__err(rc, "pgas_init", "%s conduit: %s", c->ops->name, msg);
 	}
 	pgas__job.initialised = true;
+	if (pgas__level < 0)
+		pgas__level = PGAS_THREAD_SINGLE;	/* pgas_init, not pgas_init_thread */
 	pgas__err_set_rank((int)c->rank);
 	pgas__g.rank = c->rank;
 	if (!hooked && on_exit(exit_hook, NULL) == 0 && pthread_atfork(NULL, NULL, forked) == 0)
@@ -170,6 +172,8 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	pgas__g.nranks = c->nranks;
 	pgas__barrier_setup();
 	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
+	if (pgas__mt())
+		pgas__g.send_block |= PGAS__BLOCK_SHARED;
 	/* Rank 0 reads the tuning file into its scratch before the barrier. */
 	rc = pgas__layers_attach(0, msg, sizeof(msg));
 	/* Nobody may send to a rank before its handlers are registered. */
@@ -220,11 +224,11 @@ static void leave_job(unsigned how)
 	pgas_wait_syncnbi_all();
 	/* Called inside a handler: its message counts as handled; inside a
 	 * handler-safe lock: released, so that this rank can drain. */
-	if (pgas__job.handler_depth) {
+	if (pgas__self.handler_depth) {
 		owed = pgas__am_abandon_handlers();
 		how = PGAS__LEFT_HANDLER;
 	}
-	pgas__job.hsl_held = 0;
+	pgas__self.hsl_held = 0;
 	pgas__g.send_block &= ~PGAS__BLOCK_HSL;
 	/* 2. The layers (collectives: how far I went in each team; mine are abandoned). */
 	pgas__layers_leave();
@@ -233,7 +237,7 @@ static void leave_job(unsigned how)
 	atomic_store_explicit((_Atomic uint64_t *)&me->barriers, pgas__job.barrier_epoch,
 			      memory_order_relaxed);
 	atomic_store_explicit((_Atomic uint32_t *)&me->unanswered, owed, memory_order_relaxed);
-	atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, pgas__g.barrier_pending,
+	atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, !!(pgas__pending() & PGAS__PENDING_BARRIER),
 			      memory_order_relaxed);
 	pgas_boot_tell(PGAS_BOOT_LEAVING);
 	pgas__job.leaving = true;
@@ -246,11 +250,11 @@ static void leave_job(unsigned how)
 	 *    notified) until every rank has left and nothing is in flight. */
 	while (pgas__leavers() < n || !pgas__am_job_idle()) {
 		pgas__wait_step(&w);
-		if (PGAS__UNLIKELY(me->barrier_busy) && !pgas__g.barrier_pending)
+		if (PGAS__UNLIKELY(me->barrier_busy) && !(pgas__pending() & PGAS__PENDING_BARRIER))
 			atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, 0,
 					      memory_order_release);
 	}
-	pgas__g.barrier_pending = 0;
+	pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 	/* 5. Out in order: after fin_done reaches n nobody reads a peer's
 	 *    rings; rank 0, whose page the others read last, ends last (pgas.ko
 	 *    revokes a rank's pages from its peers when it ends). */
@@ -269,8 +273,10 @@ static void finalize(unsigned how)
 	finalized = true;
 	fflush(stdout);
 	fflush(stderr);
-	if (pgas__job.attached)
+	if (pgas__job.attached) {
+		pgas__mt_enter();	/* kept: the process ends */
 		leave_job(how);
+	}
 	else
 		pgas_boot_tell(PGAS_BOOT_LEAVING);
 	/* pgasrun counts an exit with 0 as a failure without this. */

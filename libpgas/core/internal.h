@@ -16,6 +16,10 @@
 #define PGAS__BLOCK_DETACHED	1u
 #define PGAS__BLOCK_HANDLER	2u
 #define PGAS__BLOCK_HSL		4u
+/* PGAS_THREAD_MULTIPLE: every send and poll goes out of line, where the
+ * calling thread's own state (pgas__self) decides.  At the lower levels
+ * HANDLER and HSL mirror the state of the one thread calling at a time. */
+#define PGAS__BLOCK_SHARED	8u
 
 struct pgas_token {
 	unsigned src;
@@ -27,8 +31,6 @@ struct pgas_token {
 struct pgas__job {
 	bool initialised;
 	bool attached;
-	unsigned hsl_held;	/* handler-safe locks this thread holds */
-	unsigned handler_depth;
 	struct pgas_conduit conduit;
 	/* Reassembly buffers of multi-slot messages, one per channel. */
 	unsigned char *body_buf[PGAS_NCHAN];
@@ -44,8 +46,6 @@ struct pgas__job {
 	uint32_t barrier_acc_id;
 	bool barrier_result_ready;
 	int barrier_result;
-	/* Access region (rma.c). */
-	bool in_region;
 	/* Notification ring consumer state. */
 	uint64_t notify_head;
 	uint64_t gone_head;		/* next peer-gone event of the kernel page (kmod) */
@@ -61,9 +61,88 @@ struct pgas__job {
 
 extern struct pgas__job pgas__job;
 
+/* ---- threads (thread.c) --------------------------------------------------- */
+
+/* What belongs to the calling thread, not the process. */
+struct pgas__thread {
+	unsigned handler_depth;	/* handlers it is running, nested */
+	unsigned hsl_held;	/* handler-safe locks it holds */
+	unsigned plock_depth;	/* its holds of the progress lock */
+	bool in_region;		/* inside an nbi access region (rma.c) */
+};
+extern _Thread_local struct pgas__thread pgas__self
+	__attribute__((tls_model("initial-exec")));
+
+/* The level pgas_init_thread provided (enum pgas_thread_level). */
+extern int pgas__level;
+static inline bool pgas__mt(void)
+{
+	return PGAS__UNLIKELY(pgas__level == PGAS_THREAD_MULTIPLE);
+}
+
+/*
+ * The progress lock (PGAS_THREAD_MULTIPLE only): who holds it may consume
+ * this rank's rings and run their handlers, advance the barrier and the
+ * layers, and change their state.  Recursive, fair (a ticket lock).  A
+ * thread that holds it outside any handler lends it to the others while it
+ * idles in pgas__wait_step(): what they do meanwhile is what its own wait
+ * would have done (see thread.c).  Sends need no lock.
+ */
+void pgas__plock_acquire(void);
+bool pgas__plock_try(void);
+void pgas__plock_release(void);
+/* Release after a call: the outermost hold polls first (see thread.c). */
+void pgas__plock_leave(void);
+unsigned pgas__plock_lend(void);	/* before idling: gives every hold up */
+void pgas__plock_retake(unsigned holds);
+
+/* Around a call that changes progress state: a no-op below MULTIPLE. */
+static inline void pgas__mt_enter(void)
+{
+	if (pgas__mt())
+		pgas__plock_acquire();
+}
+
+static inline int pgas__mt_leave(int rc)
+{
+	if (pgas__mt())
+		pgas__plock_leave();
+	return rc;
+}
+
+/* Refusals shared by the calls a handler or a held HSL must not make. */
+static inline int pgas__check_thread(const char *call)
+{
+	if (PGAS__UNLIKELY(pgas__self.handler_depth))
+		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	if (PGAS__UNLIKELY(pgas__self.hsl_held))
+		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	return PGAS_OK;
+}
+
+/*
+ * pgas__g.pending: the inline poll reads it from any thread at MULTIPLE,
+ * while the holder of the progress lock, its only writer, changes it:
+ * relaxed atomics (plain moves), so that the race is a defined one.
+ */
+#define PGAS__PENDING_BARRIER	(1u << 31)	/* barrier.c; the layers' bits are below */
+static inline unsigned pgas__pending(void)
+{
+	return __atomic_load_n(&pgas__g.pending, __ATOMIC_RELAXED);
+}
+
+static inline void pgas__set_pending(unsigned bit, int on)
+{
+	unsigned w = pgas__pending();
+
+	__atomic_store_n(&pgas__g.pending, on ? w | bit : w & ~bit, __ATOMIC_RELAXED);
+}
+
 /* am.c */
 int pgas__am_setup(void);
 void pgas__am_teardown(void);
+/* What pgas_poll does once it may: barrier, layers, both rings. */
+int pgas__poll_locked(void);
 /* Runs up to 'budget' messages of the channels in chan_mask; returns count. */
 int pgas__progress(unsigned chan_mask, int budget);
 #define PGAS__CHANMASK_ALL ((1u << PGAS_CHAN_REQUEST) | (1u << PGAS_CHAN_REPLY))

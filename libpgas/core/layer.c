@@ -55,7 +55,7 @@ int pgas__layers_progress(void)
 	int n = 0;
 
 	for (const struct pgas__layer *const *l = pgas__layers; *l; l++)
-		if (pgas__g.layers_pending & (*l)->pending_bit)
+		if ((pgas__pending() & ~PGAS__PENDING_BARRIER) & (*l)->pending_bit)
 			n += (*l)->progress();
 	return n;
 }

@@ -6,8 +6,8 @@
  * names it.  libpgas/layers.c is the one file that lists the layers.
  *
  * Progress flows one way.  A layer with work in flight sets its bit in
- * pgas__g.layers_pending, the one word the inline poll tests (with
- * send_block and barrier_pending); the core's slow paths then call the
+ * pgas__g.pending (pgas__set_pending), the one word the inline poll tests
+ * with send_block; the core's slow paths then call the
  * progress hook of every layer whose bit is set.  Hooks are function
  * pointers, off the fast path.
  */
@@ -18,7 +18,7 @@
 
 struct pgas__layer {
 	const char *name;
-	unsigned pending_bit;	/* its bit of pgas__g.layers_pending */
+	unsigned pending_bit;	/* its bit of pgas__g.pending (below PGAS__PENDING_BARRIER) */
 	/* Bytes of its part of every rank's library area (behind the segment). */
 	size_t (*area_bytes)(unsigned nranks);
 	/* phase 0: before pgas_attach's barrier; phase 1: after it. */

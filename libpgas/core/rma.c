@@ -65,7 +65,7 @@ static bool fold_gone_events(const struct pgas_kern_page *k)
  * a throwaway page), so what the transfer read is not its data and what it
  * wrote went nowhere.
  */
-int pgas__rma_gone(const char *call, unsigned rank)
+static int rma_gone(const char *call, unsigned rank)
 {
 	const struct pgas_kern_page *k = pgas__job.conduit.kern;
 	long long t0 = 0;
@@ -105,6 +105,12 @@ int pgas__rma_gone(const char *call, unsigned rank)
 	return pgas__err(PGAS_ERR_GONE, call,
 			 "rank %u may have left the job: %u peers died and %u left, and pgas.ko's page does not say who",
 			 rank, k->peers_gone, k->peers_left);
+}
+
+int pgas__rma_gone(const char *call, unsigned rank)
+{
+	pgas__mt_enter();	/* the record of who left */
+	return pgas__mt_leave(rma_gone(call, rank));
 }
 
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n)
@@ -165,9 +171,9 @@ int pgas_begin_nbi_accessregion(void)
 
 	if (rc)
 		return rc;
-	if (pgas__job.in_region)
+	if (pgas__self.in_region)
 		return pgas__err(PGAS_ERR_STATE, call, "already inside an access region");
-	pgas__job.in_region = true;
+	pgas__self.in_region = true;
 	return PGAS_OK;
 }
 
@@ -180,9 +186,9 @@ int pgas_end_nbi_accessregion(pgas_handle_t *handle)
 		return rc;
 	if (!handle)
 		return pgas__err(PGAS_ERR_INVAL, call, "handle is NULL");
-	if (!pgas__job.in_region)
+	if (!pgas__self.in_region)
 		return pgas__err(PGAS_ERR_STATE, call, "no access region is open");
-	pgas__job.in_region = false;
+	pgas__self.in_region = false;
 	*handle = PGAS_HANDLE_DONE;
 	return PGAS_OK;
 }
@@ -303,7 +309,7 @@ static void drain_own_ring(void)
 	}
 }
 
-int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
+static int put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
 {
 	static const char call[] = "pgas_put_signal";
 	uint64_t entries = pgas__job.conduit.geo.notify_entries;
@@ -317,7 +323,7 @@ int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, ui
 	if (nbytes > UINT32_MAX)
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu does not fit a notification",
 				 nbytes);
-	if (pgas__job.hsl_held)
+	if (pgas__self.hsl_held)
 		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
 	pgas__copy(d, src, nbytes);
 	p = &pgas__g.peers[rank];
@@ -346,7 +352,7 @@ int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, ui
 	return PGAS_OK;
 }
 
-int pgas_notify_poll(pgas_notification_t *out)
+static int notify_poll(pgas_notification_t *out)
 {
 	static const char call[] = "pgas_notify_poll";
 	int rc = pgas__check_attached(call);
@@ -360,4 +366,18 @@ int pgas_notify_poll(pgas_notification_t *out)
 		return 1;
 	}
 	return take_gone(out) || take_own(out);
+}
+
+/* At MULTIPLE: the notification ring's consumer side (mine, drained while
+ * waiting for room in a peer's) is progress state. */
+int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
+{
+	pgas__mt_enter();
+	return pgas__mt_leave(put_signal(rank, dst, src, nbytes, tag));
+}
+
+int pgas_notify_poll(pgas_notification_t *out)
+{
+	pgas__mt_enter();
+	return pgas__mt_leave(notify_poll(out));
 }

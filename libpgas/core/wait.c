@@ -139,7 +139,7 @@ static void check_abandoned(struct pgas__waiter *w)
 	if (!pgas__am_job_idle())
 		goto busy;
 	/* In a barrier of my own: a leaver that notified it runs its rounds. */
-	for (unsigned r = 0; pgas__g.barrier_pending && r < n; r++)
+	for (unsigned r = 0; (pgas__pending() & PGAS__PENDING_BARRIER) && r < n; r++)
 		if (r != pgas__g.rank &&
 		    atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->barrier_busy,
 					 memory_order_acquire))
@@ -162,9 +162,9 @@ busy:
 	w->stuck = 0;
 }
 
-void pgas__wait_step(struct pgas__waiter *w)
+/* Polls what this thread may poll; true if that did something. */
+static bool progress(struct pgas__waiter *w)
 {
-	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
 	const struct pgas_kern_page *kern = pgas__job.conduit.kern;
 	unsigned mask = pgas__wait_chanmask();
 
@@ -181,12 +181,12 @@ void pgas__wait_step(struct pgas__waiter *w)
 		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
 			    kern->peers_gone);
 	}
-	if (!pgas__job.handler_depth) {
+	if (!pgas__self.handler_depth) {
 		pgas__barrier_progress();
-		if (pgas__g.layers_pending && pgas__layers_progress() > 0) {
+		if ((pgas__pending() & ~PGAS__PENDING_BARRIER) && pgas__layers_progress() > 0) {
 			w->spins = 0;
 			w->stuck = 0;
-			return;
+			return true;
 		}
 	}
 	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
@@ -194,26 +194,34 @@ void pgas__wait_step(struct pgas__waiter *w)
 		w->armed = 0;
 		w->stuck = 0;
 		w->naps = 0;
-		return;
+		return true;
 	}
+	return false;
+}
+
+/* Still in the spin phase (or between two checks while spinning)? */
+static bool spinning(struct pgas__waiter *w)
+{
 	if (++w->spins < pgas__job.spin_limit ||
 	    (pgas__job.wait_mode == PGAS_WAIT_SPIN && (w->spins & 1023))) {
 		cpu_relax();
-		return;
+		return true;
 	}
-	/* Past the spin phase (or every 1024 spins): has the job left me alone? */
+	return false;
+}
+
+/* Past the spin phase (or every 1024 spins): has the job left me alone? */
+static void check_alone(struct pgas__waiter *w)
+{
 	if (PGAS__UNLIKELY(pgas__leavers()))
 		check_abandoned(w);
 	else
 		w->stuck = 0;
-	if (pgas__job.wait_mode == PGAS_WAIT_SPIN) {
-		cpu_relax();
-		return;
-	}
-	if (pgas__job.wait_mode == PGAS_WAIT_YIELD || w->nosleep || !ctrl) {
-		sched_yield();
-		return;
-	}
+}
+
+/* Sleeps on my doorbell, as pgas_abi.h says (block mode). */
+static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl)
+{
 	if (!w->armed) {
 		w->bell = atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell,
 					       memory_order_seq_cst);
@@ -243,4 +251,90 @@ void pgas__wait_step(struct pgas__waiter *w)
 		w->naps = 0;
 	else if (w->naps < PGAS__NAP_MAX_SHIFT)
 		w->naps++;
+}
+
+/* Idles once past the spin phase, in the job's wait mode. */
+static void idle(struct pgas__waiter *w)
+{
+	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
+
+	if (pgas__job.wait_mode == PGAS_WAIT_SPIN) {
+		cpu_relax();
+		return;
+	}
+	if (pgas__job.wait_mode == PGAS_WAIT_YIELD || w->nosleep || !ctrl) {
+		sched_yield();
+		return;
+	}
+	sleep_on_bell(w, ctrl);
+}
+
+/*
+ * PGAS_THREAD_MULTIPLE: my doorbell announces one sleeper ('sleeping' is a
+ * flag, and two sleepers would clear it under each other), so one thread
+ * at a time sleeps on it; the others nap for the same bounded times.
+ */
+static uint32_t bell_taken;
+
+static void mt_idle(struct pgas__waiter *w)
+{
+	if (pgas__job.wait_mode != PGAS_WAIT_BLOCK || w->nosleep || !pgas__g.my_ctrl) {
+		idle(w);
+		return;
+	}
+	if (!__atomic_exchange_n(&bell_taken, 1, __ATOMIC_ACQUIRE)) {
+		sleep_on_bell(w, pgas__g.my_ctrl);
+		__atomic_store_n(&bell_taken, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	struct timespec ts = { 0, 1000000L << w->naps };
+
+	nanosleep(&ts, NULL);
+	if (w->naps < PGAS__NAP_MAX_SHIFT)
+		w->naps++;
+}
+
+/*
+ * A wait step at MULTIPLE (thread.c has the rule): polling needs the
+ * progress lock; a thread that holds it outside any handler lends it while
+ * it idles, and one that does not hold it only tries for it.
+ */
+static void mt_wait_step(struct pgas__waiter *w)
+{
+	unsigned holds = pgas__self.plock_depth;
+	bool held = holds || pgas__plock_try();
+
+	if (held && progress(w)) {
+		if (!holds)
+			pgas__plock_release();
+		return;
+	}
+	if (spinning(w)) {
+		if (held && !holds)
+			pgas__plock_release();
+		return;
+	}
+	if (held)
+		check_alone(w);
+	if (held && !holds)
+		pgas__plock_release();
+	if (holds && pgas__self.handler_depth) {
+		mt_idle(w);	/* a handler keeps the lock: it alone runs them */
+		return;
+	}
+	holds = pgas__plock_lend();
+	mt_idle(w);
+	pgas__plock_retake(holds);
+}
+
+void pgas__wait_step(struct pgas__waiter *w)
+{
+	if (pgas__mt()) {
+		mt_wait_step(w);
+		return;
+	}
+	if (progress(w) || spinning(w))
+		return;
+	check_alone(w);
+	idle(w);
 }

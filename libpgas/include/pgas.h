@@ -8,7 +8,8 @@
  * pgas_last_error() and, unless PGAS_ERROR_MODE=quiet, printed to stderr
  * (PGAS_ERROR_MODE=abort aborts instead).
  *
- * Threads: calls come from one thread per process.
+ * Threads: as pgas_init_thread() provided (PGAS_THREAD_SINGLE with
+ * pgas_init); see "threads" below.
  *
  * Completion and ordering of RMA (put/get/memset):
  *  - Local completion: the source buffer of a put may be reused, and the
@@ -88,6 +89,51 @@ typedef struct {
 
 /* Joins the job (pgasrun's or a one-rank job without pgasrun). */
 int pgas_init(int *argc, char ***argv);
+
+/*
+ * Threads.  pgas_init() is pgas_init_thread(argc, argv, PGAS_THREAD_SINGLE,
+ * NULL).  The levels, as OpenSHMEM's shmem_init_thread and MPI's:
+ *
+ * SINGLE      one thread calls libpgas, ever.
+ * FUNNELED    the process may have threads; only the one that called
+ *             pgas_init_thread calls libpgas.
+ * SERIALIZED  any thread may call, never two at once: the application
+ *             orders its calls (a mutex, a join), so that each happens
+ *             before the next.  Handler depth, held handler-safe locks and
+ *             the access region belong to the thread.
+ * MULTIPLE    any thread, any time, with three rules:
+ *  - pgas_init_thread and pgas_attach run before any other thread calls.
+ *  - the calls of one team (pgas_barrier_* are the job team's) are made by
+ *    one thread at a time per rank, in the same order on every member, as
+ *    MPI's rule for a communicator.  Different teams run at once in
+ *    different threads.
+ *  - pgas_exit(0), and exit(0) or return from main after pgas_init, run
+ *    when no other thread is inside libpgas or will enter it.
+ *
+ * provided = min(requested, PGAS_THREAD_MULTIPLE).  One library serves
+ * every level; below MULTIPLE the calls cost what they did single-threaded.
+ * At MULTIPLE, RMA stays inline and lock-free; AM sends go out of line but
+ * take no lock (the mailboxes are multi-producer); what receives (polls,
+ * handlers, barrier and collective progress, the notification ring) runs
+ * under one lock per process, which a poll only tries.
+ *
+ * Who runs handlers: a thread that polls (pgas_poll, or any wait inside a
+ * call: for ring space, a barrier, a collective, pgas_block_until), inside
+ * that call, one thread at a time per rank, in arrival order per channel.
+ * A thread inside a handler polls only the reply ring.  Nobody runs
+ * handlers unless some thread polls or waits: a rank whose threads only
+ * compute should have one that polls.
+ */
+enum pgas_thread_level {
+	PGAS_THREAD_SINGLE = 0,
+	PGAS_THREAD_FUNNELED = 1,
+	PGAS_THREAD_SERIALIZED = 2,
+	PGAS_THREAD_MULTIPLE = 3,
+};
+/* provided may be NULL.  An unknown requested level is PGAS_ERR_INVAL. */
+int pgas_init_thread(int *argc, char ***argv, int requested, int *provided);
+/* The level provided; -1 before pgas_init. */
+int pgas_query_thread(void);
 /* Registers handlers and creates this rank's segment (collective). */
 int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize);
 /*

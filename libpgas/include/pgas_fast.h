@@ -68,11 +68,14 @@ struct pgas__state {
 	uint64_t status_src;		/* PGAS_STATUS(0, rank, 0, 0, 0, 0) */
 	uint32_t mbox_mask;		/* mbox_slots - 1 */
 	uint32_t mbox_shift;		/* log2(mbox_slots) */
-	/* Non-zero when sends are not allowed: not attached, in a handler, HSL. */
+	/* Non-zero when sends and polls go out of line: not attached, in a
+	 * handler, an HSL held, or PGAS_THREAD_MULTIPLE. */
 	unsigned send_block;
 	unsigned wake;			/* peers may sleep: ring their doorbell */
-	unsigned barrier_pending;	/* notified, not complete: polls advance it */
-	unsigned layers_pending;	/* layers with work in flight (core/layer.h): polls advance them */
+	/* Work in flight that polls advance: bit 31 a notified barrier, the
+	 * others the layers' (core/layer.h).  Written by the one thread that
+	 * runs progress (relaxed atomics), read by any. */
+	unsigned pending;
 	struct pgas__inbox inbox[PGAS_NCHAN];
 	struct pgas_ctrl_page *my_ctrl;
 	pgas_handler_fn handlers[PGAS_MAX_HANDLERS];
@@ -366,7 +369,11 @@ static inline int pgas__msgs_waiting(void)
 /* Runs handlers if a message waits in either of my rings. */
 static inline int pgas_poll(void)
 {
-	if (PGAS__LIKELY((pgas__g.send_block | pgas__g.barrier_pending | pgas__g.layers_pending) == 0 &&
+	/* Relaxed: at PGAS_THREAD_MULTIPLE another thread may be changing
+	 * 'pending' (send_block then routes every poll out of line, where a
+	 * lock decides who polls). */
+	if (PGAS__LIKELY((atomic_load_explicit((_Atomic unsigned *)&pgas__g.pending,
+					       memory_order_relaxed) | pgas__g.send_block) == 0 &&
 			 !pgas__msgs_waiting()))
 		return 0;
 	return pgas__poll_slow();
