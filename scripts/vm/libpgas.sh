@@ -31,6 +31,12 @@ run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 
 run "blockwait -n 2 over pgas.ko: a blocked rank sleeps (<10% cpu) and wakes" \
 	pgasrun -n 2 -t 600 /tests/blockwait
 run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
+# Threads at PGAS_THREAD_MULTIPLE over pgas.ko (exact counts; threads.c).
+for n in 1 2; do
+	run "threads -n $n -t 4 over pgas.ko" pgasrun -n $n -t 600 /tests/threads -t 4 -i 40
+done
+run "threads -n 2 -t 2 over pgas.ko, block mode" \
+	env PGAS_WAIT_MODE=block pgasrun -n 2 -t 600 /tests/threads -t 2 -i 40
 for n in 2 3; do
 	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick
 	run "teams_model -n $n over pgas.ko (5 s)" pgasrun -n $n -t 600 /tests/teams_model 5
