@@ -274,6 +274,7 @@ static void finalize(unsigned how)
 	fflush(stdout);
 	fflush(stderr);
 	if (pgas__job.attached) {
+		pgas__progress_thread_end();
 		pgas__mt_enter();	/* kept: the process ends */
 		leave_job(how);
 	}

@@ -110,6 +110,9 @@ static inline int pgas__mt_leave(int rc)
 	return rc;
 }
 
+/* progress.c: stops the progress thread if one runs; 1 if one did. */
+int pgas__progress_thread_end(void);
+
 /* Refusals shared by the calls a handler or a held HSL must not make. */
 static inline int pgas__check_thread(const char *call)
 {

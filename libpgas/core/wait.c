@@ -213,7 +213,7 @@ static bool spinning(struct pgas__waiter *w)
 /* Past the spin phase (or every 1024 spins): has the job left me alone? */
 static void check_alone(struct pgas__waiter *w)
 {
-	if (PGAS__UNLIKELY(pgas__leavers()))
+	if (PGAS__UNLIKELY(pgas__leavers()) && !w->poller)
 		check_abandoned(w);
 	else
 		w->stuck = 0;

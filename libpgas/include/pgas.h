@@ -134,6 +134,16 @@ enum pgas_thread_level {
 int pgas_init_thread(int *argc, char ***argv, int requested, int *provided);
 /* The level provided; -1 before pgas_init. */
 int pgas_query_thread(void);
+/*
+ * A progress thread (PGAS_THREAD_MULTIPLE, after pgas_attach): a thread of
+ * libpgas's that polls this rank until stopped, so that handlers run and
+ * split-phase barriers and collectives advance while the application's
+ * threads compute (Chapel's pattern).  It idles in the job's wait mode: in
+ * block mode it sleeps until a message rings this rank.  pgas_exit(0) and
+ * exit(0) stop it.  Starting a second one is PGAS_ERR_STATE.
+ */
+int pgas_progress_thread_start(void);
+int pgas_progress_thread_stop(void);
 /* Registers handlers and creates this rank's segment (collective). */
 int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize);
 /*

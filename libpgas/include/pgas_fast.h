@@ -94,8 +94,9 @@ struct pgas__waiter {
 	unsigned char nosleep;	/* waiting on something no doorbell announces */
 	unsigned char stuck;	/* the last check found the job had left me alone */
 	unsigned char naps;	/* sleeps in a row that no bell ended (block mode) */
+	unsigned char poller;	/* a progress thread: waits for nothing, never stuck */
 };
-#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
 /* Out-of-line helpers, in the library's .c files. */

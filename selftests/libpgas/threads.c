@@ -29,7 +29,7 @@
 #define SLOT 256		/* RMA lines per (source rank, thread) */
 #define LONG_MAX_BYTES 1024	/* Long areas per (source rank, thread, iteration % WINDOW) */
 
-enum { H_SHORT = 1, H_MED, H_LONG, H_ACK, H_MED_ACK, H_HOLD };
+enum { H_SHORT = 1, H_MED, H_LONG, H_ACK, H_MED_ACK, H_HOLD, H_PING, H_PONG };
 
 static unsigned me, n, nthreads = 4, iters = 200;
 static int level = PGAS_THREAD_MULTIPLE;
@@ -155,6 +155,34 @@ static void h_hold(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args,
 {
 	(void)tok; (void)buf; (void)nb; (void)args; (void)nargs;
 	atomic_fetch_add(&held_seen, 1);
+}
+
+/* The progress case: answered by whoever polls, the progress thread here. */
+static _Atomic uint64_t pongs;
+static void h_ping(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args, unsigned nargs)
+{
+	(void)buf; (void)nb;
+	if (pgas_am_reply_short(tok, H_PONG, args, nargs))
+		FAIL("reply to a ping: %s", me, pgas_last_error());
+}
+
+static void h_pong(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args, unsigned nargs)
+{
+	(void)tok; (void)buf; (void)nb; (void)args; (void)nargs;
+	atomic_fetch_add(&pongs, 1);
+}
+
+/* Sleeps until *word reaches want or 20 s pass, calling no libpgas function. */
+static int await_without_polling(const _Atomic uint64_t *word, uint64_t want)
+{
+	for (int ms = 0; ms < 20000; ms++) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (atomic_load(word) >= want)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
 static void take_notes(void)
@@ -392,11 +420,51 @@ static void thread_rules(void)
 	atomic_store(&bad, 0);
 }
 
+/*
+ * A progress thread runs this rank's handlers and advances its collectives
+ * while no application thread calls libpgas at all: pings answered, a
+ * non-blocking reduction completed, on every rank.
+ */
+static void progress_thread(void)
+{
+	static _Atomic uint64_t sum;
+	uint64_t x = me + 1, want = (uint64_t)n * (n + 1) / 2;
+	pgas_coll_handle_t h;
+	uint32_t a[1] = { me };
+	int rc = pgas_progress_thread_start();
+
+	T_EQ(rc, 0);
+	T_EQ(pgas_progress_thread_start(), PGAS_ERR_STATE);
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);	/* every rank has one */
+	for (unsigned r = 0; r < n; r++)
+		for (int k = 0; k < 10; k++)
+			if (pgas_am_request_short(r, H_PING, a, 1))
+				FAIL("ping: %s", me, pgas_last_error());
+	T_CHECK(await_without_polling(&pongs, 10 * n), "(only %llu of %u pongs without polling)",
+		(unsigned long long)atomic_load(&pongs), 10 * n);
+	if (pgas_reduce_all_nb(&h, pgas_team_all(), (uint64_t *)&sum, &x, 1, PGAS_UINT64,
+			       PGAS_OP_SUM, PGAS_COLL_MYSYNC)) {
+		FAIL("reduce_all_nb: %s", me, pgas_last_error());
+	} else {
+		T_CHECK(await_without_polling(&sum, want),
+			"(the reduction did not complete without polling: %llu)",
+			(unsigned long long)atomic_load(&sum));
+		T_EQ(pgas_coll_wait(h), 0);
+		T_EQ(atomic_load(&sum), want);
+	}
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);	/* nobody pings any more */
+	T_EQ(pgas_progress_thread_stop(), 0);
+	T_EQ(pgas_progress_thread_stop(), PGAS_ERR_STATE);
+	T_EQ(atomic_load(&bad), 0);
+	atomic_store(&bad, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const pgas_handler_entry_t table[] = {
 		{ H_SHORT, h_short }, { H_MED, h_med }, { H_LONG, h_long },
 		{ H_ACK, h_ack }, { H_MED_ACK, h_med_ack }, { H_HOLD, h_hold },
+		{ H_PING, h_ping }, { H_PONG, h_pong },
 	};
 	int provided = -1, opt, rc;
 	size_t area = LONG_AREA + (size_t)MAX_RANKS * MAX_T * WINDOW * LONG_MAX_BYTES;
@@ -448,6 +516,12 @@ int main(int argc, char **argv)
 	if (level == PGAS_THREAD_MULTIPLE) {
 		thread_rules();
 		t_case("an HSL held by one thread refuses its requests and polls, not another's");
+		progress_thread();
+		t_case("a progress thread answers pings and completes a reduction while no "
+		       "application thread polls; a second start and stop are refused");
+	} else {
+		T_EQ(pgas_progress_thread_start(), PGAS_ERR_STATE);
+		t_case("SERIALIZED: pgas_progress_thread_start refused");
 	}
 	for (unsigned t = 1; t < nthreads; t++)
 		pgas_team_destroy(teams[t]);
