@@ -201,6 +201,9 @@ static inline bool pgas__rank_leaving(unsigned r)
 				    memory_order_acquire) != 0;
 }
 
+/* rma.c: makes room in my notification ring if it is half full. */
+void pgas__notify_room(void);
+
 /* wait.c */
 long long pgas__now_ms(void);	/* CLOCK_MONOTONIC */
 void pgas__wait_setup(void);

@@ -370,6 +370,22 @@ static int notify_poll(pgas_notification_t *out)
 
 /* At MULTIPLE: the notification ring's consumer side (mine, drained while
  * waiting for room in a peer's) is progress state. */
+/*
+ * Every library wait makes room in my ring once it is half full: a sender
+ * blocked on it would otherwise never reach the barrier or collective this
+ * rank waits in, and both would wait forever.  What it takes out waits in
+ * the backlog for pgas_notify_poll(), in order (16 bytes each).
+ */
+void pgas__notify_room(void)
+{
+	uint64_t entries = pgas__job.conduit.geo.notify_entries;
+	uint64_t tail = atomic_load_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->notify.tail,
+					     memory_order_relaxed);
+
+	if (tail - pgas__job.notify_head >= entries / 2)
+		drain_own_ring();
+}
+
 int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
 {
 	pgas__mt_enter();

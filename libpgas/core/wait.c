@@ -189,6 +189,8 @@ static bool progress(struct pgas__waiter *w)
 			return true;
 		}
 	}
+	if (pgas__job.attached)
+		pgas__notify_room();
 	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
 		w->spins = 0;
 		w->armed = 0;

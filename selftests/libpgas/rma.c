@@ -260,6 +260,39 @@ static void test_signal(void)
 	t_case("signalling put: %u notifications per pair, in order, ring wraps", per_peer);
 }
 
+/*
+ * Signals past the ring's size into a rank that waits in a barrier and
+ * takes its notifications only after it: the barrier's wait must make
+ * room (a sender blocked on the full ring never reaches the barrier).
+ */
+static void test_signal_into_barrier(void)
+{
+	const unsigned per_sender = 3 * 1024 + 7;	/* PGAS_NOTIFY_ENTRIES is 1024 */
+	unsigned got = 0, from[64] = { 0 };
+	uint64_t word = me;
+	bool ok = true;
+
+	if (me != 0)
+		for (unsigned i = 0; i < per_sender && ok; i++)
+			ok = pgas_put_signal(0, region(0, me) + 4008, &word, 8, i) == 0;
+	T_CHECK(ok, "put_signal failed: %s", pgas_last_error());
+	T_EQ(pgas_barrier(8, 0), 0);
+	if (me == 0) {
+		pgas_notification_t nt;
+
+		while (pgas_notify_poll(&nt) == 1) {
+			ok &= nt.src < n && nt.tag == from[nt.src];
+			from[nt.src]++;
+			got++;
+		}
+		T_EQ(got, per_sender * (n - 1));
+		T_CHECK(ok, "notifications out of order");
+	}
+	pgas_barrier(9, 0);
+	t_case("signals past the ring into a rank waiting in a barrier: all %u kept, in order",
+	       per_sender);
+}
+
 int main(int argc, char **argv)
 {
 	if (pgas_init(&argc, &argv))
@@ -274,5 +307,6 @@ int main(int argc, char **argv)
 	test_memset();
 	test_handles();
 	test_signal();
+	test_signal_into_barrier();
 	t_done();
 }
