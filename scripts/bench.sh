@@ -87,6 +87,13 @@ if command -v oshcc >/dev/null &&
 else
 	note "OpenSHMEM: skipped (oshcc missing or did not build)"
 fi
+# Processes against threads (the threads paper's comparison; bench/threads_bench.c):
+# N ranks of one thread, and one rank of N threads at PGAS_THREAD_MULTIPLE.
+for n in $(seq 1 "$(nproc)"); do
+	run "threads: $n processes" threads $B/bin/pgasrun -n "$n" -t 600 $B/bench/threads_bench -m proc
+	run "threads: $n threads of one process" threads \
+		$B/bin/pgasrun -n 1 -t 600 $B/bench/threads_bench -m shared -t "$n"
+done
 # pgas.ko against shm, in one VM boot (TCG: only the ratio means anything).
 if [ -x scripts/vm/run.sh ] && scripts/deps.sh vm >/dev/null 2>&1; then
 	echo "bench: VM, kmod vs shm" >&2

@@ -107,6 +107,11 @@ for size in (256, 1024):
     row("rate", f"AM Medium {size} B messages (default)", f"pgas.am_medium_rate.{size}", [])
     rows[-1][4].append(("packets", v(f"pgas_packets.am_medium_rate.{size}"), ""))
     rows[-1][4].append(("bounce", v(f"pgas_bounce.am_medium_rate.{size}"), ""))
+# Processes against threads of one process (MULTIPLE, every thread on the primary).
+for n in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("threads.proc.")}):
+    for metric, label in (("am_short_rate", "AM Short rate"), ("put8_rate", "put 8 B rate")):
+        row("threads", f"{label}, {n} threads of one process", f"threads.shared.{metric}.{n}",
+            [("/processes", f"threads.proc.{metric}.{n}", False, "")])
 for fn, tgt in (("put_nbi8", "<=16"), ("sync_nbi_puts", "<=11"), ("get_nbi8", ""),
                 ("am_short", "<=60"), ("poll_idle", ""), ("barrier_notify", "")):
     row("instructions", fn, f"icount.{fn}", [])
