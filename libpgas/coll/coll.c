@@ -551,14 +551,16 @@ static int coll_wait(pgas_coll_handle_t h)
 
 int pgas_coll_try(pgas_coll_handle_t h)
 {
-	pgas__mt_enter();
-	return pgas__mt_leave(coll_try(h));
+	int rc = pgas__mt_enter("pgas_coll_try");
+
+	return rc ? rc : pgas__mt_leave(coll_try(h));
 }
 
 int pgas_coll_wait(pgas_coll_handle_t h)
 {
-	pgas__mt_enter();	/* lent while it waits */
-	return pgas__mt_leave(coll_wait(h));
+	int rc = pgas__mt_enter("pgas_coll_wait");	/* lent while it waits */
+
+	return rc ? rc : pgas__mt_leave(coll_wait(h));
 }
 
 int pgas_coll_wait_all(pgas_coll_handle_t *handles, size_t count)
@@ -809,7 +811,13 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 		 const struct call_args *a)
 {
-	pgas__mt_enter();
+	int rc = pgas__mt_enter(call);
+
+	if (rc) {
+		if (h)
+			*h = NULL;
+		return rc;
+	}
 	return pgas__mt_leave(start_locked(h, call, team, a));
 }
 

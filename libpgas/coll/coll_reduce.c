@@ -136,6 +136,7 @@ void pgas__reduce(void *out, const void *a, const void *b, size_t count, pgas_ty
 int pgas_op_create(pgas_op_t *op, pgas_reduce_fn fn, size_t elem_size, unsigned flags,
 		   void *ctx)
 {
-	pgas__mt_enter();	/* reductions in progress read the table */
-	return pgas__mt_leave(op_create(op, fn, elem_size, flags, ctx));
+	int rc = pgas__mt_enter("pgas_op_create");	/* reductions in progress read the table */
+
+	return rc ? rc : pgas__mt_leave(op_create(op, fn, elem_size, flags, ctx));
 }

@@ -501,6 +501,7 @@ int pgas_coll_describe(pgas_team_t team, enum pgas_coll_kind kind, size_t nbytes
 
 int pgas_coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *spec)
 {
-	pgas__mt_enter();	/* calls being started read the choices */
-	return pgas__mt_leave(coll_force(team, kind, spec));
+	int rc = pgas__mt_enter("pgas_coll_force");	/* calls being started read the choices */
+
+	return rc ? rc : pgas__mt_leave(coll_force(team, kind, spec));
 }

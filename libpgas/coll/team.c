@@ -388,12 +388,14 @@ static int team_destroy(pgas_team_t t)
 /* At MULTIPLE under the progress lock (lent while they wait). */
 int pgas_team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *out)
 {
-	pgas__mt_enter();
-	return pgas__mt_leave(team_split(parent, colour, key, out));
+	int rc = pgas__mt_enter("pgas_team_split");
+
+	return rc ? rc : pgas__mt_leave(team_split(parent, colour, key, out));
 }
 
 int pgas_team_destroy(pgas_team_t t)
 {
-	pgas__mt_enter();
-	return pgas__mt_leave(team_destroy(t));
+	int rc = pgas__mt_enter("pgas_team_destroy");
+
+	return rc ? rc : pgas__mt_leave(team_destroy(t));
 }

@@ -226,14 +226,12 @@ static int do_try(uint32_t id, unsigned flags)
  * At MULTIPLE under the progress lock, which waits lend (thread.c); out of
  * line, so that below MULTIPLE a call pays one compare for it.
  */
-static PGAS__COLD int locked(int (*fn)(uint32_t, unsigned), uint32_t id, unsigned flags)
+static PGAS__COLD int locked(const char *call, int (*fn)(uint32_t, unsigned), uint32_t id,
+			     unsigned flags)
 {
-	int rc;
+	int rc = pgas__mt_enter(call);
 
-	pgas__plock_acquire();
-	rc = fn(id, flags);
-	pgas__plock_leave();
-	return rc;
+	return rc ? rc : pgas__mt_leave(fn(id, flags));
 }
 
 static int notify_wait(uint32_t id, unsigned flags)
@@ -245,20 +243,20 @@ static int notify_wait(uint32_t id, unsigned flags)
 
 int pgas_barrier_notify(uint32_t id, unsigned flags)
 {
-	return pgas__mt() ? locked(do_notify, id, flags) : do_notify(id, flags);
+	return pgas__mt() ? locked("pgas_barrier_notify", do_notify, id, flags) : do_notify(id, flags);
 }
 
 int pgas_barrier_wait(uint32_t id, unsigned flags)
 {
-	return pgas__mt() ? locked(do_wait, id, flags) : do_wait(id, flags);
+	return pgas__mt() ? locked("pgas_barrier_wait", do_wait, id, flags) : do_wait(id, flags);
 }
 
 int pgas_barrier_try(uint32_t id, unsigned flags)
 {
-	return pgas__mt() ? locked(do_try, id, flags) : do_try(id, flags);
+	return pgas__mt() ? locked("pgas_barrier_try", do_try, id, flags) : do_try(id, flags);
 }
 
 int pgas_barrier(uint32_t id, unsigned flags)
 {
-	return pgas__mt() ? locked(notify_wait, id, flags) : notify_wait(id, flags);
+	return pgas__mt() ? locked("pgas_barrier", notify_wait, id, flags) : notify_wait(id, flags);
 }

@@ -275,7 +275,7 @@ static void finalize(unsigned how)
 	fflush(stderr);
 	if (pgas__job.attached) {
 		pgas__progress_thread_end();
-		pgas__mt_enter();	/* kept: the process ends */
+		(void)pgas__mt_enter("pgas_exit");	/* kept: the process ends */
 		leave_job(how);
 	}
 	else

@@ -96,11 +96,21 @@ void pgas__plock_leave(void);
 unsigned pgas__plock_lend(void);	/* before idling: gives every hold up */
 void pgas__plock_retake(unsigned holds);
 
-/* Around a call that changes progress state: a no-op below MULTIPLE. */
-static inline void pgas__mt_enter(void)
+/*
+ * Around a call that changes progress state: a no-op below MULTIPLE.  A
+ * thread that holds a handler-safe lock only tries the progress lock: its
+ * holder may be running a handler that spins on that HSL.  PGAS_OK with the
+ * lock held, or PGAS_ERR_STATE naming call.
+ */
+int pgas__mt_enter_hsl(const char *call);
+static inline int pgas__mt_enter(const char *call)
 {
-	if (pgas__mt())
-		pgas__plock_acquire();
+	if (!pgas__mt())
+		return PGAS_OK;
+	if (PGAS__UNLIKELY(pgas__self.hsl_held))
+		return pgas__mt_enter_hsl(call);
+	pgas__plock_acquire();
+	return PGAS_OK;
 }
 
 static inline int pgas__mt_leave(int rc)

@@ -107,10 +107,23 @@ static int rma_gone(const char *call, unsigned rank)
 			 rank, k->peers_gone, k->peers_left);
 }
 
+/*
+ * The record of who left has a lock of its own: a put from a thread that
+ * holds a handler-safe lock lands here, and must not wait for the progress
+ * lock (its holder may be spinning on that HSL in a handler).
+ */
 int pgas__rma_gone(const char *call, unsigned rank)
 {
-	pgas__mt_enter();	/* the record of who left */
-	return pgas__mt_leave(rma_gone(call, rank));
+	static int busy;
+	int rc;
+
+	if (!pgas__mt())
+		return rma_gone(call, rank);
+	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	rc = rma_gone(call, rank);
+	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+	return rc;
 }
 
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n)
@@ -388,12 +401,17 @@ void pgas__notify_room(void)
 
 int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, uint32_t tag)
 {
-	pgas__mt_enter();
-	return pgas__mt_leave(put_signal(rank, dst, src, nbytes, tag));
+	int rc = pgas__mt_enter("pgas_put_signal");
+
+	return rc ? rc : pgas__mt_leave(put_signal(rank, dst, src, nbytes, tag));
 }
 
 int pgas_notify_poll(pgas_notification_t *out)
 {
-	pgas__mt_enter();
+	/* Holding an HSL while another thread runs handlers: nothing now. */
+	if (pgas__mt() && pgas__self.hsl_held && !pgas__plock_try())
+		return 0;
+	if (pgas__mt() && !pgas__self.hsl_held)
+		pgas__plock_acquire();
 	return pgas__mt_leave(notify_poll(out));
 }

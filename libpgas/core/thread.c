@@ -86,6 +86,14 @@ void pgas__plock_release(void)
 			 __ATOMIC_RELEASE);
 }
 
+int pgas__mt_enter_hsl(const char *call)
+{
+	if (pgas__plock_try())
+		return PGAS_OK;
+	return pgas__err(PGAS_ERR_STATE, call,
+			 "called while holding a handler-safe lock, while another thread runs this rank's handlers");
+}
+
 /*
  * A poll that finds the lock taken returns at once, trusting its holder to
  * make progress; so a holder that took it for something else (a

@@ -29,7 +29,7 @@
 #define SLOT 256		/* RMA lines per (source rank, thread) */
 #define LONG_MAX_BYTES 1024	/* Long areas per (source rank, thread, iteration % WINDOW) */
 
-enum { H_SHORT = 1, H_MED, H_LONG, H_ACK, H_MED_ACK, H_HOLD, H_PING, H_PONG };
+enum { H_SHORT = 1, H_MED, H_LONG, H_ACK, H_MED_ACK, H_HOLD, H_PING, H_PONG, H_SPIN };
 
 static unsigned me, n, nthreads = 4, iters = 200;
 static int level = PGAS_THREAD_MULTIPLE;
@@ -183,6 +183,18 @@ static int await_without_polling(const _Atomic uint64_t *word, uint64_t want)
 		nanosleep(&ts, NULL);
 	}
 	return 0;
+}
+
+/* A handler that waits for the HSL another thread holds. */
+static pgas_hsl_t hsl;
+static atomic_int in_spin;
+static void h_spin(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args, unsigned nargs)
+{
+	(void)tok; (void)buf; (void)nb; (void)args; (void)nargs;
+	atomic_store(&in_spin, 1);
+	pgas_hsl_lock(&hsl);
+	pgas_hsl_unlock(&hsl);
+	atomic_store(&in_spin, 2);
 }
 
 static void take_notes(void)
@@ -356,7 +368,6 @@ static void traffic(void)
  * sends and polls; A's own request is refused.  (Before the thread state
  * was per thread, B's calls were refused too.)
  */
-static pgas_hsl_t hsl = PGAS_HSL_INITIALIZER;
 static atomic_int phase;
 
 static void *holder(void *arg)
@@ -373,6 +384,23 @@ static void *holder(void *arg)
 	atomic_store(&phase, 1);
 	while (atomic_load(&phase) != 2)
 		sched_yield();
+	/* The other thread now runs a handler that waits for my HSL: calls
+	 * that need the progress lock are refused instead of waiting forever. */
+	while (atomic_load(&in_spin) != 1)
+		sched_yield();
+	{
+		pgas_notification_t nt;
+		uint64_t w = 0;
+
+		if (pgas_barrier(1, 0) != PGAS_ERR_STATE)
+			FAIL("a barrier while holding an HSL was not refused", me);
+		if (pgas_put_signal(me, pgas_segment_addr(me), &w, 8, 0) != PGAS_ERR_STATE)
+			FAIL("a signalling put while holding an HSL was not refused", me);
+		if (pgas_notify_poll(&nt) < 0)
+			FAIL("notify_poll while holding an HSL: %s", me, pgas_last_error());
+		if (pgas_team_barrier(pgas_team_all()) != PGAS_ERR_STATE)
+			FAIL("a team barrier while holding an HSL was not refused", me);
+	}
 	pgas_hsl_unlock(&hsl);
 	return NULL;
 }
@@ -399,6 +427,11 @@ static void *other(void *arg)
 			break;
 		}
 	atomic_store(&phase, 2);
+	/* Run a handler that waits for the holder's HSL (polling holds the
+	 * progress lock while it runs). */
+	rc = pgas_am_request_short(me, H_SPIN, a, 0);
+	while (!rc && atomic_load(&in_spin) != 2)
+		pgas_poll();
 	return NULL;
 }
 
@@ -407,6 +440,8 @@ static void thread_rules(void)
 	pthread_t a, b;
 
 	atomic_store(&phase, 0);
+	atomic_store(&in_spin, 0);
+	pgas_hsl_init(&hsl);
 	pthread_create(&a, NULL, holder, NULL);
 	pthread_create(&b, NULL, other, NULL);
 	pthread_join(a, NULL);
@@ -464,7 +499,7 @@ int main(int argc, char **argv)
 	static const pgas_handler_entry_t table[] = {
 		{ H_SHORT, h_short }, { H_MED, h_med }, { H_LONG, h_long },
 		{ H_ACK, h_ack }, { H_MED_ACK, h_med_ack }, { H_HOLD, h_hold },
-		{ H_PING, h_ping }, { H_PONG, h_pong },
+		{ H_PING, h_ping }, { H_PONG, h_pong }, { H_SPIN, h_spin },
 	};
 	int provided = -1, opt, rc;
 	size_t area = LONG_AREA + (size_t)MAX_RANKS * MAX_T * WINDOW * LONG_MAX_BYTES;
@@ -515,7 +550,8 @@ int main(int argc, char **argv)
 	       level == PGAS_THREAD_MULTIPLE ? ", a team's collective per thread" : "");
 	if (level == PGAS_THREAD_MULTIPLE) {
 		thread_rules();
-		t_case("an HSL held by one thread refuses its requests and polls, not another's");
+		t_case("an HSL held by one thread refuses its requests and polls, not another's; "
+		       "while a handler waits for it, barriers and signals are refused, not hung");
 		progress_thread();
 		t_case("a progress thread answers pings and completes a reduction while no "
 		       "application thread polls; a second start and stop are refused");
