@@ -255,7 +255,12 @@ static inline int pgas_poll(void);
 /*
  * A lock that may be taken inside handlers.  While a thread holds one it
  * must not send requests or poll (those calls fail with PGAS_ERR_STATE):
- * a handler run by that poll could wait for the same lock forever.
+ * a handler run by that poll could wait for the same lock forever.  The
+ * rule is the holding thread's: other threads go on.  At
+ * PGAS_THREAD_MULTIPLE, while another thread runs this rank's handlers,
+ * the holder's barrier, collective, team and signalling calls fail with
+ * PGAS_ERR_STATE and pgas_notify_poll finds nothing (a handler may be
+ * waiting for that lock); RMA and replies are not affected.
  */
 typedef struct {
 	int locked;
