@@ -88,6 +88,30 @@ else
 	esac
 fi
 
+# The edges of the thread levels (threads_edges.c, from an adversarial
+# review; each failed or hung on the first version): calls made while
+# holding an HSL that a handler in another thread waits for, SERIALIZED
+# HSL refusals, racing progress-thread starts, a stop from the progress
+# thread itself, exit(0) and pgas_exit(0) with progress threads running,
+# teams of their own per thread.  Exit 0 and no "not ok"; the sanitizer
+# builds run the one-rank cases.
+for c in "1 hsl_barrier" "1 hsl_notify" "2 hsl_signal" "2 hsl_coll" "2 ser_hsl" \
+	"1 pt_race -t 4 -k 200" "1 pt_stop_self" "2 exit_atexit" "3 exit_flood -t 3" \
+	"3 teams -t 4 -k 10" "3 exit_pt"; do
+	set -- $c
+	n=$1
+	shift
+	[ "$B" = "$PWD/build" ] || [ "$n" = 1 ] || continue
+	out=$(PGAS_ERROR_MODE=quiet "$RUN" -n "$n" -t 120 "$B/tests/threads_edges" -c "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'; then
+		ok "threads_edges -n $n -c $*"
+	else
+		notok "threads_edges -n $n -c $*: exit $rc"
+		echo "$out" | tail -n 8 | sed 's/^/    # /'
+	fi
+done
+
 # Collectives: the conformance program at every rank count from 1 to 8 in
 # the plain build (the sanitizer builds at RANKS), then its variants:
 # misuse checks of PGAS_COLL_DEBUG, chunked staging through a tiny stage,

@@ -12,6 +12,9 @@
 #define HSL_MAX_HELD 16
 
 static _Thread_local pgas_hsl_t *held[HSL_MAX_HELD];
+/* Below MULTIPLE: HSLs held by all threads, which send_block mirrors (at
+ * SERIALIZED another thread's unlock must not lift a holder's refusal). */
+static unsigned held_by_all;
 
 static int find_held(const pgas_hsl_t *lock)
 {
@@ -55,8 +58,10 @@ static int take(const char *call, pgas_hsl_t *lock, bool spin)
 			;
 	}
 	held[pgas__self.hsl_held++] = lock;
-	if (!pgas__mt())	/* the mirror of the one thread calling */
+	if (!pgas__mt()) {	/* the mirror of the one thread calling at a time */
+		held_by_all++;
 		pgas__g.send_block |= PGAS__BLOCK_HSL;
+	}
 	return PGAS_OK;
 }
 
@@ -81,7 +86,7 @@ int pgas_hsl_unlock(pgas_hsl_t *lock)
 		return pgas__err(PGAS_ERR_STATE, "pgas_hsl_unlock",
 				 "lock %p is not held by this thread", (void *)lock);
 	held[i] = held[--pgas__self.hsl_held];
-	if (!pgas__self.hsl_held && !pgas__mt())
+	if (!pgas__mt() && held_by_all && !--held_by_all)
 		pgas__g.send_block &= ~PGAS__BLOCK_HSL;
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 	return PGAS_OK;

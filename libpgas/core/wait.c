@@ -224,7 +224,7 @@ static void check_alone(struct pgas__waiter *w)
 /* Sleeps on my doorbell, as pgas_abi.h says (block mode). */
 static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl)
 {
-	if (!w->armed) {
+	if (w->armed != 1) {
 		w->bell = atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell,
 					       memory_order_seq_cst);
 		w->armed = 1;
@@ -274,9 +274,42 @@ static void idle(struct pgas__waiter *w)
 /*
  * PGAS_THREAD_MULTIPLE: my doorbell announces one sleeper ('sleeping' is a
  * flag, and two sleepers would clear it under each other), so one thread
- * at a time sleeps on it; the others nap for the same bounded times.
+ * at a time sleeps on it.  The others nap on a word of this process that
+ * any thread bumps, and wakes them on, when its polling did something (a
+ * handler ran, a barrier or collective advanced): what they wait for may
+ * be done.  The same protocol as the doorbell's: read the word and let the
+ * caller check once more, announce the nap, nap only if the word has not
+ * moved (Dekker, seq_cst).  Naps stay bounded (1-8 ms) for conditions that
+ * no poll announces (a flag set by a peer's put).
  */
-static uint32_t bell_taken;
+static uint32_t bell_taken, nap_word, nappers;
+
+void pgas__naps_wake(void)
+{
+	__atomic_fetch_add(&nap_word, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&nappers, __ATOMIC_SEQ_CST))
+		futex(&nap_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+static void nap(struct pgas__waiter *w)
+{
+	struct timespec ts = { 0, 1000000L << w->naps };
+
+	if (w->armed != 2) {
+		w->bell = __atomic_load_n(&nap_word, __ATOMIC_SEQ_CST);
+		w->armed = 2;
+		return;		/* the caller checks its condition once more */
+	}
+	__atomic_fetch_add(&nappers, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&nap_word, __ATOMIC_SEQ_CST) == w->bell)
+		futex(&nap_word, FUTEX_WAIT_PRIVATE, w->bell, &ts);
+	__atomic_fetch_sub(&nappers, 1, __ATOMIC_SEQ_CST);
+	w->armed = 0;
+	if (__atomic_load_n(&nap_word, __ATOMIC_RELAXED) != w->bell)
+		w->naps = 0;
+	else if (w->naps < PGAS__NAP_MAX_SHIFT)
+		w->naps++;
+}
 
 static void mt_idle(struct pgas__waiter *w)
 {
@@ -289,11 +322,7 @@ static void mt_idle(struct pgas__waiter *w)
 		__atomic_store_n(&bell_taken, 0, __ATOMIC_RELEASE);
 		return;
 	}
-	struct timespec ts = { 0, 1000000L << w->naps };
-
-	nanosleep(&ts, NULL);
-	if (w->naps < PGAS__NAP_MAX_SHIFT)
-		w->naps++;
+	nap(w);
 }
 
 /*
@@ -309,6 +338,8 @@ static void mt_wait_step(struct pgas__waiter *w)
 	if (held && progress(w)) {
 		if (!holds)
 			pgas__plock_release();
+		if (pgas__job.wait_mode == PGAS_WAIT_BLOCK)
+			pgas__naps_wake();	/* what a napper waits for may be done */
 		return;
 	}
 	if (spinning(w)) {

@@ -139,8 +139,12 @@ int pgas_query_thread(void);
  * libpgas's that polls this rank until stopped, so that handlers run and
  * split-phase barriers and collectives advance while the application's
  * threads compute (Chapel's pattern).  It idles in the job's wait mode: in
- * block mode it sleeps until a message rings this rank.  pgas_exit(0) and
- * exit(0) stop it.  Starting a second one is PGAS_ERR_STATE.
+ * block mode it sleeps until a message rings this rank.  Starting a second
+ * one, or stopping it from a handler it runs, is PGAS_ERR_STATE.
+ * pgas_exit(0) stops it, and so does exit(0), before the atexit handlers
+ * registered before the start run; handlers registered after the start
+ * (C++ statics constructed later) run while it still polls: stop it first
+ * if they free what handlers use.
  */
 int pgas_progress_thread_start(void);
 int pgas_progress_thread_stop(void);
