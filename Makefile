@@ -35,18 +35,40 @@ OPT      ?= -O2
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror $(SANFLAGS) $(EXTRA_CFLAGS)
 # The library's objects serve the shared library too; programs stay PIE.
 LIBFLAGS := -fPIC
-CPPFLAGS := -I. -Ilibpgas -Iuapi
 LDFLAGS  := $(SANFLAGS)
 
-LIB_SRCS := libpgas/init.c libpgas/env.c libpgas/error.c libpgas/am.c libpgas/rma.c \
-            libpgas/barrier.c libpgas/wait.c libpgas/hsl.c \
-            libpgas/coll.c libpgas/coll_alg.c libpgas/coll_reduce.c libpgas/coll_tune.c \
-            libpgas/team.c \
-            conduit/maps.c conduit/shm/shm.c conduit/shm/bootstrap.c conduit/kmod/kmod.c
+# Include paths show the layers (docs/design-threads-endpoints.md, 5.1).
+# Everything sees the installed API (libpgas/include, uapi/); a file sees
+# another layer's folder only where it includes from it today (core's
+# internal.h includes conduit.h, hence -Iconduit with it).
+CPPFLAGS := -Ilibpgas/include -Iuapi
+I_BOOT   := -Ilibpgas/boot
+I_CORE   := -Ilibpgas/core -Ilibpgas/boot -Iconduit
+
+# (In the link order of before the folders: the same library.)
+LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
+            libpgas/core/am.c libpgas/core/rma.c libpgas/core/barrier.c \
+            libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c \
+            libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
+            libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
+            conduit/conduits.c conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
-HEADERS  := libpgas/pgas.h libpgas/pgas_fast.h libpgas/pgas_coll.h libpgas/internal.h \
-            libpgas/coll.h uapi/pgas_abi.h \
-            conduit/conduit.h conduit/shm/bootstrap.h
+HEADERS  := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_coll.h \
+            libpgas/boot/bootstrap.h libpgas/boot/boot.h libpgas/core/internal.h libpgas/core/layer.h \
+            libpgas/coll/coll.h \
+            uapi/pgas_abi.h conduit/conduit.h
+PUBLIC_HEADERS := libpgas/include/pgas.h libpgas/include/pgas_fast.h \
+                  libpgas/include/pgas_coll.h uapi/pgas_abi.h
+
+# Who reaches into which layer today.  The boot and conduit files that
+# include core's internal.h are edges step 4 cuts.
+$(B)/obj/libpgas/boot/%.o:     CPPFLAGS += $(I_BOOT) -Iconduit
+$(B)/obj/libpgas/core/%.o:     CPPFLAGS += $(I_CORE) $(I_BOOT)
+$(B)/obj/libpgas/coll/%.o:     CPPFLAGS += $(I_CORE)
+$(B)/obj/libpgas/layers.o:     CPPFLAGS += $(I_CORE) -Ilibpgas/coll
+$(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
+$(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit
+$(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 
 TEST_SRCS  := $(wildcard selftests/libpgas/*.c)
 TESTS      := $(TEST_SRCS:selftests/libpgas/%.c=$(B)/tests/%)
@@ -95,7 +117,7 @@ $(B)/lib/libpgas.so: $(LIB_OBJS) $(B)/lib/libpgas.map
 
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a
+	$(CC) $(CPPFLAGS) $(I_BOOT) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a
 
 $(B)/bin/pgas-tune: tools/pgas-tune.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
@@ -108,9 +130,10 @@ $(B)/bin/pgasctl: tools/pgasctl.c uapi/pgas_abi.h
 	$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(NL_LIBS) -lpthread
 
 # Programs link the static library: the fast path is inline anyway.
+# lifecycle writes a bootstrap notice by hand.
 $(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
+	$(CC) $(CPPFLAGS) $(if $(filter lifecycle,$*),$(I_BOOT)) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
 
 $(B)/examples/%: examples/%.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
@@ -118,7 +141,7 @@ $(B)/examples/%: examples/%.c $(B)/lib/libpgas.a
 
 $(B)/bench/%: bench/%.c bench/bench.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a -lm
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a -lm
 
 # ---- tests ------------------------------------------------------------------
 
@@ -161,9 +184,10 @@ install-kmod: modules_install
 
 vmtests: $(VMTESTS)
 
+# The kselftests see uapi/ and libpgas/pgas_layout.h.
 $(B)/tests/%: selftests/kmod/%.c uapi/pgas_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CPPFLAGS) -Ilibpgas $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # ---- benchmarks, demo, install ------------------------------------------------
 
@@ -184,7 +208,7 @@ install: lib tools
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(PREFIX)/lib/libpgas.so.0
 	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
-	install -m 644 libpgas/pgas.h libpgas/pgas_fast.h libpgas/pgas_coll.h uapi/pgas_abi.h $(DESTDIR)$(PREFIX)/include/pgas/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/pgas/
 	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 

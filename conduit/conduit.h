@@ -9,6 +9,7 @@
 #ifndef PGAS_CONDUIT_H
 #define PGAS_CONDUIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -40,8 +41,11 @@ struct pgas_conduit_ep {
 	size_t seg_size;
 };
 
+struct pgas_conduit_ops;
+
 struct pgas_conduit {
 	int kind;		/* enum pgas_conduit_kind actually used */
+	const struct pgas_conduit_ops *ops;	/* its operations */
 	unsigned rank;
 	unsigned nranks;
 	struct pgas_geometry geo;
@@ -144,15 +148,35 @@ struct pgas_conduit_segment {
 };
 
 /*
- * All conduits: 0 or a negative PGAS_ERR_* with msg filled.
- *  open:   joins the job, maps every rank's ring region (c->eps[].ctrl etc).
- *  attach: creates this rank's segment of segsize bytes and maps every
- *          rank's (c->eps[].seg etc); collective.
- *  close:  unmaps everything.
+ * A conduit's operations, all off the fast path (which loads and stores
+ * through the mappings that open and attach make).  0 or a negative
+ * PGAS_ERR_* with msg filled.
+ *  probe:   whether PGAS_CONDUIT=auto should pick it here.
+ *  open:    joins the job, maps every rank's ring region (c->eps[].ctrl etc).
+ *  attach:  creates this rank's segment of segsize bytes and maps every
+ *           rank's (c->eps[].seg etc); collective.
+ *  close:   unmaps everything; also after a failed open.
+ *  wait_fd: an fd to poll() for a wake-up and to PGAS_IOC_WAKE peers on,
+ *           or -1: waits sleep on the doorbell's futex.
+ * A conduit for peers that are not load/store reachable (libfabric) will
+ * add out-of-line data operations here (docs/design-threads-endpoints.md,
+ * 5.5); mapped peers keep the inline path.
  */
-int pgas_shm_open(struct pgas_conduit *c, char *msg, size_t msglen);
-int pgas_shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
-void pgas_shm_close(struct pgas_conduit *c);
+struct pgas_conduit_ops {
+	const char *name;
+	int kind;		/* enum pgas_conduit_kind */
+	bool (*probe)(void);
+	int (*open)(struct pgas_conduit *c, char *msg, size_t msglen);
+	int (*attach)(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
+	void (*close)(struct pgas_conduit *c);
+	int (*wait_fd)(const struct pgas_conduit *c);
+};
+
+extern const struct pgas_conduit_ops pgas_shm_ops;
+extern const struct pgas_conduit_ops pgas_kmod_ops;
+
+/* conduits.c: the conduit PGAS_CONDUIT names (auto: the first that probes). */
+const struct pgas_conduit_ops *pgas_conduit_choose(void);
 
 /*
  * kmod: /dev/pgasN.  pgas_kmod_job() is the launcher's side: when the
@@ -162,20 +186,11 @@ void pgas_shm_close(struct pgas_conduit *c);
  */
 int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
 		  char *msg, size_t msglen);
-/* Which conduit a rank uses (resolves PGAS_CONDUIT=auto). */
-int pgas_conduit_choose(void);
-int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen);
-int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
-void pgas_kmod_close(struct pgas_conduit *c);
-/* The endpoint's fd, to poll() and PGAS_IOC_WAKE on (block mode); or -1. */
-int pgas_kmod_wait_fd(const struct pgas_conduit *c);
 
 static inline void pgas_conduit_close(struct pgas_conduit *c)
 {
-	if (c->kind == PGAS_CONDUIT_KMOD)
-		pgas_kmod_close(c);
-	else
-		pgas_shm_close(c);
+	if (c->ops)
+		c->ops->close(c);
 }
 
 #endif /* PGAS_CONDUIT_H */

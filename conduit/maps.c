@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "conduit.h"
-#include "../libpgas/pgas.h"
+#include "pgas.h"
 
 int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks)
 {

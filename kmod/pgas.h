@@ -320,6 +320,7 @@ int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
 		     struct pgas_region_layout *out);
 int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
 void pgas_count_peer_gone(struct pgas_ep *to, bool died);
+void pgas_mark_revoked(struct pgas_ep *ep);
 void pgas_notify_peer_gone(struct pgas_ep *to, u32 eid, u32 died);
 
 /* pgas_reg.c: registrations */

@@ -109,6 +109,14 @@ static void job_revoke(struct pgas_job *job)
 	unsigned long eid;
 	void *entry;
 
+	/* Every rank's kernel page says so before any endpoint departs. */
+	mutex_lock(&job->lock);
+	xa_for_each_range(&job->eps, eid, entry, 0, job->nranks - 1) {
+		e = pgas_live_ep(entry);
+		if (e)
+			pgas_mark_revoked(e);
+	}
+	mutex_unlock(&job->lock);
 	for (;;) {
 		ep = NULL;
 		mutex_lock(&job->lock);

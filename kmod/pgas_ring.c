@@ -202,10 +202,27 @@ void pgas_count_peer_gone(struct pgas_ep *to, bool died)
 	if (!to->kern)
 		return;
 	kp = to->kern->vaddr;
+	if (kp->peers_gone == PGAS_KERN_REVOKED)
+		return;		/* taken away: stays so */
 	if (died)
 		WRITE_ONCE(kp->peers_gone, kp->peers_gone + 1);
 	else
 		WRITE_ONCE(kp->peers_left, kp->peers_left + 1);
+}
+
+/*
+ * pgas.ko takes ep away from its living owner (its NIC is being deleted):
+ * say so on its kernel page before any of the job departs, so that the
+ * owner reads why rather than a peer's death (pgas_abi.h,
+ * PGAS_KERN_REVOKED).  Under ep->job->lock.  Extras have no kernel page:
+ * their threads read their rank's.
+ */
+void pgas_mark_revoked(struct pgas_ep *ep)
+{
+	if (!ep->kern)
+		return;
+	WRITE_ONCE(((struct pgas_kern_page *)ep->kern->vaddr)->peers_gone, PGAS_KERN_REVOKED);
+	pgas_ep_wake(ep);
 }
 
 /*

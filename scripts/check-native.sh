@@ -341,6 +341,32 @@ if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/libpgas.so.0" ]; then
 fi
 rm -rf "$inst"
 
+# Layers (docs/design-threads-endpoints.md, 5.2), from the objects (a
+# stray extern counts too): boot calls nothing of the others; the conduits
+# call boot only; the core calls nothing of the collectives, which plug in
+# through core/layer.h's hooks.
+if [ "$B" = "$PWD/build" ]; then
+	o=$B/obj
+	boot="$o/libpgas/boot/bootstrap.o $o/libpgas/boot/env.o $o/libpgas/boot/error.o"
+	conduits="$o/conduit/conduits.o $o/conduit/maps.o $o/conduit/shm/shm.o $o/conduit/kmod/kmod.o"
+	calls() {	# calls "FROM..." "TO...": what FROM's objects use of TO's
+		comm -12 <(nm -u $1 | awk '{ print $2 }' | sort -u) \
+			 <(nm -g --defined-only $2 | awk 'NF == 3 { print $3 }' | sort -u) | tr '\n' ' '
+	}
+	for edge in "boot:$boot:core, collectives and conduits:$o/libpgas/core/*.o $o/libpgas/coll/*.o $conduits" \
+		"conduits:$conduits:core and collectives:$o/libpgas/core/*.o $o/libpgas/coll/*.o" \
+		"core:$o/libpgas/core/*.o:collectives:$o/libpgas/coll/*.o" \
+		"core:$o/libpgas/core/*.o:a conduit but through its ops:$o/conduit/shm/shm.o $o/conduit/kmod/kmod.o"; do
+		IFS=: read -r from fobjs to tobjs <<<"$edge"
+		c=$(calls "$fobjs" "$tobjs")
+		if [ -z "$c" ]; then
+			ok "layers: nothing in $from calls $to"
+		else
+			notok "layers: $from calls $to: $c"
+		fi
+	done
+fi
+
 # The critical paths' instruction counts (callgrind, deterministic) stay
 # within bench/icount.baseline: the plain build only.
 if [ "$B" = "$PWD/build" ] && command -v valgrind >/dev/null; then

@@ -4,7 +4,7 @@
  *
  *   pgasrun -n N [-t SECONDS] [-v] program [args...]
  *
- * Relays the bootstrap all-gather (conduit/shm/bootstrap.h), forwards
+ * Relays the bootstrap all-gather (libpgas/boot/bootstrap.h), forwards
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT to the ranks, and when a rank exits with a
  * non-zero code or dies of a signal, names it, ends the others (SIGTERM,
  * then SIGKILL after a grace period) and exits non-zero.  Ranks die with
@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../conduit/conduit.h"
-#include "../conduit/shm/bootstrap.h"
+#include "bootstrap.h"
 
 #define GRACE_MS 2000
 #define PGAS_MAX_ENDPOINTS_LAUNCH 1024u

@@ -266,10 +266,11 @@ struct pgas_ctrl_page {
 #define PGAS_GONE_EVENTS	480
 
 /*
- * peers_gone of a kernel page whose endpoint pgas.ko took away from a
- * living owner (its NIC was deleted): the mapping then shows a copy of the
- * last page with this count, so the owner stops waiting for peers it can
- * no longer reach.
+ * peers_gone of a kernel page whose endpoint pgas.ko takes away from a
+ * living owner (its NIC is deleted): written before any endpoint of the
+ * job departs (no count changes it after), and kept by the copy of the
+ * last page that the revoked mapping then shows, so the owner stops
+ * waiting for peers it can no longer reach and can say why.
  */
 #define PGAS_KERN_REVOKED	0xffffffffu
 

@@ -8,7 +8,7 @@
  * region and segment by the cookies exchanged through the bootstrap relay.
  * After that the fast path runs on the mappings exactly as over shm.
  * Sleeping (PGAS_WAIT_MODE=block) uses the endpoint's fd: poll() to sleep,
- * PGAS_IOC_WAKE to wake a peer (libpgas/wait.c).
+ * PGAS_IOC_WAKE to wake a peer (libpgas/core/wait.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,8 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../conduit.h"
-#include "../shm/bootstrap.h"
-#include "../../libpgas/internal.h"
+#include "boot.h"
 
 struct kmod_priv {
 	int fd;			/* this rank's endpoint */
@@ -46,16 +45,12 @@ static int open_device(char *msg, size_t msglen)
 	return fd;
 }
 
-int pgas_conduit_choose(void)
+/* auto: a job made by pgasrun for pgas.ko, or no launcher and a device. */
+static bool kmod_probe(void)
 {
-	if (pgas__cfg.conduit != PGAS_CONDUIT_AUTO)
-		return pgas__cfg.conduit;
-	/* A job made by pgasrun for pgas.ko, or no launcher and a device. */
 	if (getenv(PGAS_ENV_JOB_ID))
-		return PGAS_CONDUIT_KMOD;
-	if (!getenv(PGAS_ENV_BOOT_FD) && access(pgas__cfg.device, R_OK | W_OK) == 0)
-		return PGAS_CONDUIT_KMOD;
-	return PGAS_CONDUIT_SHM;
+		return true;
+	return !getenv(PGAS_ENV_BOOT_FD) && access(pgas__cfg.device, R_OK | W_OK) == 0;
 }
 
 int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
@@ -127,7 +122,7 @@ static bool layout_sane(const struct pgas_region_layout *l, uint64_t size,
 	return end <= size;
 }
 
-int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
+static int kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct pgas_ioc_job_join j = { .size = sizeof(j) };
 	struct pgas_ioc_rings r = { .size = sizeof(r) };
@@ -259,7 +254,7 @@ int pgas_kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	return rc;
 }
 
-int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen)
+static int kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen)
 {
 	struct kmod_priv *priv = c->priv;
 	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE };
@@ -298,14 +293,14 @@ int pgas_kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t m
 	return rc;
 }
 
-int pgas_kmod_wait_fd(const struct pgas_conduit *c)
+static int kmod_wait_fd(const struct pgas_conduit *c)
 {
 	const struct kmod_priv *priv = c->priv;
 
 	return priv ? priv->fd : -1;
 }
 
-void pgas_kmod_close(struct pgas_conduit *c)
+static void kmod_close(struct pgas_conduit *c)
 {
 	struct kmod_priv *priv = c->priv;
 
@@ -326,3 +321,13 @@ void pgas_kmod_close(struct pgas_conduit *c)
 	c->priv = NULL;
 	pgas_boot_leave();
 }
+
+const struct pgas_conduit_ops pgas_kmod_ops = {
+	.name = "kmod",
+	.kind = PGAS_CONDUIT_KMOD,
+	.probe = kmod_probe,
+	.open = kmod_open,
+	.attach = kmod_attach,
+	.close = kmod_close,
+	.wait_fd = kmod_wait_fd,
+};

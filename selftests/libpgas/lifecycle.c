@@ -43,6 +43,8 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdatomic.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,7 @@
 #include <unistd.h>
 #include "tap.h"
 #include "pingpong.h"
-#include "../../conduit/shm/bootstrap.h"	/* peerdied: the notice by hand */
+#include "bootstrap.h"	/* peerdied: the notice by hand */
 
 #define H_COUNT 3
 #define H_TRAP 4		/* a ping whose handler the victim leaves in */
@@ -242,13 +244,34 @@ static void deadget(unsigned who, int want_gone)
 	unsigned char *seg = pgas_segment_addr(me), buf[BLOCK];
 	unsigned long good = 0, bad = 0;
 	long long t0;
+	_Atomic uint64_t *past = (_Atomic uint64_t *)(seg + BLOCK);	/* [n]: past the barrier */
 	int rc = 0;
 
 	t_fill(seg, BLOCK, 77 + me);
+	for (unsigned r = 0; r < n; r++)
+		atomic_store(&past[r], 0);
 	signal(SIGTERM, SIG_IGN);
 	pgas_barrier(1, 0);
-	if (me == who)
+	/*
+	 * It dies once every other rank is out of the barrier: one still in it
+	 * would end itself over the death (pgas.ko's report), not get from it.
+	 */
+	if (me == who) {
+		unsigned got;
+
+		do {
+			got = 0;
+			for (unsigned i = 0; i < n; i++)
+				got += atomic_load(&past[i]) != 0;
+			if (got < n - 1)
+				sched_yield();
+		} while (got < n - 1);
 		raise(SIGKILL);
+	} else {
+		uint64_t one = 1;
+
+		pgas_put(who, (char *)pgas_segment_addr(who) + BLOCK + (size_t)me * 8, &one, 8);
+	}
 	for (t0 = now_ms(); now_ms() - t0 < 1500;) {
 		rc = pgas_get(buf, who, pgas_segment_addr(who), BLOCK);
 		if (rc)

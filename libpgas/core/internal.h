@@ -7,72 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "pgas.h"
-#include "../conduit/conduit.h"
-
-#define PGAS__ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
-
-/* ---- configuration (env.c): the one table of environment variables ------ */
-
-enum pgas_wait_mode {
-	PGAS_WAIT_AUTO,		/* spin if ranks <= cpus, else spin-then-block */
-	PGAS_WAIT_SPIN,
-	PGAS_WAIT_YIELD,	/* spin, then sched_yield between polls */
-	PGAS_WAIT_BLOCK,	/* spin, then sleep on the doorbell futex */
-};
-
-enum pgas_error_mode {
-	PGAS_ERRMODE_PRINT,
-	PGAS_ERRMODE_QUIET,
-	PGAS_ERRMODE_ABORT,
-};
-
-#define PGAS__CFG_STR 128
-
-struct pgas_config {
-	unsigned mbox_slots;
-	unsigned notify_entries;
-	unsigned max_medium;
-	unsigned packet_max;	/* Medium bodies above this use a bounce buffer */
-	unsigned bounce_bufs;
-	size_t segment_size;	/* used when attach gets 0 */
-	int wait_mode;		/* enum pgas_wait_mode, as configured */
-	unsigned spin_limit;
-	int error_mode;
-	int verbose_env;
-	int conduit;		/* enum pgas_conduit_kind */
-	char device[PGAS__CFG_STR];	/* pgas.ko device node */
-	size_t coll_stage;
-	size_t coll_pool;
-	size_t coll_team_stage;
-	char coll_tuning[PGAS__CFG_STR];
-	unsigned coll_verbose;
-	unsigned coll_debug;
-	char coll_force[PGAS_COLL_NKINDS][PGAS__CFG_STR];
-};
-
-extern struct pgas_config pgas__cfg;
-extern bool pgas__cfg_loaded;
-/* Reads the environment; on a bad value fills msg and returns an error. */
-int pgas__config_load(char *msg, size_t msglen);
-void pgas__config_print(FILE *f);
-/*
- * pgas_init, before any conduit is set up: every rank sends the launcher a
- * digest of its variables that must agree (the table's scope) and compares
- * every rank's; where they differ, every rank fails alike, msg naming each
- * variable, rank 0's value and the first other rank's, and leaves the
- * bootstrap.  conduit: the one this rank would use.  *sleepers: some rank
- * may sleep in its waits, so every rank must ring doorbells.
- */
-int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen);
-
-/* ---- errors (error.c) ---------------------------------------------------- */
-
-/* Records and reports "call: message"; returns err. */
-int pgas__err(int err, const char *call, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), cold));
-/* An error nobody can be told about through a return value: ends the job. */
-void pgas__fatal(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn, cold));
+#include "conduit.h"
+#include "boot.h"
 
 /* ---- state shared by the .c files ---------------------------------------- */
 
@@ -139,17 +75,6 @@ unsigned pgas__wait_chanmask(void);
 void pgas__barrier_progress(void);
 void pgas__barrier_setup(void);	/* once nranks is known */
 
-/* coll.c: advances collectives in flight; returns how many completed. */
-int pgas__coll_progress(void);
-/* pgas_exit(0): before this rank announces that it leaves, records in each
- * live team how far it went and abandons its outstanding collectives, so
- * members waiting for it fail with PGAS_ERR_GONE (coll.c). */
-void pgas__coll_leave(void);
-/* Library bytes behind each segment, and their setup after attach. */
-size_t pgas__coll_area_bytes(unsigned nranks);
-/* phase 0: before attach's barrier (rank 0 loads the tuning file);
- * phase 1: after it (everyone shares it and builds the job's team). */
-int pgas__coll_attach(int phase, char *msg, size_t len);
 
 /*
  * The first page of every rank's library area (behind its segment, mapped

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include "boot.h"
 
 static _Thread_local char last_error[512];
 
@@ -31,15 +31,21 @@ const char *pgas_last_error(void)
 	return last_error;
 }
 
+static int report_rank = -1;
+
+void pgas__err_set_rank(int rank)
+{
+	report_rank = rank;
+}
+
 static void emit(const char *prefix, const char *text)
 {
 	/* One write so that lines of several ranks do not interleave. */
 	char line[640];
 	int n;
 
-	if (pgas__job.initialised)
-		n = snprintf(line, sizeof(line), "pgas[%u]: %s%s\n", pgas__job.conduit.rank,
-			     prefix, text);
+	if (report_rank >= 0)
+		n = snprintf(line, sizeof(line), "pgas[%d]: %s%s\n", report_rank, prefix, text);
 	else
 		n = snprintf(line, sizeof(line), "pgas: %s%s\n", prefix, text);
 	if (n > (int)sizeof(line) - 1)

@@ -15,7 +15,6 @@
 #include "coll.h"
 
 #define TUNE_AREA ((size_t)64 << 10)	/* rank 0's copy of the tuning table */
-#define STATE_AREA ((size_t)4096)		/* struct pgas__rank_state, first */
 
 static struct pgas_team *active_teams;
 
@@ -32,23 +31,16 @@ static size_t job_region_bytes(unsigned nranks)
 	return PGAS__ALIGN_UP(pgas__region_bytes(nranks, pgas__cfg.coll_stage), 4096);
 }
 
-size_t pgas__coll_area_bytes(unsigned nranks)
+/* The collectives' part of every rank's library area (core/layer.h). */
+static size_t coll_area_bytes(unsigned nranks)
 {
-	return STATE_AREA + TUNE_AREA + job_region_bytes(nranks) +
-	       PGAS__ALIGN_UP(pgas__cfg.coll_pool, 4096);
+	return TUNE_AREA + job_region_bytes(nranks) + PGAS__ALIGN_UP(pgas__cfg.coll_pool, 4096);
 }
 
-/* The library area of job rank r, as this process maps it (after the state page). */
+/* That part of job rank r, as this process maps it. */
 char *pgas__coll_area(unsigned r)
 {
-	return seg_base(r) + pgas__g.peers[r].seg_size + STATE_AREA;
-}
-
-uint32_t *pgas__leavers_word;
-
-struct pgas__rank_state *pgas__rank_state(unsigned r)
-{
-	return (struct pgas__rank_state *)(seg_base(r) + pgas__g.peers[r].seg_size);
+	return pgas__layer_area(&pgas__coll_layer, r);
 }
 
 char *pgas__coll_job_region(unsigned r)
@@ -61,7 +53,11 @@ char *pgas__coll_pool(unsigned r)
 	return pgas__coll_job_region(r) + job_region_bytes(pgas__g.nranks);
 }
 
-int pgas__coll_attach(int phase, char *msg, size_t len)
+/*
+ * phase 0: before attach's barrier (rank 0 loads the tuning file);
+ * phase 1: after it (everyone shares it and builds the job's team).
+ */
+static int coll_attach(int phase, char *msg, size_t len)
 {
 	int rc;
 
@@ -70,7 +66,6 @@ int pgas__coll_attach(int phase, char *msg, size_t len)
 			pgas__tune_load(pgas__coll_area(0), TUNE_AREA);
 		return PGAS_OK;
 	}
-	pgas__leavers_word = &pgas__rank_state(0)->leavers;
 	rc = pgas__tune_share(pgas__coll_area(0), msg, len);
 	return rc ? rc : pgas__team_setup_all(msg, len);
 }
@@ -82,7 +77,7 @@ int pgas__coll_attach(int phase, char *msg, size_t len)
  * (they fail later ones with PGAS_ERR_GONE instead of waiting for me), and
  * drop my outstanding calls: nobody will wait for them here.
  */
-void pgas__coll_leave(void)
+static void coll_leave(void)
 {
 	for (struct pgas_team *t = pgas__live_teams; t; t = t->next_live) {
 		uint64_t done = t->head ? t->head->seq - 1 : t->seq;
@@ -91,7 +86,7 @@ void pgas__coll_leave(void)
 				      memory_order_release);
 	}
 	active_teams = NULL;
-	pgas__g.coll_pending = 0;
+	pgas__g.layers_pending &= ~PGAS__PENDING_COLL;
 }
 
 /* The first member that left before call seq of t, or -1. */
@@ -416,7 +411,7 @@ void pgas__team_activate(struct pgas_team *t)
 	t->active = true;
 	t->next_active = active_teams;
 	active_teams = t;
-	pgas__g.coll_pending = 1;
+	pgas__g.layers_pending |= PGAS__PENDING_COLL;
 }
 
 int pgas__coll_progress(void)
@@ -448,7 +443,10 @@ int pgas__coll_progress(void)
 			*pp = t->next_active;
 		}
 	}
-	pgas__g.coll_pending = active_teams != NULL;
+	if (active_teams)
+		pgas__g.layers_pending |= PGAS__PENDING_COLL;
+	else
+		pgas__g.layers_pending &= ~PGAS__PENDING_COLL;
 	return completed;
 }
 
@@ -898,3 +896,12 @@ COLL_DEF(scan_single, (pgas_team_t team, void *const dst[], const void *const sr
 		       size_t count, pgas_type_t type, pgas_op_t op, unsigned flags),
 	 .kind = PGAS_COLL_SCAN, .single = true, .ldst = dst, .lsrc = src, .count = count,
 	 .reduction = true, .type = type, .op = op, .flags = flags)
+
+const struct pgas__layer pgas__coll_layer = {
+	.name = "collectives",
+	.pending_bit = PGAS__PENDING_COLL,
+	.area_bytes = coll_area_bytes,
+	.attach = coll_attach,
+	.progress = pgas__coll_progress,
+	.leave = coll_leave,
+};

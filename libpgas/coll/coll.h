@@ -37,6 +37,7 @@
 #define PGAS_COLL_INTERNAL_H
 
 #include "internal.h"
+#include "layer.h"
 
 #define PGAS__COLL_NBUCKETS 26		/* size classes: 0, 1, 2-3, ... >= 16 MiB */
 
@@ -270,6 +271,12 @@ unsigned pgas__size_bucket(size_t nbytes);
 
 /* coll.c */
 char *pgas__coll_area(unsigned job_rank);
+
+/* The collectives as a layer of the core (core/layer.h; listed in layers.c). */
+extern const struct pgas__layer pgas__coll_layer;
+#define PGAS__PENDING_COLL 1u	/* its bit of pgas__g.layers_pending */
+/* Advances collectives in flight; returns how many completed. */
+int pgas__coll_progress(void);
 char *pgas__coll_job_region(unsigned job_rank);	/* the job team's */
 char *pgas__coll_pool(unsigned job_rank);
 size_t pgas__eager_slot_bytes(size_t stage);

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "bootstrap.h"
-#include "../../libpgas/pgas.h"
+#include "pgas.h"
 
 int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd)
 {

@@ -72,7 +72,7 @@ struct pgas__state {
 	unsigned send_block;
 	unsigned wake;			/* peers may sleep: ring their doorbell */
 	unsigned barrier_pending;	/* notified, not complete: polls advance it */
-	unsigned coll_pending;		/* collectives in flight: polls advance them */
+	unsigned layers_pending;	/* layers with work in flight (core/layer.h): polls advance them */
 	struct pgas__inbox inbox[PGAS_NCHAN];
 	struct pgas_ctrl_page *my_ctrl;
 	pgas_handler_fn handlers[PGAS_MAX_HANDLERS];
@@ -366,7 +366,7 @@ static inline int pgas__msgs_waiting(void)
 /* Runs handlers if a message waits in either of my rings. */
 static inline int pgas_poll(void)
 {
-	if (PGAS__LIKELY((pgas__g.send_block | pgas__g.barrier_pending | pgas__g.coll_pending) == 0 &&
+	if (PGAS__LIKELY((pgas__g.send_block | pgas__g.barrier_pending | pgas__g.layers_pending) == 0 &&
 			 !pgas__msgs_waiting()))
 		return 0;
 	return pgas__poll_slow();

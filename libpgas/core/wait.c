@@ -28,7 +28,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../conduit/shm/bootstrap.h"
+#include "layer.h"
+#include "bootstrap.h"
 
 #define PGAS__NAP_MAX_SHIFT 3	/* 1 ms << 3: naps of at most 8 ms */
 
@@ -40,8 +41,7 @@ static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *
 /* pgas.ko's endpoint fd to sleep and wake on, or -1 (shm: futexes). */
 static int wait_fd(void)
 {
-	return pgas__job.conduit.kind == PGAS_CONDUIT_KMOD ?
-	       pgas_kmod_wait_fd(&pgas__job.conduit) : -1;
+	return pgas__job.conduit.ops->wait_fd(&pgas__job.conduit);
 }
 
 void pgas__wait_setup(void)
@@ -183,7 +183,7 @@ void pgas__wait_step(struct pgas__waiter *w)
 	}
 	if (!pgas__job.handler_depth) {
 		pgas__barrier_progress();
-		if (pgas__g.coll_pending && pgas__coll_progress() > 0) {
+		if (pgas__g.layers_pending && pgas__layers_progress() > 0) {
 			w->spins = 0;
 			w->stuck = 0;
 			return;

@@ -16,6 +16,7 @@
  */
 #include <stdlib.h>
 #include "internal.h"
+#include "layer.h"
 
 static size_t args_end(unsigned type, unsigned nargs)
 {
@@ -538,7 +539,7 @@ int pgas__poll_slow(void)
 	if (b & PGAS__BLOCK_HSL)
 		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
 	pgas__barrier_progress();
-	if (pgas__g.coll_pending)
-		pgas__coll_progress();
+	if (pgas__g.layers_pending)
+		pgas__layers_progress();
 	return pgas__progress(PGAS__CHANMASK_ALL, 64);
 }

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../conduit/shm/bootstrap.h"
+#include "layer.h"
+#include "bootstrap.h"
 
 _Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_MIN_PAGE_SIZE, "control page fits a page");
 _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 bytes");
@@ -19,6 +20,8 @@ _Static_assert(offsetof(struct pgas_kern_page, peers_gone) % 8 == 0 &&
 
 /* pgas__g.gone's target where no kernel page says who left: stays 0. */
 static const uint64_t nobody_gone;
+
+uint32_t *pgas__leavers_word;
 
 struct pgas__state pgas__g = { .send_block = PGAS__BLOCK_DETACHED, .gone = &nobody_gone };
 struct pgas__job pgas__job;
@@ -70,19 +73,19 @@ int pgas_init(int *argc, char ***argv)
 	c->geo.notify_entries = pgas__cfg.notify_entries;
 	c->geo.bounce_bufs = pgas__cfg.bounce_bufs;
 	c->geo.bounce_size = (uint32_t)PGAS__ALIGN_UP(pgas__cfg.max_medium, PGAS_CACHELINE);
-	c->kind = pgas_conduit_choose();
+	c->ops = pgas_conduit_choose();
+	c->kind = c->ops->kind;
 	/* Before any conduit: ranks configured apart fail here, every one of them. */
 	rc = pgas__config_agree(c->kind, &sleepers, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, "pgas_init", "%s", msg);
-	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_open(c, msg, sizeof(msg))
-					  : pgas_shm_open(c, msg, sizeof(msg));
+	rc = c->ops->open(c, msg, sizeof(msg));
 	if (rc) {
 		pgas_conduit_close(c);
-		return pgas__err(rc, "pgas_init", "%s conduit: %s",
-				 c->kind == PGAS_CONDUIT_KMOD ? "kmod" : "shm", msg);
+		return pgas__err(rc, "pgas_init", "%s conduit: %s", c->ops->name, msg);
 	}
 	pgas__job.initialised = true;
+	pgas__err_set_rank((int)c->rank);
 	pgas__g.rank = c->rank;
 	if (!hooked && on_exit(exit_hook, NULL) == 0 && pthread_atfork(NULL, NULL, forked) == 0)
 		hooked = true;
@@ -129,11 +132,10 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		return pgas__err(PGAS_ERR_SIZE, call, "segment size %zu over the 1 TiB limit", segsize);
 	segsize = PGAS__ALIGN_UP(segsize, (size_t)sysconf(_SC_PAGESIZE));
 
-	/* The library's scratch for collectives sits behind the user's part. */
-	size_t area = pgas__coll_area_bytes(c->nranks);
+	/* The library's area (rank state, the layers' parts) sits behind the user's part. */
+	size_t area = pgas__layers_area_bytes(c->nranks);
 
-	rc = c->kind == PGAS_CONDUIT_KMOD ? pgas_kmod_attach(c, segsize + area, msg, sizeof(msg))
-					  : pgas_shm_attach(c, segsize + area, msg, sizeof(msg));
+	rc = c->ops->attach(c, segsize + area, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, call, "%s", msg);
 	pgas__g.peers = calloc(c->nranks, sizeof(*pgas__g.peers));
@@ -169,12 +171,14 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	pgas__barrier_setup();
 	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
 	/* Rank 0 reads the tuning file into its scratch before the barrier. */
-	rc = pgas__coll_attach(0, msg, sizeof(msg));
+	rc = pgas__layers_attach(0, msg, sizeof(msg));
 	/* Nobody may send to a rank before its handlers are registered. */
 	if (!rc)
 		rc = pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
-	if (!rc)
-		rc = pgas__coll_attach(1, msg, sizeof(msg));
+	if (!rc) {
+		pgas__leavers_word = &pgas__rank_state(0)->leavers;
+		rc = pgas__layers_attach(1, msg, sizeof(msg));
+	}
 	if (rc && *msg)
 		return pgas__err(rc, call, "%s", msg);
 	return rc;
@@ -222,8 +226,8 @@ static void leave_job(unsigned how)
 	}
 	pgas__job.hsl_held = 0;
 	pgas__g.send_block &= ~PGAS__BLOCK_HSL;
-	/* 2. Collectives: how far I went in each team; mine are abandoned. */
-	pgas__coll_leave();
+	/* 2. The layers (collectives: how far I went in each team; mine are abandoned). */
+	pgas__layers_leave();
 	/* 3. Announce: pgasrun first (so that it can name me when a rank fails
 	 *    because of it), then the peers. */
 	atomic_store_explicit((_Atomic uint64_t *)&me->barriers, pgas__job.barrier_epoch,

@@ -16,8 +16,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "../conduit/shm/bootstrap.h"
+#include "boot.h"
+#include "conduit.h"	/* the conduit kinds PGAS_CONDUIT picks from */
 
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
 bool pgas__cfg_loaded;

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot.h - the boot layer: the one table of environment variables and its
+ * agreement between ranks (env.c), error reports (error.c), and the
+ * launcher's relay (bootstrap.h).  The core, the conduits and pgasrun use
+ * it; it uses none of them.
+ */
+#ifndef PGAS_BOOT_H
+#define PGAS_BOOT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "pgas.h"
+#include "bootstrap.h"
+
+#define PGAS__ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
+
+/* ---- configuration (env.c): the one table of environment variables ------ */
+
+enum pgas_wait_mode {
+	PGAS_WAIT_AUTO,		/* spin if ranks <= cpus, else spin-then-block */
+	PGAS_WAIT_SPIN,
+	PGAS_WAIT_YIELD,	/* spin, then sched_yield between polls */
+	PGAS_WAIT_BLOCK,	/* spin, then sleep on the doorbell futex */
+};
+
+enum pgas_error_mode {
+	PGAS_ERRMODE_PRINT,
+	PGAS_ERRMODE_QUIET,
+	PGAS_ERRMODE_ABORT,
+};
+
+#define PGAS__CFG_STR 128
+
+struct pgas_config {
+	unsigned mbox_slots;
+	unsigned notify_entries;
+	unsigned max_medium;
+	unsigned packet_max;	/* Medium bodies above this use a bounce buffer */
+	unsigned bounce_bufs;
+	size_t segment_size;	/* used when attach gets 0 */
+	int wait_mode;		/* enum pgas_wait_mode, as configured */
+	unsigned spin_limit;
+	int error_mode;
+	int verbose_env;
+	int conduit;		/* enum pgas_conduit_kind */
+	char device[PGAS__CFG_STR];	/* pgas.ko device node */
+	size_t coll_stage;
+	size_t coll_pool;
+	size_t coll_team_stage;
+	char coll_tuning[PGAS__CFG_STR];
+	unsigned coll_verbose;
+	unsigned coll_debug;
+	char coll_force[PGAS_COLL_NKINDS][PGAS__CFG_STR];
+};
+
+extern struct pgas_config pgas__cfg;
+extern bool pgas__cfg_loaded;
+/* Reads the environment; on a bad value fills msg and returns an error. */
+int pgas__config_load(char *msg, size_t msglen);
+void pgas__config_print(FILE *f);
+/*
+ * pgas_init, before any conduit is set up: every rank sends the launcher a
+ * digest of its variables that must agree (the table's scope) and compares
+ * every rank's; where they differ, every rank fails alike, msg naming each
+ * variable, rank 0's value and the first other rank's, and leaves the
+ * bootstrap.  conduit: the one this rank would use.  *sleepers: some rank
+ * may sleep in its waits, so every rank must ring doorbells.
+ */
+int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen);
+
+/* ---- errors (error.c) ---------------------------------------------------- */
+
+/* Records and reports "call: message"; returns err. */
+int pgas__err(int err, const char *call, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), cold));
+/* An error nobody can be told about through a return value: ends the job. */
+void pgas__fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn, cold));
+/* This process's rank in the job, for the prefix of every report; -1: none yet. */
+void pgas__err_set_rank(int rank);
+
+#endif /* PGAS_BOOT_H */
