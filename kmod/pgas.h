@@ -78,14 +78,19 @@
  * notifiers' SRCU read section, where a nested mmput() of a peer's mm
  * would synchronize_srcu() on itself: it only queues the departure on
  * pgas_wq, which runs it like a file release does.
+ * A rank's departure departs its extras first, and waits, with no lock
+ * held, for one that another task is departing to leave job->eps (a
+ * departure takes only job->lock to do so, after the ioctls on that
+ * extra, none of which waits for a departure).
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()
  * under rcu_read_lock().  job->eps is an xarray too, but every access to
- * it (loads, stores, walks) is under job->lock, which makes its entries'
- * lifetimes simple: an endpoint is in it from its join until its
- * departure, both under job->lock, so whoever holds the lock and finds it
- * there may use it (its objs: ep->rings and ep->kern change under
+ * it (loads, stores, walks) is under job->lock (but for that wait's
+ * load, which compares an entry with a pointer it never follows), which
+ * makes its entries' lifetimes simple: an endpoint is in it from its join
+ * until its departure, both under job->lock, so whoever holds the lock and
+ * finds it there may use it (its objs: ep->rings and ep->kern change under
  * job->lock too).
  */
 #ifndef PGAS_KMOD_H

@@ -28,6 +28,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 
 #include "pgas.h"
 
@@ -272,6 +273,9 @@ void pgas_ep_release_objs(struct pgas_ep *ep)
 static void ep_unpublish(struct pgas_ep *ep)
 {
 	xa_store(&ep->job->eps, ep->eid, xa_mk_value(ep->vpid), GFP_NOWAIT);
+	/* depart_extras_of() may wait for it: the store before the check of waiters. */
+	smp_mb();
+	wake_up_var(&ep->job->eps);
 }
 
 /* Every live endpoint's sleeper must look again (a departure). Under job->lock. */
@@ -350,6 +354,49 @@ static void depart_extra(struct pgas_ep *ep)
 }
 
 /*
+ * A rank's endpoint is departing (PGAS_EP_GONE is set, so no new extra
+ * can join for it): its extras depart first, however it goes.  Without
+ * it they would outlive their rank, blind to departures (their rank's
+ * kernel page speaks for them) and, once another process joined the rank,
+ * shown by EP_INFO as live endpoints of that process.  One that another
+ * task is already departing is waited for until it is out of the table:
+ * only its entry is looked at (eids are never reused, so a pointer there
+ * is that endpoint), never the endpoint, which its departer may free as
+ * soon as it is done.  On return none of the rank's extras is in the
+ * table (EP_INFO: closed), so none is left once its vpid can be joined
+ * again; the closed events of those this departure took precede the
+ * rank's own.
+ */
+static void depart_extras_of(struct pgas_ep *ep)
+{
+	struct pgas_job *job = ep->job;
+	unsigned long eid = job->nranks;
+	struct pgas_ep *x;
+	void *entry;
+	bool mine;
+
+	/* One walk: no extra of ep joins from now on, and eids only grow. */
+	for (;; eid++) {
+		x = NULL;
+		mutex_lock(&job->lock);
+		xa_for_each_start(&job->eps, eid, entry, eid) {
+			x = pgas_live_ep(entry);
+			if (x && x->vpid == ep->vpid && x->mm == ep->mm)
+				break;
+			x = NULL;
+		}
+		mine = x && !test_and_set_bit(PGAS_EP_GONE, &x->flags);
+		mutex_unlock(&job->lock);
+		if (!x)
+			return;
+		if (mine)	/* claimed: whoever else departs it waits for us */
+			pgas_ep_depart_claimed(x, false);
+		else		/* x may be freed once out: only its entry is read */
+			wait_var_event(&job->eps, xa_load(&job->eps, eid) != x);
+	}
+}
+
+/*
  * The endpoint's process exited, was killed or exec'd (its mm is being
  * released), or its file was released: take it out of the job, revoke and
  * free its objects, and tell every peer.  Runs once; a second caller waits
@@ -364,10 +411,12 @@ void pgas_ep_depart_claimed(struct pgas_ep *ep, bool died)
 	down_write(&ep->use);
 	up_write(&ep->use);
 
-	if (ep->extra)
+	if (ep->extra) {
 		depart_extra(ep);
-	else
+	} else {
+		depart_extras_of(ep);
 		depart_primary(ep, died);
+	}
 
 	pgas_event_ep_dead(ep);
 	if (!ep->extra)

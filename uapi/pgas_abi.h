@@ -282,8 +282,10 @@ struct pgas_gone_event {
 /*
  * died of an extra endpoint's event (PGAS_IOC_JOB_JOIN, PGAS_JOIN_EXTRA):
  * vpid is its eid (>= nranks), and it is gone however it went (its file
- * closed, or its owner's process ended: then the owner's rank has an event
- * of its own).  It bumps eps_closed, never peers_gone or peers_left.
+ * closed, its rank's endpoint departed, or its owner's process ended: in
+ * the last two the rank has an event of its own, after this one unless
+ * the extra was already going).  It bumps eps_closed, never peers_gone or
+ * peers_left.
  */
 #define PGAS_GONE_CLOSED	2u
 
@@ -418,13 +420,16 @@ struct pgas_ioc_job_join {
  *   EINVAL  vpid >= nranks
  *   EBUSY   without flags: rank vpid is taken
  *   ENODEV  the NIC was deleted
- *   EPERM   PGAS_JOIN_EXTRA: rank vpid has no live endpoint, or the
- *           caller is not of its process
+ *   EPERM   PGAS_JOIN_EXTRA: rank vpid has no live endpoint (none
+ *           joined, or it is departing), or the caller is not of its
+ *           process
  *   ENOSPC  PGAS_JOIN_EXTRA: the job has issued its max_eps eids
  *   EMFILE  PGAS_JOIN_EXTRA: the caller's process has max_eps_per_mm live
  *           extras, over all jobs (a module parameter, default 256)
  * Nobody is told of a new extra: peers ask PGAS_IOC_EP_INFO about the
- * eids they are given.
+ * eids they are given.  An extra lives no longer than its rank's
+ * endpoint: when that departs (its file released, its process gone), its
+ * extras depart first, and their files then answer ENODEV.
  */
 
 struct pgas_ioc_rings {

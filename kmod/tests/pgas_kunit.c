@@ -473,6 +473,81 @@ static void extras_get_eids_in_order(struct kunit *test)
 	pgas_nic_put(nic);
 }
 
+/*
+ * A rank's departure departs its extras first (they would otherwise
+ * outlive it, and be shown live as the rank's once another process
+ * joined it): each gets its closed event before the rank's, and once the
+ * rank is gone none is left in the table.  Also: a region that would take
+ * the job's rings over 4 GiB is refused before anything is counted.
+ */
+static void extras_depart_with_their_rank(struct kunit *test)
+{
+	struct pgas_ioc_rings g = good_geometry(), gx = good_geometry();
+	struct pgas_ioc_ep_info info = { .size = sizeof(info) };
+	struct pgas_nic *nic = test_nic();
+	struct pgas_ep *a, *b, *x, *y;
+	struct pgas_kern_page *kp;
+	struct pgas_job *job;
+	s64 rb;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 2, 5);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = test_join(test, job, 0);
+	b = test_join(test, job, 1);
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(b, &g), 0);
+	kp = b->kern->vaddr;
+	x = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	y = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(y));
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(x, &gx), 0);
+
+	rb = atomic64_read(&job->ring_bytes);
+	atomic64_set(&job->ring_bytes, PGAS_MAX_JOB_RING_BYTES - PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, pgas_rings_create(y, &gx), -E2BIG);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes),
+			(s64)(PGAS_MAX_JOB_RING_BYTES - PAGE_SIZE));
+	KUNIT_EXPECT_NULL(test, y->rings);
+	atomic64_set(&job->ring_bytes, rb);
+
+	pgas_ep_leave(a);
+	KUNIT_EXPECT_TRUE(test, test_bit(PGAS_EP_GONE, &x->flags));
+	KUNIT_EXPECT_TRUE(test, test_bit(PGAS_EP_GONE, &y->flags));
+	KUNIT_EXPECT_NULL(test, x->rings);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 1);
+	KUNIT_EXPECT_NULL(test, mm_extras_find(x->mm));
+	info.eid = x->eid;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(b, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_CLOSED);
+	KUNIT_EXPECT_EQ(test, pgas_wake_eid(b, x->eid), -ENOENT);
+	/* The rank's vpid is free again: its new endpoint has no extras. */
+	a = test_join(test, job, 0);
+	info.eid = y->eid;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(b, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_CLOSED);
+	/* Two closed events, then the rank's: {2, 2}, {3, 2}, {0, 0}. */
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, 3ULL);
+	KUNIT_EXPECT_EQ(test, kp->eps_closed, 2U);
+	KUNIT_EXPECT_EQ(test, kp->peers_left, 1U);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].vpid, 2U);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].died, PGAS_GONE_CLOSED);
+	KUNIT_EXPECT_EQ(test, kp->gone[1].vpid, 3U);
+	KUNIT_EXPECT_EQ(test, kp->gone[1].died, PGAS_GONE_CLOSED);
+	KUNIT_EXPECT_EQ(test, kp->gone[2].vpid, 0U);
+	KUNIT_EXPECT_EQ(test, kp->gone[2].died, 0U);
+	/* Their files' release finds them departed. */
+	pgas_ep_leave(x);
+	pgas_ep_leave(y);
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, 3ULL);
+	pgas_ep_leave(a);
+	pgas_ep_leave(b);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 0);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
 static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(job_lives_while_referenced),
 	KUNIT_CASE(vpids_are_unique_and_reusable),
@@ -480,6 +555,7 @@ static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(peer_death_is_notified_on_the_kernel_page),
 	KUNIT_CASE(registration_arguments_are_checked),
 	KUNIT_CASE(extras_get_eids_in_order),
+	KUNIT_CASE(extras_depart_with_their_rank),
 	{}
 };
 

@@ -893,6 +893,79 @@ out:
 	close(lfd);
 }
 
+/*
+ * A rank's endpoint that departs while its process lives (its file
+ * closed) takes its extras with it, first: they are closed in the table
+ * (EP_INFO) before the rank, their files answer -ENODEV, their closed
+ * events come before the rank's own on a peer's kernel page, and a new
+ * endpoint of that rank finds none of them live.
+ */
+static void test_rank_close_departs_extras(void)
+{
+	struct pgas_ioc_job_create job;
+	struct pgas_ioc_rings r1r, xr;
+	struct pgas_ioc_ep_info info;
+	const struct pgas_kern_page *k1 = NULL;
+	int lfd = open_dev(), r0 = open_dev(), r1 = open_dev(), x = -1, y = -1, again = -1;
+	unsigned int ex = ~0u, ey = ~0u;
+	long eps0 = sysfs("endpoints");
+
+	if (create(lfd, 2, 4, &job) || join(r0, &job, 0, 0, NULL) || join(r1, &job, 1, 0, NULL) ||
+	    rings(r1, &r1r)) {
+		result(0, "setup: %s", strerror(errno));
+		goto out;
+	}
+	k1 = map(r1, 4096, r1r.kern_cookie, PROT_READ);
+	x = extra(&job, 0, &ex);
+	y = extra(&job, 0, &ey);
+	if (x >= 0)
+		rings(x, &xr);
+	result(k1 && x >= 0 && y >= 0, "rank 0 with extras %u and %u, rank 1's kernel page mapped",
+	       ex, ey);
+	close(r0);
+	r0 = -1;
+	EXPECT(ep_info(r1, ex, &info), 0);
+	result(info.state == PGAS_EP_STATE_CLOSED && info.owner == 0 && !info.cookie,
+	       "rank 0's file closed: its extra %u is closed too (state %u, want %u)", ex,
+	       info.state, PGAS_EP_STATE_CLOSED);
+	EXPECT(ep_info(r1, ey, &info), 0);
+	result(info.state == PGAS_EP_STATE_CLOSED, "and so is %u (state %u)", ey, info.state);
+	EXPECT(wake(r1, ex), -ENOENT);
+	EXPECT(x >= 0 ? wake(x, 1) : x, -ENODEV);
+	EXPECT(y >= 0 ? ep_info(y, 1, &info) : y, -ENODEV);
+	result(sysfs("endpoints") == eps0 + 1, "one endpoint left (%+ld, want +1)",
+	       sysfs("endpoints") - eps0);
+	if (k1) {
+		result(!wait_tail(k1, 3, 2000) && k1->gone[0].vpid == ex &&
+		       k1->gone[0].died == PGAS_GONE_CLOSED && k1->gone[1].vpid == ey &&
+		       k1->gone[1].died == PGAS_GONE_CLOSED && k1->gone[2].vpid == 0 &&
+		       k1->gone[2].died == 0 && k1->eps_closed == 2 && k1->peers_left == 1,
+		       "rank 1 is told {%u, closed}, {%u, closed}, then {0, left} (tail %llu: {%u, %u} {%u, %u} {%u, %u})",
+		       ex, ey, (unsigned long long)k1->gone_tail, k1->gone[0].vpid,
+		       k1->gone[0].died, k1->gone[1].vpid, k1->gone[1].died, k1->gone[2].vpid,
+		       k1->gone[2].died);
+	}
+	again = open_dev();
+	EXPECT(join(again, &job, 0, 0, NULL), 0);
+	EXPECT(ep_info(again, ex, &info), 0);
+	result(info.state == PGAS_EP_STATE_CLOSED,
+	       "rank 0 joined again: the old extra is not shown as its (state %u)", info.state);
+out:
+	if (k1)
+		munmap((void *)k1, 4096);
+	if (x >= 0)
+		close(x);
+	if (y >= 0)
+		close(y);
+	if (again >= 0)
+		close(again);
+	if (r0 >= 0)
+		close(r0);
+	close(r1);
+	close(lfd);
+	result(sysfs("endpoints") == eps0, "all gone (endpoints %+ld)", sysfs("endpoints") - eps0);
+}
+
 /* The new command is matched whole, like the others. */
 static void test_commands(void)
 {
@@ -929,6 +1002,7 @@ int main(void)
 	test_extra_limits();
 	test_close_event();
 	test_killed_owner();
+	test_rank_close_departs_extras();
 	test_commands();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0 &&
 	       sysfs("ring_bytes") == 0,

@@ -406,8 +406,9 @@ static const int E_OPEN[] = { EMFILE, ENFILE, ENOMEM, 0 };
 static const int E_CREATE[] = { EINVAL, EBUSY, E2BIG, EFAULT, ENOMEM, ENOSPC, EAGAIN, 0 };
 static const int E_JOIN[] = { EINVAL, EBUSY, E2BIG, EFAULT, ENOMEM, ENOENT, EACCES, EPERM,
 			      ENOSPC, EMFILE, 0 };
+/* ENODEV: an extra whose rank's endpoint departed (it took the extra with it). */
 static const int E_RINGS[] = { EINVAL, EBADFD, EEXIST, E2BIG, EFAULT, ENOMEM, ENOSPC, EDQUOT,
-			       EAGAIN, EACCES, 0 };
+			       EAGAIN, EACCES, ENODEV, 0 };
 static const int E_REG[] = { EINVAL, EBADFD, EFAULT, ENOMEM, ENOSPC, E2BIG, EAGAIN, EDQUOT,
 			     EOPNOTSUPP, EACCES, EPERM, 0 };
 static const int E_DEREG[] = { EINVAL, EBADFD, ENOENT, EFAULT, E2BIG, EACCES, EOPNOTSUPP, 0 };
@@ -1009,6 +1010,16 @@ static void file_gone(struct world *w, int fid)
 		fr->rings = fr->elsewhere ? S_UNKNOWN : S_DEAD;
 	if (fr->role == R_LAUNCHER && !fr->elsewhere)
 		w->j[fr->job].live = 0;
+	/*
+	 * A rank's endpoint takes its extras with it when it departs, which
+	 * it may do now (or once another holder lets go): no more
+	 * predictions about them.
+	 */
+	if (fr->role == R_EP && !fr->extra)
+		for (i = 0; i < w->nfile; i++)
+			if (w->file[i].role == R_EP && w->file[i].extra &&
+			    w->file[i].job == fr->job && w->file[i].vpid == fr->vpid)
+				w->file[i].elsewhere = 1;
 }
 
 static int fid_open_elsewhere(struct world *w, int fid, int except)
