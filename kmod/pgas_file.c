@@ -167,7 +167,7 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if ((a.flags & ~PGAS_JOIN_EXTRA) || a.pad || a.pad1)
 		return -EINVAL;
-	if ((a.flags & PGAS_JOIN_EXTRA) && usize < offsetofend(typeof(a), eid))
+	if ((a.flags & PGAS_JOIN_EXTRA) && usize < PGAS_IOC_JOB_JOIN_SIZE_VER1)
 		return -EINVAL;
 	ret = claim_role(pf);
 	if (ret)

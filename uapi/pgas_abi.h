@@ -404,6 +404,7 @@ struct pgas_ioc_job_join {
 };
 
 #define PGAS_IOC_JOB_JOIN_SIZE_VER0	32	/* without eid */
+#define PGAS_IOC_JOB_JOIN_SIZE_VER1	40	/* with eid: PGAS_JOIN_EXTRA needs it */
 
 /*
  * PGAS_IOC_JOB_JOIN: without flags the file becomes rank vpid; with
@@ -411,7 +412,7 @@ struct pgas_ioc_job_join {
  * vpid, which must be the caller's (the same mm: any of its threads), with
  * the job's next eid.  Errors, in the order they are checked:
  *   EINVAL  unknown flags, pad or pad1, or PGAS_JOIN_EXTRA in a struct
- *           without eid (size < 40)
+ *           shorter than PGAS_IOC_JOB_JOIN_SIZE_VER1 (40)
  *   EBUSY   the file has a role already
  *   ENOENT  no such job
  *   EACCES  the key is wrong

@@ -966,6 +966,36 @@ out:
 	result(sysfs("endpoints") == eps0, "all gone (endpoints %+ld)", sysfs("endpoints") - eps0);
 }
 
+/* PGAS_JOIN_EXTRA needs the whole 40-byte struct: a shorter one cannot take the eid. */
+static void test_join_sizes(void)
+{
+	struct pgas_ioc_job_create job;
+	struct pgas_ioc_job_join j;
+	int lfd = open_dev(), r0 = open_dev(), f = open_dev();
+	unsigned int size;
+
+	if (create(lfd, 1, 3, &job) || join(r0, &job, 0, 0, NULL)) {
+		result(0, "setup: %s", strerror(errno));
+		goto out;
+	}
+	for (size = PGAS_IOC_JOB_JOIN_SIZE_VER0; size < PGAS_IOC_JOB_JOIN_SIZE_VER1; size += 4) {
+		memset(&j, 0, sizeof(j));
+		j.size = size;
+		j.flags = PGAS_JOIN_EXTRA;
+		j.job_id = job.job_id;
+		j.key = job.key;
+		EXPECT(ioc(f, PGAS_IOC_JOB_JOIN, &j), -EINVAL);
+	}
+	j.size = PGAS_IOC_JOB_JOIN_SIZE_VER1;
+	EXPECT(ioc(f, PGAS_IOC_JOB_JOIN, &j), 0);
+	result(j.eid == 1, "a 40-byte JOIN_EXTRA gets eid %u (want 1: no eid was taken before)",
+	       j.eid);
+out:
+	close(f);
+	close(r0);
+	close(lfd);
+}
+
 /* The new command is matched whole, like the others. */
 static void test_commands(void)
 {
@@ -1003,6 +1033,7 @@ int main(void)
 	test_close_event();
 	test_killed_owner();
 	test_rank_close_departs_extras();
+	test_join_sizes();
 	test_commands();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0 &&
 	       sysfs("ring_bytes") == 0,

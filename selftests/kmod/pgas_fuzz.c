@@ -1222,9 +1222,10 @@ static void op_join(struct world *w)
 	check_errno(w, "JOB_JOIN", ret, E_JOIN);
 	wlock(w);
 	fr = file_of(w, s);
-	if (ret == 0 && (a.flags & PGAS_JOIN_EXTRA) && size < sizeof(a) &&
+	if (ret == 0 && (a.flags & PGAS_JOIN_EXTRA) && size < PGAS_IOC_JOB_JOIN_SIZE_VER1 &&
 	    (place == A_STACK || place == A_DROPPED))
-		mismatch("JOB_JOIN", "PGAS_JOIN_EXTRA in a struct without eid: succeeded", ret);
+		mismatch("JOB_JOIN", "PGAS_JOIN_EXTRA in a struct shorter than 40 bytes: succeeded",
+			 ret);
 	/*
 	 * Only the process that joined rank vpid may add extras to it; this
 	 * one never did (its children and threads of a race episode are not
