@@ -99,6 +99,8 @@
 #define DEV "/dev/pgas0"
 #define SYSDIR "/sys/class/misc/pgas0"
 #define PG 4096ULL
+/* JOB_CREATE's bytes up to the end of max_eps: a call that long sets it. */
+#define CREATE_MAX_EPS_END (offsetof(struct pgas_ioc_job_create, max_eps) + 4)
 #define WORKDIR "/tmp/pgas_fuzz.d"
 
 typedef unsigned long long u64;
@@ -1154,8 +1156,11 @@ static void op_create(struct world *w)
 	IOCTL_FUZZ(w, fd, PGAS_IOC_JOB_CREATE, &c, ret, place, size);
 	op_end(ret);
 	check_errno(w, "JOB_CREATE", ret, E_CREATE);
-	if (w->model && ret == 0 && size >= sizeof(c) && (place == A_STACK || place == A_DROPPED) &&
-	    (c.pad || (c.max_eps && (c.max_eps < c.nranks || c.max_eps > PGAS_MAX_ENDPOINTS))))
+	/* The kernel reads what the size covers: max_eps from 28 bytes, pad from 32. */
+	if (w->model && ret == 0 && (place == A_STACK || place == A_DROPPED) &&
+	    ((size >= sizeof(c) && c.pad) ||
+	     (size >= CREATE_MAX_EPS_END && c.max_eps &&
+	      (c.max_eps < c.nranks || c.max_eps > PGAS_MAX_ENDPOINTS))))
 		mismatch("JOB_CREATE", "a bad max_eps or pad: succeeded", ret);
 	if (ret)
 		return;
@@ -1172,7 +1177,7 @@ static void op_create(struct world *w)
 		w->j[k].key = c.key;
 		w->j[k].nranks = c.nranks;
 		/* What the kernel read: a shorter struct has no max_eps. */
-		w->j[k].max_eps = size >= sizeof(c) && c.max_eps ? c.max_eps : c.nranks;
+		w->j[k].max_eps = size >= CREATE_MAX_EPS_END && c.max_eps ? c.max_eps : c.nranks;
 		fr->role = R_LAUNCHER;
 		fr->job = k;
 	}
