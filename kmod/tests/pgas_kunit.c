@@ -548,6 +548,61 @@ static void extras_depart_with_their_rank(struct kunit *test)
 	pgas_nic_put(nic);
 }
 
+struct depart_arg {
+	struct pgas_ep *ep;
+	struct completion done;
+};
+
+static int depart_fn(void *p)
+{
+	struct depart_arg *d = p;
+
+	pgas_ep_depart(d->ep);
+	kthread_complete_and_exit(&d->done, 0);
+}
+
+/*
+ * A rank departs while another task is departing one of its extras (it
+ * claimed it and has not taken it out of the table yet): the rank's
+ * departure waits for that, with nothing held, and ends once it is out.
+ */
+static void extras_departing_elsewhere_are_waited_for(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct depart_arg d;
+	struct task_struct *t;
+	struct pgas_ep *a, *x;
+	struct pgas_job *job;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 1, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = test_join(test, job, 0);
+	x = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	/* "Another task" claims x, as pgas_ep_depart() does, and pauses. */
+	KUNIT_ASSERT_FALSE(test, test_and_set_bit(PGAS_EP_GONE, &x->flags));
+	d.ep = a;
+	init_completion(&d.done);
+	t = kthread_run(depart_fn, &d, "pgas_kunit_depart");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&d.done, msecs_to_jiffies(300)), 0UL);
+	mutex_lock(&job->lock);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&job->eps, 0), (void *)a);	/* still waiting */
+	mutex_unlock(&job->lock);
+	pgas_ep_depart_claimed(x, false);	/* it goes on: x leaves the table */
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&d.done, msecs_to_jiffies(10000)), 0UL);
+	mutex_lock(&job->lock);
+	KUNIT_EXPECT_TRUE(test, xa_is_value(xa_load(&job->eps, 0)));
+	KUNIT_EXPECT_TRUE(test, xa_is_value(xa_load(&job->eps, 1)));
+	mutex_unlock(&job->lock);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 0);
+	pgas_ep_leave(x);
+	pgas_ep_leave(a);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
 static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(job_lives_while_referenced),
 	KUNIT_CASE(vpids_are_unique_and_reusable),
@@ -556,6 +611,7 @@ static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(registration_arguments_are_checked),
 	KUNIT_CASE(extras_get_eids_in_order),
 	KUNIT_CASE(extras_depart_with_their_rank),
+	KUNIT_CASE(extras_departing_elsewhere_are_waited_for),
 	{}
 };
 

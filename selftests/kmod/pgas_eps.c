@@ -966,6 +966,87 @@ out:
 	result(sysfs("endpoints") == eps0, "all gone (endpoints %+ld)", sysfs("endpoints") - eps0);
 }
 
+#define RACE_EXTRAS 12
+
+struct closer {
+	int fds[RACE_EXTRAS];
+	volatile int *go;
+};
+
+static void *close_thread(void *p)
+{
+	struct closer *c = p;
+	int i;
+
+	while (!*c->go)
+		;
+	for (i = RACE_EXTRAS - 1; i >= 0; i--)	/* against the rank's walk */
+		close(c->fds[i]);
+	return NULL;
+}
+
+/*
+ * A rank's file and its extras' files closed at once, by two threads: the
+ * rank's departure takes each extra, or waits for one that the other
+ * thread's close is departing.  Every round ends with each extra closed
+ * once, the rank left once, and nothing left over (the debug VM tier runs
+ * it under lockdep and KASAN).
+ */
+static void test_close_race(void)
+{
+	int round, bad = 0, rounds = 60;
+	long eps0 = sysfs("endpoints"), rb0 = sysfs("ring_bytes");
+	unsigned long long tail = 0;
+	unsigned int closed = 0, left = 0;
+
+	for (round = 0; round < rounds && !bad; round++) {
+		struct pgas_ioc_job_create job;
+		struct pgas_ioc_rings r1r, xr;
+		const struct pgas_kern_page *k1;
+		int lfd = open_dev(), r0 = open_dev(), r1 = open_dev(), i, go = 0;
+		struct closer c = { .go = &go };
+		pthread_t th;
+
+		if (create(lfd, 2, 2 + RACE_EXTRAS, &job) || join(r0, &job, 0, 0, NULL) ||
+		    join(r1, &job, 1, 0, NULL) || rings(r1, &r1r) ||
+		    !(k1 = map(r1, 4096, r1r.kern_cookie, PROT_READ))) {
+			bad = 1;
+			break;
+		}
+		for (i = 0; i < RACE_EXTRAS; i++) {
+			c.fds[i] = extra(&job, 0, NULL);
+			if (c.fds[i] < 0 || (i % 4 == 0 && rings(c.fds[i], &xr)))
+				bad = 1;
+		}
+		if (bad || pthread_create(&th, NULL, close_thread, &c)) {
+			bad = 1;
+			break;
+		}
+		usleep(round % 7 * 50);
+		go = 1;
+		if (round % 2)
+			usleep(round % 5 * 20);
+		close(r0);
+		pthread_join(th, NULL);
+		if (wait_tail(k1, RACE_EXTRAS + 1, 2000))
+			bad = 1;
+		tail = k1->gone_tail;
+		closed = k1->eps_closed;
+		left = k1->peers_left;
+		if (tail != RACE_EXTRAS + 1 || closed != RACE_EXTRAS || left != 1 ||
+		    k1->peers_gone != 0 || events(k1, 0, 0) != 1)
+			bad = 1;
+		munmap((void *)k1, 4096);
+		close(r1);
+		close(lfd);
+	}
+	result(!bad, "%d rounds of a rank and its %d extras closed at once by two threads: each told once (last: tail %llu, eps_closed %u, peers_left %u)",
+	       round, RACE_EXTRAS, tail, closed, left);
+	result(sysfs("endpoints") == eps0 && sysfs("ring_bytes") == rb0,
+	       "and nothing is left (endpoints %+ld, ring bytes %+ld)", sysfs("endpoints") - eps0,
+	       sysfs("ring_bytes") - rb0);
+}
+
 /* PGAS_JOIN_EXTRA needs the whole 40-byte struct: a shorter one cannot take the eid. */
 static void test_join_sizes(void)
 {
@@ -1033,6 +1114,7 @@ int main(void)
 	test_close_event();
 	test_killed_owner();
 	test_rank_close_departs_extras();
+	test_close_race();
 	test_join_sizes();
 	test_commands();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0 &&
