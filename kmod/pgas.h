@@ -26,10 +26,12 @@
  *                     sysfs counters, deletion
  *   pgas_file.c       open file: its role and pgas_file.lock, the ioctls,
  *                     ->open, ->release, ->mmap, ->poll
- *   pgas_job.c        job: creation, lookup, key; job->lock and eps[];
- *                     a deleted NIC's revocation of its jobs
- *   pgas_ep.c         endpoint: join, ep->use, departure (PGAS_EP_GONE),
- *                     its objs' release, sleep and wake-up
+ *   pgas_job.c        job: creation, lookup, key; job->lock and the
+ *                     endpoint table (eps, next_eid); a deleted NIC's
+ *                     revocation of its jobs
+ *   pgas_ep.c         endpoint: join (ranks and extras), ep->use,
+ *                     departure (PGAS_EP_GONE), its objs' release, sleep
+ *                     and wake-up, EP_INFO; the per-mm count of extras
  *   pgas_ep_death.c   endpoint: its owner's death (the mmu_notifier, work
  *                     on pgas_wq) and its final free
  *   pgas_obj.c        obj: cookies, the NICs' inodes (address_spaces),
@@ -47,7 +49,10 @@
  *                            departure, which takes and drops it (write)
  *                            with nothing held; may be held around mmap_lock
  *   pgas_file.lock           one open file's role claim and RINGS_CREATE
- *   job->lock                the job's endpoint table
+ *   job->lock                the job's endpoint table (eps, next_eid)
+ *   pgas_mm_extras_lock      spinlock: the per-mm counts of extra
+ *                            endpoints; taken under job->lock, nothing
+ *                            under it
  *
  *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close
  *                            and faults; pinning (GUP) takes it; the
@@ -73,10 +78,20 @@
  * notifiers' SRCU read section, where a nested mmput() of a peer's mm
  * would synchronize_srcu() on itself: it only queues the departure on
  * pgas_wq, which runs it like a file release does.
+ * A rank's departure departs its extras first, and waits, with no lock
+ * held, for one that another task is departing to leave job->eps (a
+ * departure takes only job->lock to do so, after the ioctls on that
+ * extra, none of which waits for a departure).
  *
  * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
  * only, innermost; lookups take a reference with kref_get_unless_zero()
- * under rcu_read_lock().
+ * under rcu_read_lock().  job->eps is an xarray too, but every access to
+ * it (loads, stores, walks) is under job->lock (but for that wait's
+ * load, which compares an entry with a pointer it never follows), which
+ * makes its entries' lifetimes simple: an endpoint is in it from its join
+ * until its departure, both under job->lock, so whoever holds the lock and
+ * finds it there may use it (its objs: ep->rings and ep->kern change under
+ * job->lock too).
  */
 #ifndef PGAS_KMOD_H
 #define PGAS_KMOD_H
@@ -102,10 +117,13 @@
 #define PGAS_MAX_REG_BYTES	BIT_ULL(40)
 /*
  * Ring regions (docs/pgas-kmod.md, "Limits"): one endpoint's at most 64 MiB,
- * and a job's at most 4 GiB counted as nranks times one region (every rank
- * of a job uses the same geometry).  The bounce area grows with nranks, so
- * a job's rings grow with nranks^2: libpgas's default geometry (256 slots,
- * 1024 notifications, 8 bounce buffers of 8 KiB) fits up to 180 ranks.
+ * and a job's at most 4 GiB, checked twice: as nranks times one region
+ * (every rank of a job uses the same geometry: a job whose ranks cannot
+ * all have it fails at the first) and as the sum of the regions the job
+ * has (job->ring_bytes, extras' included).  The bounce area grows with
+ * nranks, so a job's rings grow with nranks^2: libpgas's default geometry
+ * (256 slots, 1024 notifications, 8 bounce buffers of 8 KiB) fits up to
+ * 180 ranks.
  */
 #define PGAS_MAX_RING_BYTES	BIT_ULL(26)
 #define PGAS_MAX_JOB_RING_BYTES	BIT_ULL(32)
@@ -132,18 +150,35 @@ struct pgas_nic {
 	atomic64_t nr_peer_gone;
 };
 
+/*
+ * A job's endpoint table, eps, is keyed by eid: ranks' (primary) endpoints
+ * at eid = vpid, 0..nranks-1, extras from nranks up in the order they
+ * joined (next_eid), never reused, below max_eps.  An entry is a live
+ * endpoint, or a closed one's mark, xa_mk_value(its owner's vpid), which
+ * stays (for EP_INFO) until the slot is joined again (ranks only).  Under
+ * lock, always (pgas.h's lock order).
+ */
 struct pgas_job {
 	struct kref kref;
 	struct rcu_head rcu;		/* lookups run under rcu_read_lock() */
 	struct pgas_nic *nic;
 	u32 id;
 	u32 nranks;
+	u32 max_eps;			/* eids 0..max_eps-1; nranks: no extras */
 	u64 key;
 	kuid_t uid;
 	struct ida vpids;
-	struct mutex lock;		/* protects eps[] */
-	struct pgas_ep **eps;		/* [nranks], under lock */
+	struct mutex lock;		/* protects eps, next_eid */
+	struct xarray eps;		/* eid -> ep, or a closed one's mark */
+	u32 next_eid;			/* the next extra's, from nranks */
+	atomic64_t ring_bytes;		/* its regions' (RINGS_CREATE to their free) */
 };
+
+/* The live endpoint an entry of job->eps is, or NULL (a closed one's mark). */
+static inline struct pgas_ep *pgas_live_ep(void *entry)
+{
+	return xa_is_value(entry) ? NULL : entry;
+}
 
 /*
  * An endpoint belongs to the process that joined, not to its file: it
@@ -153,7 +188,9 @@ struct pgas_job {
  */
 struct pgas_ep {
 	struct pgas_job *job;		/* reference held */
-	u32 vpid;
+	u32 vpid;			/* its rank; an extra's: its owner's */
+	u32 eid;			/* its key in job->eps: == vpid for a rank */
+	bool extra;			/* PGAS_JOIN_EXTRA: no kernel page, no REG */
 	struct mm_struct *mm;		/* mmgrab()ed: the joining process's */
 	struct task_struct *owner;	/* the joining task: its exit status */
 	struct mmu_notifier mn;		/* on mm (ops NULL until registered) */
@@ -164,7 +201,7 @@ struct pgas_ep {
 	struct work_struct depart_work;	/* queued by the mm's ->release */
 	struct work_struct free_work;	/* queued by ->free_notifier */
 	struct pgas_obj *rings;		/* NULL until PGAS_IOC_RINGS_CREATE */
-	struct pgas_obj *kern;		/* its kernel page, created with rings */
+	struct pgas_obj *kern;		/* its kernel page, with rings; ranks only */
 	struct pgas_region_layout layout;	/* of rings */
 	u32 notify_entries;
 	struct xarray regs;		/* handle -> obj (registrations) */
@@ -239,14 +276,17 @@ void pgas_destroy_all(void);
 extern const struct file_operations pgas_fops;
 
 /* pgas_job.c: jobs */
-struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks);
+struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks, u32 max_eps);
 struct pgas_job *pgas_job_get_by_id(struct pgas_nic *nic, u32 id);
 void pgas_job_put(struct pgas_job *job);
 bool pgas_key_equal(u64 a, u64 b);
 void pgas_nic_revoke_jobs(struct pgas_nic *nic);
 
 /* pgas_ep.c: endpoints */
+extern unsigned int pgas_max_eps_per_mm;
 struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid);
+struct pgas_ep *pgas_ep_join_extra(struct pgas_job *job, u32 vpid);
+int pgas_ep_info(struct pgas_ep *from, struct pgas_ioc_ep_info *arg);
 void pgas_ep_release_objs(struct pgas_ep *ep);
 void pgas_ep_depart_claimed(struct pgas_ep *ep, bool died);
 void pgas_ep_depart(struct pgas_ep *ep);
@@ -255,7 +295,7 @@ bool pgas_ep_use(struct pgas_ep *ep);
 void pgas_ep_unuse(struct pgas_ep *ep);
 void pgas_ep_put_refs(struct pgas_ep *ep);
 void pgas_ep_wake(struct pgas_ep *ep);
-int pgas_wake_vpid(struct pgas_ep *from, u32 vpid);
+int pgas_wake_eid(struct pgas_ep *from, u32 eid);
 __poll_t pgas_ep_poll(struct pgas_ep *ep);
 void pgas_ep_kfree(struct pgas_ep *ep);
 void pgas_ep_leave(struct pgas_ep *ep);
@@ -286,7 +326,7 @@ int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
 int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg);
 void pgas_count_peer_gone(struct pgas_ep *to, bool died);
 void pgas_mark_revoked(struct pgas_ep *ep);
-void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died);
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 eid, u32 died);
 
 /* pgas_reg.c: registrations */
 void pgas_reg_release(struct pgas_ep *ep, struct pgas_obj *obj);

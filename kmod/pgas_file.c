@@ -4,7 +4,8 @@
  * operations.
  *
  * An open file takes one role: the launcher's (PGAS_IOC_JOB_CREATE: it
- * holds the job while open) or an endpoint's (PGAS_IOC_JOB_JOIN).  It holds
+ * holds the job while open) or an endpoint's (PGAS_IOC_JOB_JOIN: a rank's,
+ * or with PGAS_JOIN_EXTRA one more of the process that owns a rank).  It holds
  * its NIC, and its job or endpoint, until it is released.  pgas_file.lock
  * serialises the role claim and RINGS_CREATE and is never held around user
  * memory; the endpoint is published once and read without it (pgas.h's
@@ -123,15 +124,16 @@ static int ioc_job_create(struct pgas_file *pf, void __user *uarg)
 	u32 usize;
 	int ret;
 
-	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	/* A 24-byte caller has no max_eps: zero-extended, it means nranks. */
+	ret = copy_in(&a, sizeof(a), PGAS_IOC_JOB_CREATE_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	if (a.flags)
+	if (a.flags || a.pad)
 		return -EINVAL;
 	ret = claim_role(pf);
 	if (ret)
 		return ret;
-	job = pgas_job_create(pf->nic, a.nranks);
+	job = pgas_job_create(pf->nic, a.nranks, a.max_eps);
 	if (IS_ERR(job)) {
 		unclaim_role(pf);
 		return PTR_ERR(job);
@@ -159,10 +161,13 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 	u32 usize;
 	int ret;
 
-	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	/* A 32-byte caller has no eid: it can join a rank, not an extra. */
+	ret = copy_in(&a, sizeof(a), PGAS_IOC_JOB_JOIN_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	if (a.flags || a.pad)
+	if ((a.flags & ~PGAS_JOIN_EXTRA) || a.pad || a.pad1)
+		return -EINVAL;
+	if ((a.flags & PGAS_JOIN_EXTRA) && usize < PGAS_IOC_JOB_JOIN_SIZE_VER1)
 		return -EINVAL;
 	ret = claim_role(pf);
 	if (ret)
@@ -177,7 +182,10 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		ret = -EACCES;
 		goto unclaim;
 	}
-	ep = pgas_ep_join(job, a.vpid);
+	if (a.flags & PGAS_JOIN_EXTRA)
+		ep = pgas_ep_join_extra(job, a.vpid);
+	else
+		ep = pgas_ep_join(job, a.vpid);
 	a.nranks = job->nranks;
 	pgas_job_put(job);
 	if (IS_ERR(ep)) {
@@ -194,6 +202,7 @@ static int ioc_job_join(struct pgas_file *pf, void __user *uarg)
 		pgas_ep_leave(ep);
 		goto unclaim;
 	}
+	a.eid = ep->eid;
 	ret = copy_out(uarg, &a, sizeof(a), usize);
 	if (ret) {
 		pgas_ep_free(ep);
@@ -253,6 +262,9 @@ static int ioc_reg(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
+	/* The process's registrations are its rank's, for all its endpoints. */
+	if (ep->extra)
+		return -EOPNOTSUPP;
 	if (!pgas_ep_use(ep))
 		return -ENODEV;
 	/* No pgas lock: accounting and pinning take mmap_lock themselves. */
@@ -281,6 +293,8 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 	ep = owned_ep(pf, current->mm);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
+	if (ep->extra)
+		return -EOPNOTSUPP;
 	if (!pgas_ep_use(ep))
 		return -ENODEV;
 	/* No pgas lock: revocation unmaps under the mm core's locks. */
@@ -306,9 +320,31 @@ static int ioc_wake(struct pgas_file *pf, void __user *uarg)
 		return PTR_ERR(ep);
 	if (!pgas_ep_use(ep))
 		return -ENODEV;
-	ret = pgas_wake_vpid(ep, a.vpid);
+	ret = pgas_wake_eid(ep, a.vpid);
 	pgas_ep_unuse(ep);
 	return ret;
+}
+
+static int ioc_ep_info(struct pgas_file *pf, void __user *uarg)
+{
+	struct pgas_ioc_ep_info a;
+	struct pgas_ep *ep;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.pad)
+		return -EINVAL;
+	ep = owned_ep(pf, current->mm);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+	if (!pgas_ep_use(ep))
+		return -ENODEV;
+	ret = pgas_ep_info(ep, &a);
+	pgas_ep_unuse(ep);
+	return ret ? ret : copy_out(uarg, &a, sizeof(a), usize);
 }
 
 static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -334,6 +370,8 @@ static long pgas_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_dereg(pf, uarg);
 	case PGAS_IOC_WAKE:
 		return ioc_wake(pf, uarg);
+	case PGAS_IOC_EP_INFO:
+		return ioc_ep_info(pf, uarg);
 	default:
 		return -ENOTTY;
 	}

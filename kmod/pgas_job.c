@@ -6,8 +6,10 @@
  * creator's euid; it is found by id in nic->jobs and freed with its last
  * reference.  Joining takes the key (compared in constant time), the same
  * euid or CAP_SYS_ADMIN, and a vpid the job's IDA has not handed out
- * (pgas_ep_join() in pgas_ep.c).  job->lock guards the job's endpoint table,
- * eps[]; a NIC's deletion departs every endpoint of its jobs.
+ * (pgas_ep_join() in pgas_ep.c), or, for an extra endpoint, the mm of that
+ * vpid's live endpoint and room below max_eps (pgas_ep_join_extra()).
+ * job->lock guards the job's endpoint table, eps (keyed by eid: pgas.h),
+ * and next_eid; a NIC's deletion departs every endpoint of its jobs.
  */
 #include <linux/cred.h>
 #include <linux/random.h>
@@ -15,28 +17,31 @@
 
 #include "pgas.h"
 
-struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks)
+/* max_eps: every endpoint the job may have, extras included (0: nranks). */
+struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks, u32 max_eps)
 {
 	struct pgas_job *job;
 	int ret;
 
 	if (nranks == 0 || nranks > PGAS_MAX_ENDPOINTS)
 		return ERR_PTR(-EINVAL);
+	if (!max_eps)
+		max_eps = nranks;
+	if (max_eps < nranks || max_eps > PGAS_MAX_ENDPOINTS)
+		return ERR_PTR(-EINVAL);
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
 		return ERR_PTR(-ENOMEM);
-	job->eps = kvcalloc(nranks, sizeof(*job->eps), GFP_KERNEL);
-	if (!job->eps) {
-		kfree(job);
-		return ERR_PTR(-ENOMEM);
-	}
 	kref_init(&job->kref);
 	kref_get(&nic->kref);
 	job->nic = nic;
 	job->nranks = nranks;
+	job->max_eps = max_eps;
+	job->next_eid = nranks;
 	job->uid = current_euid();
 	ida_init(&job->vpids);
 	mutex_init(&job->lock);
+	xa_init(&job->eps);
 	get_random_bytes(&job->key, sizeof(job->key));
 	/*
 	 * Cyclic: an id is not handed out again until the 31-bit space wraps,
@@ -69,7 +74,7 @@ static void pgas_job_free(struct kref *kref)
 		pgas_event_job_dead(job);
 	}
 	ida_destroy(&job->vpids);
-	kvfree(job->eps);
+	xa_destroy(&job->eps);	/* closed ones' marks: every endpoint has gone */
 	kfree_rcu(job, rcu);
 	pgas_nic_put(nic);
 }
@@ -97,23 +102,31 @@ bool pgas_key_equal(u64 a, u64 b)
 	return !(READ_ONCE(a) ^ READ_ONCE(b));
 }
 
-/* Departs every endpoint of job as dead (its NIC is being deleted). */
+/* Departs every endpoint of job, extras too, as dead (its NIC is being deleted). */
 static void job_revoke(struct pgas_job *job)
 {
-	struct pgas_ep *ep;
-	u32 i;
+	struct pgas_ep *ep, *e;
+	unsigned long eid;
+	void *entry;
 
+	/* Every rank's kernel page says so before any endpoint departs. */
 	mutex_lock(&job->lock);
-	for (i = 0; i < job->nranks; i++)
-		if (job->eps[i])
-			pgas_mark_revoked(job->eps[i]);
+	xa_for_each_range(&job->eps, eid, entry, 0, job->nranks - 1) {
+		e = pgas_live_ep(entry);
+		if (e)
+			pgas_mark_revoked(e);
+	}
 	mutex_unlock(&job->lock);
 	for (;;) {
 		ep = NULL;
 		mutex_lock(&job->lock);
-		for (i = 0; i < job->nranks && !ep; i++)
-			if (job->eps[i] && !test_and_set_bit(PGAS_EP_GONE, &job->eps[i]->flags))
-				ep = job->eps[i];
+		xa_for_each(&job->eps, eid, entry) {
+			e = pgas_live_ep(entry);
+			if (e && !test_and_set_bit(PGAS_EP_GONE, &e->flags)) {
+				ep = e;
+				break;
+			}
+		}
 		mutex_unlock(&job->lock);
 		if (!ep)
 			return;

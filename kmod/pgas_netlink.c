@@ -96,13 +96,15 @@ static int fill_nic(struct sk_buff *skb, struct netlink_callback *cb, struct pga
 static int fill_job(struct sk_buff *skb, struct netlink_callback *cb, struct pgas_job *job)
 {
 	void *hdr = put_hdr(skb, cb, PGAS_CMD_JOB_GET);
-	u32 i, joined = 0;
+	unsigned long eid;
+	u32 joined = 0;
+	void *entry;
 
 	if (!hdr)
 		return -EMSGSIZE;
 	mutex_lock(&job->lock);
-	for (i = 0; i < job->nranks; i++)
-		joined += !!job->eps[i];
+	xa_for_each(&job->eps, eid, entry)	/* live ones: ranks and extras */
+		joined += !!pgas_live_ep(entry);
 	mutex_unlock(&job->lock);
 	if (nla_put_u32(skb, PGAS_ATTR_NIC_ID, job->nic->id) ||
 	    nla_put_u32(skb, PGAS_ATTR_JOB_ID, job->id) ||
@@ -116,7 +118,10 @@ static int fill_job(struct sk_buff *skb, struct netlink_callback *cb, struct pga
 	return 0;
 }
 
-/* Called under job->lock. */
+/*
+ * Called under job->lock.  VPID is the endpoint's number, as EID: a
+ * rank's, or an extra's eid; OWNER the rank of its process.
+ */
 static int fill_ep(struct sk_buff *skb, struct netlink_callback *cb, struct pgas_ep *ep)
 {
 	void *hdr = put_hdr(skb, cb, PGAS_CMD_EP_GET);
@@ -125,7 +130,9 @@ static int fill_ep(struct sk_buff *skb, struct netlink_callback *cb, struct pgas
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, PGAS_ATTR_NIC_ID, ep->job->nic->id) ||
 	    nla_put_u32(skb, PGAS_ATTR_JOB_ID, ep->job->id) ||
-	    nla_put_u32(skb, PGAS_ATTR_VPID, ep->vpid) ||
+	    nla_put_u32(skb, PGAS_ATTR_VPID, ep->eid) ||
+	    nla_put_u32(skb, PGAS_ATTR_EID, ep->eid) ||
+	    nla_put_u32(skb, PGAS_ATTR_OWNER, ep->vpid) ||
 	    nla_put_u32(skb, PGAS_ATTR_REGS, atomic_read(&ep->nr_regs)) ||
 	    nla_put_u64_64bit(skb, PGAS_ATTR_PINNED_PAGES, atomic64_read(&ep->pinned_pages),
 			      PGAS_ATTR_PAD) ||
@@ -182,8 +189,9 @@ static struct pgas_nic *next_nic(long id)
  * One walk for the three dumps, resumable: the cursor names objects by id,
  * not by position, so NICs, jobs and endpoints that come or go between two
  * parts of a dump neither shift nor repeat what the next part sends.
- * cb->args: [0] next NIC id, [1] next job id in it, [2] next vpid in the
- * job [3] - 1 (a vpid cursor is only used for the job it was taken in).
+ * cb->args: [0] next NIC id, [1] next job id in it, [2] next eid in the
+ * job [3] - 1 (an eid cursor is only used for the job it was taken in).
+ * Endpoints are listed by eid: ranks, then extras.
  * Jobs of other users are left out unless the requester is privileged.
  */
 static int dump(struct sk_buff *skb, struct netlink_callback *cb, u8 what)
@@ -209,11 +217,14 @@ static int dump(struct sk_buff *skb, struct netlink_callback *cb, u8 what)
 					goto full;
 				}
 			} else {
-				u32 v = cb->args[3] == (long)id + 1 ? cb->args[2] : 0;
+				unsigned long v = cb->args[3] == (long)id + 1 ? cb->args[2] : 0;
+				struct pgas_ep *ep;
+				void *entry;
 
 				mutex_lock(&job->lock);
-				for (; v < job->nranks; v++) {
-					if (job->eps[v] && fill_ep(skb, cb, job->eps[v])) {
+				xa_for_each_start(&job->eps, v, entry, v) {
+					ep = pgas_live_ep(entry);
+					if (ep && fill_ep(skb, cb, ep)) {
 						cb->args[1] = id;
 						cb->args[2] = v;
 						cb->args[3] = id + 1;
@@ -269,7 +280,8 @@ static struct genl_family pgas_genl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(pgas_mcgrps),
 };
 
-static void event(u8 cmd, u32 nic, u32 job, s64 vpid)
+/* vpid < 0: none (JOB_DEAD); an endpoint's has its eid and owner too. */
+static void event(u8 cmd, u32 nic, u32 job, s64 vpid, u32 owner)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -282,7 +294,9 @@ static void event(u8 cmd, u32 nic, u32 job, s64 vpid)
 	hdr = genlmsg_put(msg, 0, 0, &pgas_genl_family, 0, cmd);
 	if (!hdr || nla_put_u32(msg, PGAS_ATTR_NIC_ID, nic) ||
 	    nla_put_u32(msg, PGAS_ATTR_JOB_ID, job) ||
-	    (vpid >= 0 && nla_put_u32(msg, PGAS_ATTR_VPID, vpid))) {
+	    (vpid >= 0 && (nla_put_u32(msg, PGAS_ATTR_VPID, vpid) ||
+			   nla_put_u32(msg, PGAS_ATTR_EID, vpid) ||
+			   nla_put_u32(msg, PGAS_ATTR_OWNER, owner)))) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -292,12 +306,12 @@ static void event(u8 cmd, u32 nic, u32 job, s64 vpid)
 
 void pgas_event_ep_dead(struct pgas_ep *ep)
 {
-	event(PGAS_CMD_EP_DEAD, ep->job->nic->id, ep->job->id, ep->vpid);
+	event(PGAS_CMD_EP_DEAD, ep->job->nic->id, ep->job->id, ep->eid, ep->vpid);
 }
 
 void pgas_event_job_dead(struct pgas_job *job)
 {
-	event(PGAS_CMD_JOB_DEAD, job->nic->id, job->id, -1);
+	event(PGAS_CMD_JOB_DEAD, job->nic->id, job->id, -1, 0);
 }
 
 int pgas_netlink_init(void)

@@ -140,8 +140,10 @@ static void obj_free(struct kref *kref)
 
 	if (obj->kind == PGAS_OBJ_RINGS) {
 		vfree(obj->vaddr);
-		if (obj->counted)
+		if (obj->counted) {
 			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+			atomic64_sub(obj->npages << PAGE_SHIFT, &job->ring_bytes);
+		}
 		pgas_obj_uncharge(obj);
 	}
 	if (obj->kind == PGAS_OBJ_KERN)

@@ -5,10 +5,12 @@
  *
  * A ring region is vmalloc memory laid out by pgas_region_layout(), charged
  * against RLIMIT_MEMLOCK and to the caller's memory cgroup, and written by
- * every endpoint of the job.  The kernel page next to it is written only by
- * pgas.ko (peer-gone counts and events, under job->lock) and mapped
- * read-only.  Both are published on the endpoint under job->lock and
- * released when it departs (pgas_ep_release_objs()).
+ * every endpoint of the job.  The kernel page next to it (a rank's
+ * endpoint's only: extras have none) is written only by pgas.ko (peer-gone
+ * counts and events, under job->lock) and mapped read-only.  Both are
+ * published on the endpoint under job->lock and released when it departs
+ * (pgas_ep_release_objs()).  A job's regions are summed in
+ * job->ring_bytes from their creation to their free.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -79,28 +81,53 @@ int pgas_ring_layout(const struct pgas_ioc_rings *g, u32 nranks,
 	return 0;
 }
 
+/*
+ * Counts size bytes of rings in job, extras' included: -E2BIG if its
+ * regions would be over 4 GiB.  Exact under concurrent creations (a
+ * compare-and-swap, no lock); undone by job_ring_unreserve(), or by the
+ * region's free once it is counted.
+ */
+static int job_ring_reserve(struct pgas_job *job, u64 size)
+{
+	s64 cur = atomic64_read(&job->ring_bytes);
+
+	do {
+		if ((u64)cur + size > PGAS_MAX_JOB_RING_BYTES)
+			return -E2BIG;
+	} while (!atomic64_try_cmpxchg(&job->ring_bytes, &cur, cur + size));
+	return 0;
+}
+
+static void job_ring_unreserve(struct pgas_job *job, u64 size)
+{
+	atomic64_sub(size, &job->ring_bytes);
+}
+
 int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 {
-	struct pgas_nic *nic = ep->job->nic;
+	struct pgas_job *job = ep->job;
+	struct pgas_nic *nic = job->nic;
 	struct pgas_region_layout layout;
+	struct pgas_obj *obj, *kern = NULL;
 	struct pgas_ctrl_page *ctrl;
-	struct pgas_obj *obj, *kern;
 	int ret;
 
-	ret = pgas_ring_layout(arg, ep->job->nranks, &layout);
+	ret = pgas_ring_layout(arg, job->nranks, &layout);
 	if (ret)
 		return ret;
 	if (ep->rings)
 		return -EEXIST;
-	obj = pgas_obj_alloc(ep->job, PGAS_OBJ_RINGS, layout.size >> PAGE_SHIFT);
+	ret = job_ring_reserve(job, layout.size);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	obj = pgas_obj_alloc(job, PGAS_OBJ_RINGS, layout.size >> PAGE_SHIFT);
 	if (!obj)
-		return -ENOMEM;
+		goto unreserve;
 	obj->writable = true;
 	ret = pgas_obj_charge(obj);
-	if (ret) {
-		pgas_obj_put(obj);
-		return ret;
-	}
+	if (ret)
+		goto put;
 	/*
 	 * Charged to the caller's memory cgroup, and allowed to fail rather
 	 * than OOM-kill.  Not vmalloc_user(): that cannot be accounted on 6.1
@@ -109,44 +136,54 @@ int pgas_rings_create(struct pgas_ep *ep, struct pgas_ioc_rings *arg)
 	 */
 	obj->vaddr = __vmalloc(layout.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
 			       __GFP_RETRY_MAYFAIL);
-	if (!obj->vaddr) {
-		pgas_obj_put(obj);
-		return -ENOMEM;
-	}
+	ret = -ENOMEM;
+	if (!obj->vaddr)
+		goto put;
 	ctrl = obj->vaddr;
 	ctrl->magic = PGAS_ABI_MAGIC;
 	ctrl->version = PGAS_ABI_VERSION;
-	ctrl->rank = ep->vpid;
+	ctrl->rank = ep->eid;
 	ctrl->mbox_slots = arg->mbox_slots;
 	ctrl->notify_entries = arg->notify_entries;
 	ctrl->bounce_bufs = arg->bounce_bufs;
 	ctrl->bounce_size = arg->bounce_size;
-	kern = kern_page_create(ep, arg);
-	if (IS_ERR(kern)) {
-		pgas_obj_put(obj);
-		return PTR_ERR(kern);
+	/* An extra's departures and its rank's are on its rank's kernel page. */
+	if (!ep->extra) {
+		kern = kern_page_create(ep, arg);
+		if (IS_ERR(kern)) {
+			ret = PTR_ERR(kern);
+			goto put;
+		}
 	}
 	ret = pgas_obj_publish(nic, obj);
 	if (ret) {
-		pgas_kern_page_release(kern);
-		pgas_obj_put(obj);
-		return ret;
+		if (kern)
+			pgas_kern_page_release(kern);
+		goto put;
 	}
 	/* Counted once nothing can fail; obj_free() uncounts only then. */
 	atomic64_add(layout.size, &nic->ring_bytes);
 	obj->counted = true;
 	ep->layout = layout;
 	ep->notify_entries = arg->notify_entries;
-	/* Published last: peer-gone notifications read ep->kern under job->lock. */
-	mutex_lock(&ep->job->lock);
+	/*
+	 * Published last: peer-gone notifications read ep->kern, and WAKE
+	 * and EP_INFO ep->rings and ep->layout, under job->lock.
+	 */
+	mutex_lock(&job->lock);
 	ep->rings = obj;
 	ep->kern = kern;
-	mutex_unlock(&ep->job->lock);
+	mutex_unlock(&job->lock);
 	arg->region_size = layout.size;
 	arg->layout = layout;
 	arg->cookie = obj->cookie << PAGE_SHIFT;
-	arg->kern_cookie = kern->cookie << PAGE_SHIFT;
+	arg->kern_cookie = kern ? kern->cookie << PAGE_SHIFT : 0;
 	return 0;
+put:
+	pgas_obj_put(obj);	/* not counted: leaves job->ring_bytes to us */
+unreserve:
+	job_ring_unreserve(job, layout.size);
+	return ret;
 }
 
 /*
@@ -177,7 +214,8 @@ void pgas_count_peer_gone(struct pgas_ep *to, bool died)
  * pgas.ko takes ep away from its living owner (its NIC is being deleted):
  * say so on its kernel page before any of the job departs, so that the
  * owner reads why rather than a peer's death (pgas_abi.h,
- * PGAS_KERN_REVOKED).  Under ep->job->lock.
+ * PGAS_KERN_REVOKED).  Under ep->job->lock.  Extras have no kernel page:
+ * their threads read their rank's.
  */
 void pgas_mark_revoked(struct pgas_ep *ep)
 {
@@ -187,7 +225,12 @@ void pgas_mark_revoked(struct pgas_ep *ep)
 	pgas_ep_wake(ep);
 }
 
-void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
+/*
+ * died: 0 or 1 for a rank (counted before), PGAS_GONE_CLOSED for an extra
+ * endpoint, counted here in eps_closed, which no peer's check of the rank
+ * counts reads (pgas_abi.h).
+ */
+void pgas_notify_peer_gone(struct pgas_ep *to, u32 eid, u32 died)
 {
 	struct pgas_kern_page *kp;
 	struct pgas_gone_event *e;
@@ -197,9 +240,11 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 vpid, bool died)
 	if (!to->kern)
 		return;
 	kp = to->kern->vaddr;
+	if (died == PGAS_GONE_CLOSED)
+		WRITE_ONCE(kp->eps_closed, kp->eps_closed + 1);
 	t = kp->gone_tail;
 	e = &kp->gone[t % PGAS_GONE_EVENTS];
-	WRITE_ONCE(e->vpid, vpid);
+	WRITE_ONCE(e->vpid, eid);
 	WRITE_ONCE(e->died, died);
 	/* Release: the event before the tail that the owner acquires. */
 	smp_store_release(&kp->gone_tail, t + 1);

@@ -54,10 +54,12 @@
  *   shm:     FUTEX_WAIT / FUTEX_WAKE on the doorbell word.
  *   pgas.ko: a futex cannot live in a PFN mapping.  The owner poll()s its
  *            endpoint's fd for POLLIN, which is reported while sleeping is
- *            0; a producer calls PGAS_IOC_WAKE(owner's rank) on its own
- *            endpoint's fd, which clears the owner's sleeping and wakes its
- *            pollers.  pgas.ko does the same when a peer departs.  A
- *            producer that finds sleeping clear makes no system call.
+ *            0; a producer calls PGAS_IOC_WAKE(the endpoint's eid: the
+ *            owner's rank, or an extra's eid) on its own endpoint's fd,
+ *            which clears that endpoint's sleeping and wakes its pollers.
+ *            pgas.ko does the same to every live endpoint when a peer
+ *            departs.  A producer that finds sleeping clear makes no
+ *            system call.
  */
 #ifndef _UAPI_PGAS_ABI_H
 #define _UAPI_PGAS_ABI_H
@@ -205,7 +207,7 @@ struct pgas_barrier_round {
 struct pgas_ctrl_page {
 	__u32 magic;		/* PGAS_ABI_MAGIC */
 	__u32 version;	/* PGAS_ABI_VERSION */
-	__u32 rank;		/* owner's endpoint number in the job */
+	__u32 rank;		/* the region's endpoint number in the job: its eid */
 	__u32 mbox_slots;	/* slots per mailbox ring (power of two) */
 	__u32 notify_entries;	/* entries of the notification ring */
 	__u32 bounce_bufs;	/* bounce buffers per source and channel */
@@ -244,7 +246,20 @@ struct pgas_ctrl_page {
  * exceeds gone_tail, a departure is under way and its event will follow.
  * The owner reads events with ACQUIRE on gone_tail and a head of its own;
  * one more than PGAS_GONE_EVENTS behind has lost the oldest (the counters
- * stay exact).  pgas.ko writes no
+ * stay exact).
+ *
+ * peers_gone and peers_left count ranks (primary endpoints) only.  The
+ * departure of an extra endpoint (PGAS_JOIN_EXTRA) is an event with died
+ * = PGAS_GONE_CLOSED and vpid = its eid, written after its rings were
+ * revoked, on the kernel page of every live rank (its owner's included),
+ * with neither rank count touched: a one-word check of peers_gone and
+ * peers_left does not fire for it.  eps_closed counts those events: it is
+ * bumped before the event is written and gone_tail published (RELEASE),
+ * so a reader that ACQUIREs gone_tail finds every closed event it covers
+ * counted.  So gone_tail <= peers_gone + peers_left + eps_closed, and
+ * while it is less a rank's departure is under way.  (eps_closed was
+ * padding, 0, before extras existed.)
+ * pgas.ko writes no
  * PGAS_NOTIFY_PEER_GONE into notification rings: an entry of that kind
  * there was forged by a peer.
  */
@@ -260,9 +275,19 @@ struct pgas_ctrl_page {
 #define PGAS_KERN_REVOKED	0xffffffffu
 
 struct pgas_gone_event {
-	__u32 vpid;		/* the endpoint that left */
-	__u32 died;		/* 1: died, 0: left cleanly */
+	__u32 vpid;		/* the endpoint that left: a rank, or an extra's eid */
+	__u32 died;		/* 1: died, 0: left cleanly, PGAS_GONE_CLOSED */
 };
+
+/*
+ * died of an extra endpoint's event (PGAS_IOC_JOB_JOIN, PGAS_JOIN_EXTRA):
+ * vpid is its eid (>= nranks), and it is gone however it went (its file
+ * closed, its rank's endpoint departed, or its owner's process ended: in
+ * the last two the rank has an event of its own, after this one unless
+ * the extra was already going).  It bumps eps_closed, never peers_gone or
+ * peers_left.
+ */
+#define PGAS_GONE_CLOSED	2u
 
 struct pgas_kern_page {
 	__u32 magic;		/* PGAS_ABI_MAGIC */
@@ -275,7 +300,8 @@ struct pgas_kern_page {
 	__u32 bounce_size;
 	__u32 peers_gone;	/* peers that died; bumped before the event */
 	__u32 peers_left;	/* peers that left cleanly; bumped before the event */
-	__u8 pad0[PGAS_CACHELINE - 40];
+	__u32 eps_closed;	/* extra endpoints gone: events with PGAS_GONE_CLOSED */
+	__u8 pad0[PGAS_CACHELINE - 44];
 	__u64 gone_tail;	/* events written (RELEASE) */
 	__u8 pad1[PGAS_CACHELINE - 8];
 	struct pgas_gone_event gone[PGAS_GONE_EVENTS];
@@ -320,26 +346,92 @@ struct pgas_region_layout {
  *             cookies out of band; mmap(peer's cookie) for every peer.
  * Only endpoints of the same job may map each other's objects; joining a
  * job needs its key and the creator's uid (or CAP_SYS_ADMIN).
+ *
+ * Extra endpoints (one per thread, say): a job created with max_eps >
+ * nranks has room for max_eps - nranks of them.  The process that owns
+ * rank r opens a fresh file and calls JOB_JOIN(job_id, key, vpid r,
+ * PGAS_JOIN_EXTRA) -> eid; the file is then one more endpoint of that
+ * process, numbered eid, with every per-file ioctl of a rank's
+ * (RINGS_CREATE, WAKE, EP_INFO, poll(), mmap) but REG and DEREG: the
+ * rank's registrations serve all its endpoints.  Endpoint numbers (eids)
+ * are job-wide: a rank's own (primary) endpoint is eid r; extras are
+ * issued in order from nranks and never reused.  A peer learns of an
+ * extra by its eid (out of band, or a status word's src) and maps its ring
+ * region by the cookie PGAS_IOC_EP_INFO returns.  Extras change no ring
+ * layout and no status word: the ABI is still PGAS_ABI_VERSION 3, and
+ * every struct that grew for them grew by size, as before.
  */
 #define PGAS_IOC_MAGIC		0xE7
 
 struct pgas_ioc_job_create {
 	__u32 size;		/* sizeof(struct pgas_ioc_job_create) */
 	__u32 flags;		/* 0 */
-	__u32 nranks;	/* in: endpoints of the job, 1..PGAS_MAX_ENDPOINTS */
+	__u32 nranks;	/* in: ranks of the job, 1..PGAS_MAX_ENDPOINTS */
 	__u32 job_id;	/* out */
 	__u64 key;		/* out: the secret peers join with */
+	/*
+	 * Size 32: endpoints the job may ever have, ranks and extras, i.e.
+	 * eids 0..max_eps-1.  0 means nranks (no extras; what a 24-byte
+	 * caller gets); else nranks..PGAS_MAX_ENDPOINTS.
+	 */
+	__u32 max_eps;	/* in */
+	__u32 pad;		/* 0 */
 };
+
+#define PGAS_IOC_JOB_CREATE_SIZE_VER0	24	/* without max_eps */
+
+/*
+ * PGAS_IOC_JOB_CREATE errors:
+ *   EINVAL  flags or pad, nranks 0 or over PGAS_MAX_ENDPOINTS, max_eps
+ *           neither 0 nor in nranks..PGAS_MAX_ENDPOINTS
+ *   EBUSY   the file has a role (a job or an endpoint) already
+ *   ENODEV  the NIC was deleted
+ */
+
+#define PGAS_JOIN_EXTRA		1u	/* one more endpoint of rank vpid's process */
 
 struct pgas_ioc_job_join {
 	__u32 size;
-	__u32 flags;		/* 0 */
+	__u32 flags;		/* 0 or PGAS_JOIN_EXTRA */
 	__u32 job_id;
-	__u32 vpid;		/* in: the rank asked for, 0..nranks-1 */
+	__u32 vpid;		/* in: the rank asked for (or whose extra), 0..nranks-1 */
 	__u64 key;
 	__u32 nranks;	/* out */
 	__u32 pad;		/* 0 */
+	/* Size 40: */
+	__u32 eid;		/* out: the endpoint's number (== vpid for a rank) */
+	__u32 pad1;		/* 0 */
 };
+
+#define PGAS_IOC_JOB_JOIN_SIZE_VER0	32	/* without eid */
+#define PGAS_IOC_JOB_JOIN_SIZE_VER1	40	/* with eid: PGAS_JOIN_EXTRA needs it */
+
+/*
+ * PGAS_IOC_JOB_JOIN: without flags the file becomes rank vpid; with
+ * PGAS_JOIN_EXTRA it becomes a new endpoint of the process that owns rank
+ * vpid, which must be the caller's (the same mm: any of its threads), with
+ * the job's next eid.  Errors, in the order they are checked:
+ *   EINVAL  unknown flags, pad or pad1, or PGAS_JOIN_EXTRA in a struct
+ *           shorter than PGAS_IOC_JOB_JOIN_SIZE_VER1 (40)
+ *   EBUSY   the file has a role already
+ *   ENOENT  no such job
+ *   EACCES  the key is wrong
+ *   EPERM   the caller's euid is not the job creator's (and it has no
+ *           CAP_SYS_ADMIN)
+ *   EINVAL  vpid >= nranks
+ *   EBUSY   without flags: rank vpid is taken
+ *   ENODEV  the NIC was deleted
+ *   EPERM   PGAS_JOIN_EXTRA: rank vpid has no live endpoint (none
+ *           joined, or it is departing), or the caller is not of its
+ *           process
+ *   ENOSPC  PGAS_JOIN_EXTRA: the job has issued its max_eps eids
+ *   EMFILE  PGAS_JOIN_EXTRA: the caller's process has max_eps_per_mm live
+ *           extras, over all jobs (a module parameter, default 256)
+ * Nobody is told of a new extra: peers ask PGAS_IOC_EP_INFO about the
+ * eids they are given.  An extra lives no longer than its rank's
+ * endpoint: when that departs (its file released, its process gone), its
+ * extras depart first, and their files then answer ENODEV.
+ */
 
 struct pgas_ioc_rings {
 	__u32 size;
@@ -366,12 +458,18 @@ struct pgas_ioc_rings {
 #define PGAS_IOC_RINGS_SIZE_VER0	40	/* without kern_cookie */
 
 /*
- * PGAS_IOC_RINGS_CREATE errors:
+ * PGAS_IOC_RINGS_CREATE works the same on a rank's endpoint and on an
+ * extra, whose region has the same layout but no kernel page (kern_cookie
+ * 0: what pgas.ko says of departures is on its rank's page).  Errors:
  *   EBADFD  the file has not joined a job
  *   EINVAL  flags, or a field outside its range above
  *   E2BIG   the region (pgas_region_layout() for the job's nranks) is
  *           over 64 MiB, or nranks regions are over 4 GiB (a job's rings
- *           grow with nranks^2: libpgas's default geometry fits 180 ranks)
+ *           grow with nranks^2: libpgas's default geometry fits 180
+ *           ranks), or the job's regions, extras' included, would be
+ *           over 4 GiB with this one (each counts from its creation until
+ *           it is freed, after its endpoint's departure and its last
+ *           mapping)
  *   EEXIST  this endpoint has its rings already
  *   ENOMEM  over RLIMIT_MEMLOCK (without CAP_IPC_LOCK the region counts
  *           against it with the user's pins, see PGAS_IOC_REG), or the
@@ -405,6 +503,8 @@ struct pgas_ioc_rings {
  * A failed REG leaves nothing pinned, charged or counted.
  * PGAS_IOC_DEREG: EINVAL for handle 0 or flags, ENOENT for a handle that
  * is not (or no longer) one of this endpoint's registrations.
+ * Both are EOPNOTSUPP on an extra endpoint: a process registers through
+ * its rank's endpoint, once for all its endpoints.
  */
 
 struct pgas_ioc_reg {
@@ -422,22 +522,64 @@ struct pgas_ioc_dereg {
 	__u64 handle;
 };
 
-/* Wakes endpoint vpid of the caller's job (see "Doorbell" above). */
+/*
+ * Wakes endpoint vpid of the caller's job (see "Doorbell" above): a rank
+ * or an extra, by its eid.  Errors: EINVAL for flags, pad, or vpid >=
+ * max_eps; ENOENT for an endpoint that is not live (not issued or joined
+ * yet, or gone) or has no rings.
+ */
 struct pgas_ioc_wake {
 	__u32 size;
 	__u32 flags;		/* 0 */
-	__u32 vpid;		/* 0..nranks-1 */
+	__u32 vpid;		/* an eid: 0..max_eps-1 */
 	__u32 pad;		/* 0 */
 };
 
-#define PGAS_IOC_JOB_CREATE	_IOWR(PGAS_IOC_MAGIC, 1, struct pgas_ioc_job_create)
-#define PGAS_IOC_JOB_JOIN	_IOWR(PGAS_IOC_MAGIC, 2, struct pgas_ioc_job_join)
-/* The command keeps the first version's size (the struct's size field says which). */
+/* pgas_ioc_ep_info.state */
+#define PGAS_EP_STATE_NONE	0u	/* a rank that has not joined */
+#define PGAS_EP_STATE_LIVE	1u
+#define PGAS_EP_STATE_CLOSED	2u	/* departed (a rank may join again) */
+
+/*
+ * PGAS_IOC_EP_INFO: what the job's table says of endpoint eid.  Any
+ * endpoint of the job (rank or extra) may ask, as a peer does before it
+ * maps an extra it was told of.  owner is the rank whose process the
+ * endpoint belongs to (== eid for a rank; for a closed extra, the rank it
+ * belonged to).  A live endpoint with rings reports them as RINGS_CREATE
+ * did (cookie, region_size, layout); otherwise they are 0.
+ * Ordering: an endpoint's rings are published in the job's table (under
+ * its lock) after the region is complete, and EP_INFO reads them there: a
+ * cookie it returns maps the whole region.  The answer is a snapshot: the
+ * endpoint may depart right after, and then the mapping is revoked (it
+ * maps a throwaway page) and its event follows on the ranks' kernel pages.
+ * Errors: EBADFD  the file has not joined;  EACCES  the file is another
+ * process's endpoint;  EINVAL  flags or pad;  ENOENT  an eid not issued
+ * (>= max_eps, or an extra's eid not handed out yet);  ENODEV  the
+ * caller's own endpoint has departed.
+ */
+struct pgas_ioc_ep_info {
+	__u32 size;
+	__u32 flags;		/* 0 */
+	__u32 eid;		/* in */
+	__u32 owner;	/* out: the rank of its process */
+	__u32 state;	/* out: PGAS_EP_STATE_* */
+	__u32 pad;		/* 0 */
+	__u64 region_size;	/* out: 0 without rings */
+	__u64 cookie;	/* out: mmap offset of its ring region; 0 without */
+	struct pgas_region_layout layout;	/* out */
+};
+
+/* Commands keep the first version's size (the struct's size field says which). */
+#define PGAS_IOC_JOB_CREATE	_IOC(_IOC_READ | _IOC_WRITE, PGAS_IOC_MAGIC, 1,	\
+				     PGAS_IOC_JOB_CREATE_SIZE_VER0)
+#define PGAS_IOC_JOB_JOIN	_IOC(_IOC_READ | _IOC_WRITE, PGAS_IOC_MAGIC, 2,	\
+				     PGAS_IOC_JOB_JOIN_SIZE_VER0)
 #define PGAS_IOC_RINGS_CREATE	_IOC(_IOC_READ | _IOC_WRITE, PGAS_IOC_MAGIC, 3,	\
 				     PGAS_IOC_RINGS_SIZE_VER0)
 #define PGAS_IOC_REG		_IOWR(PGAS_IOC_MAGIC, 4, struct pgas_ioc_reg)
 #define PGAS_IOC_DEREG		_IOW(PGAS_IOC_MAGIC, 5, struct pgas_ioc_dereg)
 #define PGAS_IOC_WAKE		_IOW(PGAS_IOC_MAGIC, 6, struct pgas_ioc_wake)
+#define PGAS_IOC_EP_INFO	_IOWR(PGAS_IOC_MAGIC, 7, struct pgas_ioc_ep_info)
 
 /*
  * mmap: the offset is a cookie returned above (a multiple of the page
@@ -453,6 +595,9 @@ struct pgas_ioc_wake {
  * need CAP_NET_ADMIN; the GETs are dumps (one message per object).  The
  * multicast group PGAS_GENL_MCGRP_EVENTS carries EP_DEAD (an endpoint's
  * file was released: its process exited or was killed) and JOB_DEAD.
+ * Endpoints are ranks and extras (PGAS_JOIN_EXTRA): VPID and EID are the
+ * endpoint's number (its rank for a rank, its eid for an extra), OWNER the
+ * rank of its process (== VPID for a rank).  Attributes are only added.
  */
 #define PGAS_GENL_NAME		"pgas"
 #define PGAS_GENL_VERSION	1
@@ -464,8 +609,9 @@ enum pgas_genl_cmd {
 	PGAS_CMD_NIC_DEL,	/* NIC_ID */
 	PGAS_CMD_NIC_GET,	/* dump: NIC_ID, NIC_NAME, counters */
 	PGAS_CMD_JOB_GET,	/* dump: NIC_ID, JOB_ID, NRANKS, UID, ENDPOINTS */
-	PGAS_CMD_EP_GET,	/* dump: NIC_ID, JOB_ID, VPID, REGS, PINNED_PAGES, RING_BYTES */
-	PGAS_CMD_EP_DEAD,	/* event: NIC_ID, JOB_ID, VPID */
+	/* dump: NIC_ID, JOB_ID, VPID, REGS, PINNED_PAGES, RING_BYTES, EID, OWNER */
+	PGAS_CMD_EP_GET,
+	PGAS_CMD_EP_DEAD,	/* event: NIC_ID, JOB_ID, VPID, EID, OWNER */
 	PGAS_CMD_JOB_DEAD,	/* event: NIC_ID, JOB_ID */
 	__PGAS_CMD_MAX,
 };
@@ -488,6 +634,8 @@ enum pgas_genl_attr {
 	PGAS_ATTR_RING_BYTES,	/* u64 */
 	PGAS_ATTR_MMAPS,	/* u64 */
 	PGAS_ATTR_PEER_GONE,	/* u64 */
+	PGAS_ATTR_EID,		/* u32: the endpoint's number in the job */
+	PGAS_ATTR_OWNER,	/* u32: the rank whose process owns it */
 	__PGAS_ATTR_MAX,
 };
 

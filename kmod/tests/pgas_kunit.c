@@ -72,7 +72,7 @@ static struct pgas_job *test_job(struct kunit *test, u32 nranks)
 	struct pgas_job *job;
 
 	KUNIT_ASSERT_NOT_NULL(test, nic);
-	job = pgas_job_create(nic, nranks);
+	job = pgas_job_create(nic, nranks, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
 	return job;
 }
@@ -228,11 +228,11 @@ static void job_lives_while_referenced(struct kunit *test)
 	u32 id;
 
 	KUNIT_ASSERT_NOT_NULL(test, nic);
-	KUNIT_EXPECT_TRUE(test, IS_ERR(pgas_job_create(nic, 0)));
-	KUNIT_EXPECT_TRUE(test, IS_ERR(pgas_job_create(nic, PGAS_MAX_ENDPOINTS + 1)));
-	job = pgas_job_create(nic, 3);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(pgas_job_create(nic, 0, 0)));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(pgas_job_create(nic, PGAS_MAX_ENDPOINTS + 1, 0)));
+	job = pgas_job_create(nic, 3, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
-	job2 = pgas_job_create(nic, 1);
+	job2 = pgas_job_create(nic, 1, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(job2));
 	KUNIT_EXPECT_NE(test, job->id, job2->id);
 	KUNIT_EXPECT_NE(test, job->key, job2->key);
@@ -376,12 +376,242 @@ static void registration_arguments_are_checked(struct kunit *test)
 	pgas_nic_put(nic);
 }
 
+/*
+ * Extra endpoints: eids in order from nranks, never reused, up to
+ * max_eps (-ENOSPC); only for the mm of a live rank (-EPERM); at most
+ * max_eps_per_mm live (-EMFILE); rings without a kernel page, counted in
+ * the job's ring bytes; EP_INFO; a departure is a "closed" event on the
+ * ranks' kernel pages that counts no rank.
+ */
+static void extras_get_eids_in_order(struct kunit *test)
+{
+	struct pgas_ioc_rings g = good_geometry(), ge = good_geometry();
+	struct pgas_ioc_ep_info info = { .size = sizeof(info) };
+	struct pgas_nic *nic = test_nic();
+	unsigned int limit = pgas_max_eps_per_mm;
+	struct pgas_ep *a, *x, *y;
+	struct pgas_kern_page *kp;
+	struct pgas_job *job;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_job_create(nic, 2, 1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_job_create(nic, 2, PGAS_MAX_ENDPOINTS + 1)), -EINVAL);
+	job = pgas_job_create(nic, 2, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	KUNIT_EXPECT_EQ(test, job->max_eps, 4U);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join_extra(job, 0)), -EPERM);	/* no rank 0 */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join_extra(job, 2)), -EINVAL);
+	a = test_join(test, job, 0);
+	KUNIT_EXPECT_EQ(test, a->eid, 0U);
+	KUNIT_EXPECT_FALSE(test, a->extra);
+	x = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	KUNIT_EXPECT_EQ(test, x->eid, 2U);
+	KUNIT_EXPECT_EQ(test, x->vpid, 0U);
+	KUNIT_EXPECT_TRUE(test, x->extra);
+	pgas_max_eps_per_mm = 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join_extra(job, 0)), -EMFILE);
+	pgas_max_eps_per_mm = limit;
+	y = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(y));
+	KUNIT_EXPECT_EQ(test, y->eid, 3U);	/* the refused join took no eid */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join_extra(job, 0)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 3);
+
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(a, &g), 0);
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(x, &ge), 0);
+	KUNIT_EXPECT_NULL(test, x->kern);
+	KUNIT_EXPECT_EQ(test, ge.kern_cookie, 0ULL);
+	KUNIT_EXPECT_EQ(test, ((struct pgas_ctrl_page *)x->rings->vaddr)->rank, 2U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes),
+			(s64)(g.region_size + ge.region_size));
+
+	info.eid = 2;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(a, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_LIVE);
+	KUNIT_EXPECT_EQ(test, info.owner, 0U);
+	KUNIT_EXPECT_EQ(test, info.cookie, ge.cookie);
+	KUNIT_EXPECT_EQ(test, info.region_size, ge.region_size);
+	KUNIT_EXPECT_EQ(test, info.layout.notify_off, ge.layout.notify_off);
+	info.eid = 1;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(x, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_NONE);
+	KUNIT_EXPECT_EQ(test, info.owner, 1U);
+	info.eid = 3;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(a, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_LIVE);
+	KUNIT_EXPECT_EQ(test, info.cookie, 0ULL);	/* no rings yet */
+	info.eid = 4;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(a, &info), -ENOENT);
+	KUNIT_EXPECT_EQ(test, pgas_wake_eid(a, 2), 0);
+	KUNIT_EXPECT_EQ(test, pgas_wake_eid(a, 3), -ENOENT);	/* no rings */
+	KUNIT_EXPECT_EQ(test, pgas_wake_eid(a, 4), -EINVAL);
+
+	kp = a->kern->vaddr;
+	pgas_ep_leave(x);
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, 1ULL);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].vpid, 2U);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].died, PGAS_GONE_CLOSED);
+	KUNIT_EXPECT_EQ(test, kp->eps_closed, 1U);
+	KUNIT_EXPECT_EQ(test, kp->peers_gone, 0U);
+	KUNIT_EXPECT_EQ(test, kp->peers_left, 0U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes), (s64)g.region_size);
+	info.eid = 2;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(a, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_CLOSED);
+	KUNIT_EXPECT_EQ(test, info.owner, 0U);
+	KUNIT_EXPECT_EQ(test, info.cookie, 0ULL);
+	KUNIT_EXPECT_EQ(test, pgas_wake_eid(a, 2), -ENOENT);
+	/* Its eid is not handed out again. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(pgas_ep_join_extra(job, 0)), -ENOSPC);
+	pgas_ep_leave(y);
+	KUNIT_EXPECT_EQ(test, kp->eps_closed, 2U);
+	pgas_ep_leave(a);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 0);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
+/*
+ * A rank's departure departs its extras first (they would otherwise
+ * outlive it, and be shown live as the rank's once another process
+ * joined it): each gets its closed event before the rank's, and once the
+ * rank is gone none is left in the table.  Also: a region that would take
+ * the job's rings over 4 GiB is refused before anything is counted.
+ */
+static void extras_depart_with_their_rank(struct kunit *test)
+{
+	struct pgas_ioc_rings g = good_geometry(), gx = good_geometry();
+	struct pgas_ioc_ep_info info = { .size = sizeof(info) };
+	struct pgas_nic *nic = test_nic();
+	struct pgas_ep *a, *b, *x, *y;
+	struct pgas_kern_page *kp;
+	struct pgas_job *job;
+	s64 rb;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 2, 5);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = test_join(test, job, 0);
+	b = test_join(test, job, 1);
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(b, &g), 0);
+	kp = b->kern->vaddr;
+	x = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	y = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(y));
+	KUNIT_ASSERT_EQ(test, pgas_rings_create(x, &gx), 0);
+
+	rb = atomic64_read(&job->ring_bytes);
+	atomic64_set(&job->ring_bytes, PGAS_MAX_JOB_RING_BYTES - PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, pgas_rings_create(y, &gx), -E2BIG);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes),
+			(s64)(PGAS_MAX_JOB_RING_BYTES - PAGE_SIZE));
+	KUNIT_EXPECT_NULL(test, y->rings);
+	atomic64_set(&job->ring_bytes, rb);
+
+	pgas_ep_leave(a);
+	KUNIT_EXPECT_TRUE(test, test_bit(PGAS_EP_GONE, &x->flags));
+	KUNIT_EXPECT_TRUE(test, test_bit(PGAS_EP_GONE, &y->flags));
+	KUNIT_EXPECT_NULL(test, x->rings);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 1);
+	KUNIT_EXPECT_NULL(test, mm_extras_find(x->mm));
+	info.eid = x->eid;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(b, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_CLOSED);
+	KUNIT_EXPECT_EQ(test, pgas_wake_eid(b, x->eid), -ENOENT);
+	/* The rank's vpid is free again: its new endpoint has no extras. */
+	a = test_join(test, job, 0);
+	info.eid = y->eid;
+	KUNIT_EXPECT_EQ(test, pgas_ep_info(b, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_CLOSED);
+	/* Two closed events, then the rank's: {2, 2}, {3, 2}, {0, 0}. */
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, 3ULL);
+	KUNIT_EXPECT_EQ(test, kp->eps_closed, 2U);
+	KUNIT_EXPECT_EQ(test, kp->peers_left, 1U);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].vpid, 2U);
+	KUNIT_EXPECT_EQ(test, kp->gone[0].died, PGAS_GONE_CLOSED);
+	KUNIT_EXPECT_EQ(test, kp->gone[1].vpid, 3U);
+	KUNIT_EXPECT_EQ(test, kp->gone[1].died, PGAS_GONE_CLOSED);
+	KUNIT_EXPECT_EQ(test, kp->gone[2].vpid, 0U);
+	KUNIT_EXPECT_EQ(test, kp->gone[2].died, 0U);
+	/* Their files' release finds them departed. */
+	pgas_ep_leave(x);
+	pgas_ep_leave(y);
+	KUNIT_EXPECT_EQ(test, kp->gone_tail, 3ULL);
+	pgas_ep_leave(a);
+	pgas_ep_leave(b);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&job->ring_bytes), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 0);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
+struct depart_arg {
+	struct pgas_ep *ep;
+	struct completion done;
+};
+
+static int depart_fn(void *p)
+{
+	struct depart_arg *d = p;
+
+	pgas_ep_depart(d->ep);
+	kthread_complete_and_exit(&d->done, 0);
+}
+
+/*
+ * A rank departs while another task is departing one of its extras (it
+ * claimed it and has not taken it out of the table yet): the rank's
+ * departure waits for that, with nothing held, and ends once it is out.
+ */
+static void extras_departing_elsewhere_are_waited_for(struct kunit *test)
+{
+	struct pgas_nic *nic = test_nic();
+	struct depart_arg d;
+	struct task_struct *t;
+	struct pgas_ep *a, *x;
+	struct pgas_job *job;
+
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	job = pgas_job_create(nic, 1, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	a = test_join(test, job, 0);
+	x = pgas_ep_join_extra(job, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	/* "Another task" claims x, as pgas_ep_depart() does, and pauses. */
+	KUNIT_ASSERT_FALSE(test, test_and_set_bit(PGAS_EP_GONE, &x->flags));
+	d.ep = a;
+	init_completion(&d.done);
+	t = kthread_run(depart_fn, &d, "pgas_kunit_depart");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&d.done, msecs_to_jiffies(300)), 0UL);
+	mutex_lock(&job->lock);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&job->eps, 0), (void *)a);	/* still waiting */
+	mutex_unlock(&job->lock);
+	pgas_ep_depart_claimed(x, false);	/* it goes on: x leaves the table */
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&d.done, msecs_to_jiffies(10000)), 0UL);
+	mutex_lock(&job->lock);
+	KUNIT_EXPECT_TRUE(test, xa_is_value(xa_load(&job->eps, 0)));
+	KUNIT_EXPECT_TRUE(test, xa_is_value(xa_load(&job->eps, 1)));
+	mutex_unlock(&job->lock);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 0);
+	pgas_ep_leave(x);
+	pgas_ep_leave(a);
+	pgas_job_put(job);
+	pgas_nic_put(nic);
+}
+
 static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(job_lives_while_referenced),
 	KUNIT_CASE(vpids_are_unique_and_reusable),
 	KUNIT_CASE(rings_are_created_once_and_freed),
 	KUNIT_CASE(peer_death_is_notified_on_the_kernel_page),
 	KUNIT_CASE(registration_arguments_are_checked),
+	KUNIT_CASE(extras_get_eids_in_order),
+	KUNIT_CASE(extras_depart_with_their_rank),
+	KUNIT_CASE(extras_departing_elsewhere_are_waited_for),
 	{}
 };
 

@@ -7,7 +7,8 @@
  * the JOB_GET and EP_GET dumps (root sees all); attributes and header
  * fields the family does not know are refused (strict validation); an
  * endpoint dump that resumes after the job it stopped in went away still
- * lists every endpoint of the next job.  Run as root (a child drops to uid
+ * lists every endpoint of the next job; extra endpoints (PGAS_JOIN_EXTRA)
+ * are dumped with their eid and owner.  Run as root (a child drops to uid
  * 65534).
  */
 #define _GNU_SOURCE
@@ -159,6 +160,7 @@ static int request(int fd, struct req *r)
 struct seen {
 	int n;
 	unsigned int job[512], val[512];	/* job id, and uid or vpid */
+	unsigned int eid[512], owner[512], eps[512];	/* EID, OWNER, ENDPOINTS (~0: none) */
 	int error;
 };
 
@@ -186,6 +188,9 @@ static int dump_read(int fd, struct seen *s, unsigned short want_attr, int once,
 			if (s->n < 512) {
 				s->job[s->n] = attr_u32(n, PGAS_ATTR_JOB_ID);
 				s->val[s->n] = attr_u32(n, want_attr);
+				s->eid[s->n] = attr_u32(n, PGAS_ATTR_EID);
+				s->owner[s->n] = attr_u32(n, PGAS_ATTR_OWNER);
+				s->eps[s->n] = attr_u32(n, PGAS_ATTR_ENDPOINTS);
 				s->n++;
 			}
 		}
@@ -379,6 +384,55 @@ static void test_resume(int nl, unsigned short fam)
 	(void)nl;
 }
 
+/*
+ * Extra endpoints are dumped too: VPID and EID are the endpoint's number,
+ * OWNER the rank of its process; the job's ENDPOINTS counts them.
+ */
+static void test_extras(int nl, unsigned short fam)
+{
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = 2, .max_eps = 4 };
+	struct pgas_ioc_job_join j = { .size = sizeof(j) };
+	int lfd = open(DEV, O_RDWR), fds[3], i, ok = 1, found = 0;
+	const unsigned int want[3] = { 0, 2, 3 };
+	struct seen s;
+
+	if (ioc(lfd, PGAS_IOC_JOB_CREATE, &c)) {
+		result(0, "JOB_CREATE with max_eps: %s", strerror(errno));
+		close(lfd);
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		fds[i] = open(DEV, O_RDWR);
+		j.job_id = c.job_id;
+		j.key = c.key;
+		j.vpid = 0;
+		j.flags = i ? PGAS_JOIN_EXTRA : 0;
+		if (ioc(fds[i], PGAS_IOC_JOB_JOIN, &j))
+			ok = 0;
+	}
+	dump(nl, fam, PGAS_CMD_EP_GET, &s);
+	for (i = 0; i < s.n; i++) {
+		if (s.job[i] != c.job_id)
+			continue;
+		/* In eid order: the rank, then its extras. */
+		if (found >= 3 || s.eid[i] != want[found] || s.val[i] != want[found] ||
+		    s.owner[i] != 0)
+			ok = 0;
+		found++;
+	}
+	result(ok && found == 3,
+	       "EP_GET dumps rank 0 and its two extras: %d endpoints, EID 0 2 3, VPID = EID, OWNER 0",
+	       found);
+	dump(nl, fam, PGAS_CMD_JOB_GET, &s);
+	for (i = 0, found = -1; i < s.n; i++)
+		if (s.job[i] == c.job_id)
+			found = (int)s.eps[i];
+	result(found == 3, "JOB_GET counts them: ENDPOINTS %d, want 3", found);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+	close(lfd);
+}
+
 int main(void)
 {
 	int nl = nl_open();
@@ -392,6 +446,7 @@ int main(void)
 	test_visibility(nl, fam);
 	test_strict(nl, fam);
 	test_resume(nl, fam);
+	test_extras(nl, fam);
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }

@@ -27,10 +27,20 @@
  *   race     threads on one fd: REG/DEREG, mmap/munmap/mremap/mprotect,
  *            JOIN/RINGS/garbage ioctls with faulting arguments, touching,
  *            and close/reopen, for a second or so.
- *   members  a job of 2-5 member processes joining, creating rings,
- *            registering and mapping each other's objects while the
- *            launcher kills members at random moments (mid-join included),
- *            members fork helpers that keep their fd, exit 0 or 1.
+ *   members  a job of 2-5 member processes joining, creating rings and
+ *            extra endpoints, registering and mapping each other's objects
+ *            while the launcher kills members at random moments (mid-join
+ *            included), members fork helpers that keep their fd, exit 0
+ *            or 1.
+ *
+ * Extra endpoints (PGAS_JOIN_EXTRA) are in every kind of episode: jobs are
+ * created with and without max_eps, JOIN takes the flag at random (for a
+ * rank this process owns, mostly), EP_INFO asks about eids valid and not.
+ * The model checks that eids come in order from nranks and below max_eps,
+ * that a rank's join returns its vpid, that an extra gets no kernel page
+ * and no registration, and that a JOIN_EXTRA for a rank this process never
+ * joined fails; members check that each extra's departure is an event
+ * {eid, PGAS_GONE_CLOSED} on the observer's kernel page.
  *
  * Checks: no operation takes longer than PGAS_FUZZ_HANG_SECONDS (10): a
  * supervisor process watches every task's current operation and fails
@@ -89,6 +99,8 @@
 #define DEV "/dev/pgas0"
 #define SYSDIR "/sys/class/misc/pgas0"
 #define PG 4096ULL
+/* JOB_CREATE's bytes up to the end of max_eps: a call that long sets it. */
+#define CREATE_MAX_EPS_END (offsetof(struct pgas_ioc_job_create, max_eps) + 4)
 #define WORKDIR "/tmp/pgas_fuzz.d"
 
 typedef unsigned long long u64;
@@ -180,6 +192,7 @@ struct member_board {			/* what the members of a job publish */
 	atomic_ullong rings[MAXM], rsize[MAXM], reg[MAXM], rlen[MAXM];
 	atomic_int joined[MAXM];	/* pid of the member that holds the vpid */
 	atomic_int helper[MAXM];	/* it forked a helper that keeps its fd */
+	atomic_uint extra[MAXM][2];	/* eids of its extra endpoints; 0: none */
 };
 
 struct shared {
@@ -195,6 +208,9 @@ struct shared {
 	struct slot slots[NSLOT];
 	struct logent log[LOGN];
 	struct member_board board;
+	atomic_int extras;		/* extra endpoints joined, all tasks */
+	atomic_int extra_events;	/* their closed events the observers saw */
+	atomic_int ep_infos;		/* EP_INFO answers */
 	char hang[DESC + 64];		/* the watchdog's verdict, for the runner */
 };
 
@@ -390,13 +406,16 @@ static void ok(const char *fmt, ...)
 static const int E_NONE[] = { 0 };
 static const int E_OPEN[] = { EMFILE, ENFILE, ENOMEM, 0 };
 static const int E_CREATE[] = { EINVAL, EBUSY, E2BIG, EFAULT, ENOMEM, ENOSPC, EAGAIN, 0 };
-static const int E_JOIN[] = { EINVAL, EBUSY, E2BIG, EFAULT, ENOMEM, ENOENT, EACCES, EPERM, 0 };
+static const int E_JOIN[] = { EINVAL, EBUSY, E2BIG, EFAULT, ENOMEM, ENOENT, EACCES, EPERM,
+			      ENOSPC, EMFILE, 0 };
+/* ENODEV: an extra whose rank's endpoint departed (it took the extra with it). */
 static const int E_RINGS[] = { EINVAL, EBADFD, EEXIST, E2BIG, EFAULT, ENOMEM, ENOSPC, EDQUOT,
-			       EAGAIN, EACCES, 0 };
+			       EAGAIN, EACCES, ENODEV, 0 };
 static const int E_REG[] = { EINVAL, EBADFD, EFAULT, ENOMEM, ENOSPC, E2BIG, EAGAIN, EDQUOT,
 			     EOPNOTSUPP, EACCES, EPERM, 0 };
-static const int E_DEREG[] = { EINVAL, EBADFD, ENOENT, EFAULT, E2BIG, EACCES, 0 };
+static const int E_DEREG[] = { EINVAL, EBADFD, ENOENT, EFAULT, E2BIG, EACCES, EOPNOTSUPP, 0 };
 static const int E_WAKE[] = { EINVAL, EBADFD, EACCES, ENODEV, ENOENT, E2BIG, EFAULT, 0 };
+static const int E_EPINFO[] = { EINVAL, EBADFD, EACCES, ENODEV, ENOENT, E2BIG, EFAULT, 0 };
 static const int E_POLL[] = { ENOMEM, EINTR, 0 };
 static const int E_BADCMD[] = { ENOTTY, 0 };
 static const int E_MMAP[] = { EINVAL, EACCES, ENXIO, EBADFD, ENOMEM, EPERM, EOVERFLOW, EEXIST,
@@ -446,6 +465,8 @@ struct fslot {
 
 struct filerec {		/* per open file: the model */
 	int role, job, vpid;
+	int extra;		/* joined with PGAS_JOIN_EXTRA: no kernel page, no REG */
+	unsigned int eid;	/* its endpoint number (== vpid for a rank) */
 	int elsewhere;		/* also held by another process: no predictions */
 	int rings;		/* enum state */
 	u64 rcookie, rsize;
@@ -456,6 +477,9 @@ struct jobrec {
 	int live;
 	unsigned int id, nranks;
 	u64 key;
+	unsigned int max_eps;	/* eids 0..max_eps-1 (nranks: no extras) */
+	unsigned int last_eid;	/* the last extra's eid seen, 0: none yet */
+	u64 joined;		/* vpids < 64 this process has joined, ever */
 };
 
 struct regrec {
@@ -988,6 +1012,16 @@ static void file_gone(struct world *w, int fid)
 		fr->rings = fr->elsewhere ? S_UNKNOWN : S_DEAD;
 	if (fr->role == R_LAUNCHER && !fr->elsewhere)
 		w->j[fr->job].live = 0;
+	/*
+	 * A rank's endpoint takes its extras with it when it departs, which
+	 * it may do now (or once another holder lets go): no more
+	 * predictions about them.
+	 */
+	if (fr->role == R_EP && !fr->extra)
+		for (i = 0; i < w->nfile; i++)
+			if (w->file[i].role == R_EP && w->file[i].extra &&
+			    w->file[i].job == fr->job && w->file[i].vpid == fr->vpid)
+				w->file[i].elsewhere = 1;
 }
 
 static int fid_open_elsewhere(struct world *w, int fid, int except)
@@ -1097,10 +1131,37 @@ static void op_create(struct world *w)
 	c.nranks = chance(RNG(w), 70) ? 1 + (unsigned int)rnd(RNG(w), 4) :
 		   nr[rnd(RNG(w), sizeof(nr) / sizeof(nr[0]))];
 	c.flags = chance(RNG(w), 5) ? (unsigned int)rnext(RNG(w)) : 0;
-	op_begin("JOB_CREATE(fd%d, nranks %u, flags %#x)", fd, c.nranks, c.flags);
+	switch (rnd(RNG(w), 8)) {	/* 0: nranks, no extras */
+	case 0:
+	case 1:
+	case 2:
+		break;
+	case 3:
+	case 4:
+	case 5:
+		c.max_eps = c.nranks + (unsigned int)rnd(RNG(w), 6);
+		break;
+	case 6:
+		c.max_eps = c.nranks - 1;	/* too few (or 0xffffffff) */
+		break;
+	default:
+		c.max_eps = chance(RNG(w), 50) ? PGAS_MAX_ENDPOINTS + (unsigned int)rnd(RNG(w), 2) :
+			    (unsigned int)rnext(RNG(w));
+		break;
+	}
+	if (chance(RNG(w), 3))
+		c.pad = 1;
+	op_begin("JOB_CREATE(fd%d, nranks %u, max_eps %u, flags %#x, pad %u)", fd, c.nranks,
+		 c.max_eps, c.flags, c.pad);
 	IOCTL_FUZZ(w, fd, PGAS_IOC_JOB_CREATE, &c, ret, place, size);
 	op_end(ret);
 	check_errno(w, "JOB_CREATE", ret, E_CREATE);
+	/* The kernel reads what the size covers: max_eps from 28 bytes, pad from 32. */
+	if (w->model && ret == 0 && (place == A_STACK || place == A_DROPPED) &&
+	    ((size >= sizeof(c) && c.pad) ||
+	     (size >= CREATE_MAX_EPS_END && c.max_eps &&
+	      (c.max_eps < c.nranks || c.max_eps > PGAS_MAX_ENDPOINTS))))
+		mismatch("JOB_CREATE", "a bad max_eps or pad: succeeded", ret);
 	if (ret)
 		return;
 	wlock(w);
@@ -1115,6 +1176,8 @@ static void op_create(struct world *w)
 		w->j[k].id = c.job_id;
 		w->j[k].key = c.key;
 		w->j[k].nranks = c.nranks;
+		/* What the kernel read: a shorter struct has no max_eps. */
+		w->j[k].max_eps = size >= CREATE_MAX_EPS_END && c.max_eps ? c.max_eps : c.nranks;
 		fr->role = R_LAUNCHER;
 		fr->job = k;
 	}
@@ -1130,10 +1193,19 @@ static void op_join(struct world *w)
 	struct filerec *fr;
 	long ret;
 
+	if (chance(RNG(w), 30))
+		a.flags = PGAS_JOIN_EXTRA;
 	if (k >= 0) {
 		a.job_id = w->j[k].id;
 		a.key = w->j[k].key;
 		a.vpid = (unsigned int)rnd(RNG(w), w->j[k].nranks + (chance(RNG(w), 10) ? 2 : 0));
+		/* An extra, mostly of a rank this process has joined. */
+		for (int v = 0; a.flags && v < 64 && v < (int)w->j[k].nranks && chance(RNG(w), 80);
+		     v++)
+			if (w->j[k].joined & (1ULL << v)) {
+				a.vpid = (unsigned int)v;
+				break;
+			}
 	} else {
 		a.job_id = (unsigned int)rnd(RNG(w), 100);
 		a.key = rnext(RNG(w));
@@ -1146,22 +1218,57 @@ static void op_join(struct world *w)
 		a.flags = (unsigned int)rnext(RNG(w));
 	if (chance(RNG(w), 3))
 		a.pad = 1;
-	op_begin("JOB_JOIN(fd%d, job %u, vpid %u, flags %#x, pad %u)", fd, a.job_id, a.vpid,
-		 a.flags, a.pad);
+	if (chance(RNG(w), 3))
+		a.pad1 = 1;
+	op_begin("JOB_JOIN(fd%d, job %u, vpid %u, flags %#x, pad %u %u)", fd, a.job_id, a.vpid,
+		 a.flags, a.pad, a.pad1);
 	IOCTL_FUZZ(w, fd, PGAS_IOC_JOB_JOIN, &a, ret, place, size);
 	op_end(ret);
 	check_errno(w, "JOB_JOIN", ret, E_JOIN);
-	if (ret)
-		return;
 	wlock(w);
 	fr = file_of(w, s);
+	if (ret == 0 && (a.flags & PGAS_JOIN_EXTRA) && size < PGAS_IOC_JOB_JOIN_SIZE_VER1 &&
+	    (place == A_STACK || place == A_DROPPED))
+		mismatch("JOB_JOIN", "PGAS_JOIN_EXTRA in a struct shorter than 40 bytes: succeeded",
+			 ret);
+	/*
+	 * Only the process that joined rank vpid may add extras to it; this
+	 * one never did (its children and threads of a race episode are not
+	 * the model's).
+	 */
+	if (ret == 0 && (a.flags & PGAS_JOIN_EXTRA) && k >= 0 && a.vpid < 64 && w->model &&
+	    !w->foreign && !w->race && !(w->j[k].joined & (1ULL << a.vpid)))
+		mismatch("JOB_JOIN", "PGAS_JOIN_EXTRA for a rank this process never joined: "
+			 "succeeded", ret);
+	if (ret == 0 && k >= 0 && size >= sizeof(a) && place != A_RDONLY && w->model && !w->race) {
+		struct jobrec *j = &w->j[k];
+
+		if (!(a.flags & PGAS_JOIN_EXTRA) && a.eid != a.vpid)
+			mismatch("JOB_JOIN", "a rank's eid is not its vpid", (long)a.eid);
+		if ((a.flags & PGAS_JOIN_EXTRA) &&
+		    (a.eid < j->nranks || a.eid >= j->max_eps || (j->last_eid && a.eid <= j->last_eid)))
+			mismatch("JOB_JOIN", "an extra's eid out of order (nranks..max_eps-1, rising)",
+				 (long)a.eid);
+	}
+	if (ret) {
+		wunlock(w);
+		return;
+	}
 	if (fr && !fr->elsewhere && fr->role != R_NONE && w->model)
 		mismatch("JOB_JOIN", "a second role for one file succeeded", ret);
+	if (a.flags & PGAS_JOIN_EXTRA)
+		atomic_fetch_add(&sh->extras, 1);
 	if (fr && place != A_RDONLY && k >= 0) {
 		fr->role = R_EP;
 		fr->job = k;
 		fr->vpid = (int)a.vpid;
+		fr->extra = !!(a.flags & PGAS_JOIN_EXTRA);
+		fr->eid = size >= sizeof(a) ? a.eid : a.vpid;
 		fr->rings = S_DEAD;
+		if (!fr->extra && a.vpid < 64)
+			w->j[k].joined |= 1ULL << a.vpid;
+		if (fr->extra && size >= sizeof(a) && a.eid > w->j[k].last_eid)
+			w->j[k].last_eid = a.eid;
 	}
 	(void)size;
 	wunlock(w);
@@ -1265,6 +1372,8 @@ static void op_rings(struct world *w)
 		if (fr->role != R_EP && clean_call(size, sizeof(g), place) && rings_valid(&g) &&
 		    ret != -EBADFD)
 			mismatch("RINGS_CREATE", "on a file that is no endpoint: want EBADFD", ret);
+		if (ret == 0 && fr->extra && clean_call(size, sizeof(g), place) && g.kern_cookie)
+			mismatch("RINGS_CREATE", "an extra endpoint got a kernel page", ret);
 	}
 	if (ret == 0 && fr && fr->role == R_EP) {
 		fr->rings = S_LIVE;
@@ -1349,7 +1458,7 @@ static int reg_predict(const struct filerec *fr, const struct bufrec *b,
 {
 	u64 start = (uintptr_t)b->addr, end = start + b->len;
 
-	if (fr->role != R_EP || (a->flags & ~PGAS_REG_WRITE) || !a->len || a->len % PG ||
+	if (fr->role != R_EP || fr->extra || (a->flags & ~PGAS_REG_WRITE) || !a->len || a->len % PG ||
 	    a->addr % PG || a->addr + a->len < a->addr || a->len > (1ULL << 40) ||
 	    a->addr >= (1ULL << 47) || a->addr < 0x10000)
 		return 0;
@@ -1856,7 +1965,7 @@ static void op_wake(struct world *w)
 	unsigned int size;
 	long ret;
 
-	a.vpid = chance(RNG(w), 80) ? (unsigned int)rnd(RNG(w), 4) : (unsigned int)rnext(RNG(w));
+	a.vpid = chance(RNG(w), 80) ? (unsigned int)rnd(RNG(w), 8) : (unsigned int)rnext(RNG(w));
 	if (chance(RNG(w), 3))
 		a.flags = (unsigned int)rnext(RNG(w));
 	if (chance(RNG(w), 3))
@@ -1882,11 +1991,75 @@ static void op_poll(struct world *w)
 	check_errno(w, "poll", ret, E_POLL);
 }
 
+/* PGAS_IOC_EP_INFO of an eid, valid or not, with what the model knows of it. */
+static void op_ep_info(struct world *w)
+{
+	struct pgas_ioc_ep_info a = { .size = sizeof(a) };
+	int s, fd = pick_fd(w, &s), place, i;
+	struct filerec *fr, *other = NULL;
+	unsigned int size;
+	long ret;
+
+	a.eid = chance(RNG(w), 85) ? (unsigned int)rnd(RNG(w), 10) : (unsigned int)rnext(RNG(w));
+	/* Mostly an endpoint this world knows: ranks and extras it joined. */
+	if (chance(RNG(w), 60)) {
+		int k = (int)rnd(RNG(w), NF);
+
+		for (i = 0; i < NF; i++) {
+			int t = (k + i) % NF;
+
+			if (w->f[t].fd >= 0 && w->file[w->f[t].fid].role == R_EP) {
+				a.eid = w->file[w->f[t].fid].eid;
+				break;
+			}
+		}
+	}
+	if (chance(RNG(w), 3))
+		a.flags = (unsigned int)rnext(RNG(w));
+	if (chance(RNG(w), 3))
+		a.pad = 1;
+	op_begin("EP_INFO(fd%d, eid %u, flags %#x, pad %u)", fd, a.eid, a.flags, a.pad);
+	IOCTL_FUZZ(w, fd, PGAS_IOC_EP_INFO, &a, ret, place, size);
+	op_end(ret);
+	check_errno(w, "EP_INFO", ret, E_EPINFO);
+	if (ret == 0)
+		atomic_fetch_add(&sh->ep_infos, 1);
+	wlock(w);
+	fr = file_of(w, s);
+	if (w->model && fr && !fr->elsewhere && !w->foreign && !w->race &&
+	    clean_call(size, sizeof(a), place) && fr->role == R_EP && !a.flags && !a.pad) {
+		const struct jobrec *j = &w->j[fr->job];
+
+		if (ret == -ENOENT && a.eid < j->nranks)
+			mismatch("EP_INFO", "a rank's eid: ENOENT", ret);
+		if (ret == 0 && a.eid >= j->max_eps)
+			mismatch("EP_INFO", "an eid past max_eps: succeeded", ret);
+		if (ret == 0 && (a.state > PGAS_EP_STATE_CLOSED || !a.cookie != !a.region_size ||
+				 a.layout.size != a.region_size ||
+				 (a.cookie && a.state != PGAS_EP_STATE_LIVE) ||
+				 (a.eid < j->nranks && a.owner != a.eid) || a.owner >= j->nranks))
+			mismatch("EP_INFO", "an inconsistent answer", (long)a.state);
+		/* One of this world's own endpoints, live here: so in the kernel. */
+		for (i = 0; i < NF; i++) {
+			struct filerec *o = w->f[i].fd >= 0 ? &w->file[w->f[i].fid] : NULL;
+
+			if (o && o->role == R_EP && o->job == fr->job && o->eid == a.eid &&
+			    !o->elsewhere)
+				other = o;
+		}
+		if (other && (ret || a.state != PGAS_EP_STATE_LIVE ||
+			      (other->rings == S_LIVE && a.cookie != other->rcookie)))
+			mismatch("EP_INFO", "a live endpoint of this process: not live, or another "
+				 "cookie", ret ? ret : (long)a.state);
+	}
+	wunlock(w);
+}
+
 static void op_badcmd(struct world *w)
 {
 	static const unsigned int cmds[] = { PGAS_IOC_JOB_CREATE, PGAS_IOC_JOB_JOIN,
 					     PGAS_IOC_RINGS_CREATE, PGAS_IOC_REG,
-					     PGAS_IOC_DEREG, PGAS_IOC_WAKE };
+					     PGAS_IOC_DEREG, PGAS_IOC_WAKE, PGAS_IOC_EP_INFO };
 	const int ncmds = (int)(sizeof(cmds) / sizeof(cmds[0]));
 	int s, fd = pick_fd(w, &s), i;
 	unsigned int cmd, t;
@@ -1930,11 +2103,12 @@ static void op_garbage(struct world *w)
 {
 	static const unsigned int cmds[] = { PGAS_IOC_JOB_CREATE, PGAS_IOC_JOB_JOIN,
 					     PGAS_IOC_RINGS_CREATE, PGAS_IOC_REG,
-					     PGAS_IOC_DEREG, PGAS_IOC_WAKE };
-	static const int *const sets[] = { E_CREATE, E_JOIN, E_RINGS, E_REG, E_DEREG, E_WAKE };
+					     PGAS_IOC_DEREG, PGAS_IOC_WAKE, PGAS_IOC_EP_INFO };
+	static const int *const sets[] = { E_CREATE, E_JOIN, E_RINGS, E_REG, E_DEREG, E_WAKE,
+					   E_EPINFO };
 	static const char *const names[] = { "JOB_CREATE", "JOB_JOIN", "RINGS_CREATE", "REG",
-					     "DEREG", "WAKE" };
-	int s, fd = pick_fd(w, &s), c = (int)rnd(RNG(w), 6), i;
+					     "DEREG", "WAKE", "EP_INFO" };
+	int s, fd = pick_fd(w, &s), c = (int)rnd(RNG(w), 7), i;
 	char arg[128];
 	long ret;
 
@@ -2142,7 +2316,7 @@ static const struct opdef ops[] = {
 	{ op_join, 8, 0 }, { op_rings, 8, 0 }, { op_reg, 14, 0 }, { op_dereg, 8, 0 },
 	{ op_mmap, 12, 0 }, { op_munmap, 5, 0 }, { op_mremap, 2, 0 }, { op_mprotect, 2, 0 },
 	{ op_madvise, 1, 0 }, { op_touch, 6, 0 }, { op_badcmd, 2, 0 }, { op_garbage, 3, 0 },
-	{ op_wake, 2, 0 }, { op_poll, 2, 0 },
+	{ op_wake, 2, 0 }, { op_poll, 2, 0 }, { op_ep_info, 4, 0 },
 	{ op_fork, 1, 1 }, { op_kill, 1, 1 }, { op_pass, 1, 1 },
 };
 
@@ -2201,12 +2375,15 @@ static void setup_job(struct world *w, int neps)
 
 		if (w->f[0].fd < 0)
 			return;
-		op_begin("JOB_CREATE(fd%d, nranks %u)", w->f[0].fd, c.nranks);
+		/* Room for a few extra endpoints, usually. */
+		c.max_eps = chance(RNG(w), 70) ? c.nranks + 1 + (unsigned int)rnd(RNG(w), 4) : 0;
+		op_begin("JOB_CREATE(fd%d, nranks %u, max_eps %u)", w->f[0].fd, c.nranks, c.max_eps);
 		ret = op_end(sys_ret(ioctl(w->f[0].fd, PGAS_IOC_JOB_CREATE, &c)));
 		check_errno(w, "JOB_CREATE", ret, E_CREATE);
 		if (ret)
 			return;
-		w->j[0] = (struct jobrec){ 1, c.job_id, c.nranks, c.key };
+		w->j[0] = (struct jobrec){ 1, c.job_id, c.nranks, c.key,
+					   c.max_eps ? c.max_eps : c.nranks, 0, 0 };
 		w->njobs = 1;
 		w->file[w->f[0].fid].role = R_LAUNCHER;
 	}
@@ -2232,9 +2409,55 @@ static void setup_job(struct world *w, int neps)
 		fr->role = R_EP;
 		fr->job = 0;
 		fr->vpid = (int)a.vpid;
+		fr->eid = a.vpid;
+		w->j[0].joined |= 1ULL << a.vpid;
 		op_begin("RINGS_CREATE(fd%d)", w->f[i].fd);
 		ret = op_end(sys_ret(ioctl(w->f[i].fd, PGAS_IOC_RINGS_CREATE, &g)));
 		check_errno(w, "RINGS_CREATE", ret, E_RINGS);
+		if (ret)
+			continue;
+		fr->rings = S_LIVE;
+		fr->rcookie = g.cookie;
+		fr->rsize = g.region_size;
+	}
+	/* Extra endpoints of the ranks joined, with rings, in the slots left. */
+	for (; i < NF && w->j[0].joined && chance(RNG(w), 60); i++) {
+		struct pgas_ioc_job_join a = { .size = sizeof(a), .flags = PGAS_JOIN_EXTRA,
+					       .job_id = w->j[0].id, .key = w->j[0].key };
+		struct pgas_ioc_rings g = { .size = sizeof(g), .mbox_slots = 16,
+					    .notify_entries = 16, .bounce_bufs = 1,
+					    .bounce_size = 64 };
+		struct filerec *fr;
+		long ret;
+
+		do
+			a.vpid = (unsigned int)rnd(RNG(w), (u64)neps);
+		while (!(w->j[0].joined & (1ULL << a.vpid)));
+		w->f[i].fd = -1;
+		op_open(w);
+		if (w->f[i].fd < 0)
+			continue;
+		fr = file_of(w, i);
+		op_begin("JOB_JOIN(fd%d, extra of vpid %u)", w->f[i].fd, a.vpid);
+		ret = op_end(sys_ret(ioctl(w->f[i].fd, PGAS_IOC_JOB_JOIN, &a)));
+		check_errno(w, "JOB_JOIN", ret, E_JOIN);
+		if (!ret && (a.eid < w->j[0].nranks || a.eid >= w->j[0].max_eps ||
+			     (w->j[0].last_eid && a.eid <= w->j[0].last_eid)))
+			mismatch("JOB_JOIN", "an extra's eid out of order", (long)a.eid);
+		if (ret)
+			continue;
+		fr->role = R_EP;
+		fr->job = 0;
+		fr->vpid = (int)a.vpid;
+		fr->extra = 1;
+		fr->eid = a.eid;
+		w->j[0].last_eid = a.eid;
+		atomic_fetch_add(&sh->extras, 1);
+		op_begin("RINGS_CREATE(fd%d) of extra %u", w->f[i].fd, a.eid);
+		ret = op_end(sys_ret(ioctl(w->f[i].fd, PGAS_IOC_RINGS_CREATE, &g)));
+		check_errno(w, "RINGS_CREATE", ret, E_RINGS);
+		if (!ret && g.kern_cookie)
+			mismatch("RINGS_CREATE", "an extra endpoint got a kernel page", ret);
 		if (ret)
 			continue;
 		fr->rings = S_LIVE;
@@ -2475,6 +2698,27 @@ static void member_main(struct world *w, int vpid, struct jobrec job, u64 ms)
 		atomic_store(&bd->rlen[vpid], reg.len);
 		atomic_store(&bd->reg[vpid], reg.cookie);
 	}
+	/* Extra endpoints of its rank, with rings; they die with it. */
+	for (i = 0; i < 2 && chance(RNG(w), 50); i++) {
+		struct pgas_ioc_job_join x = { .size = sizeof(x), .flags = PGAS_JOIN_EXTRA,
+					       .job_id = job.id, .key = job.key,
+					       .vpid = (unsigned int)vpid };
+		struct pgas_ioc_rings xg = { .size = sizeof(xg), .mbox_slots = 16,
+					     .notify_entries = 16, .bounce_bufs = 1,
+					     .bounce_size = 64 };
+		int xfd;
+
+		op_begin("member open + JOB_JOIN(extra of vpid %d) + RINGS_CREATE", vpid);
+		xfd = open(DEV, O_RDWR | O_CLOEXEC);
+		ret = xfd < 0 ? -errno : sys_ret(ioctl(xfd, PGAS_IOC_JOB_JOIN, &x));
+		if (!ret) {
+			atomic_fetch_add(&sh->extras, 1);
+			atomic_store(&bd->extra[vpid][i], x.eid);
+			ret = sys_ret(ioctl(xfd, PGAS_IOC_RINGS_CREATE, &xg));
+		}
+		op_end(ret);
+		check_errno(w, "member extra", ret, E_JOIN);
+	}
 	w->model = 0;
 	while (now_ns() < w->deadline) {
 		int p = (int)rnd(RNG(w), (u64)job.nranks);
@@ -2587,7 +2831,8 @@ static int peer_gone_seen(const struct pgas_kern_page *kp, unsigned int vpid)
 static void episode_members(struct world *w)
 {
 	unsigned int n = 2 + (unsigned int)rnd(RNG(w), MAXM - 2), i;
-	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = n + 1 };
+	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = n + 1,
+					 .max_eps = n + 1 + 2 * MAXM };
 	struct pgas_ioc_job_join oj = { .size = sizeof(oj) };
 	struct pgas_ioc_rings og = { .size = sizeof(og), .mbox_slots = 16, .notify_entries = 64,
 				     .bounce_bufs = 1, .bounce_size = 64 };
@@ -2608,7 +2853,7 @@ static void episode_members(struct world *w)
 	check_errno(w, "JOB_CREATE", ret, E_CREATE);
 	if (ret)
 		return;
-	w->j[0] = (struct jobrec){ 1, c.job_id, n + 1, c.key };
+	w->j[0] = (struct jobrec){ 1, c.job_id, n + 1, c.key, c.max_eps, 0, 0 };
 	w->njobs = 1;
 	/*
 	 * The observer: vpid n, its rings mapped read-only.  Opened O_RDWR: a
@@ -2731,6 +2976,23 @@ static void episode_members(struct world *w)
 			     helper ? " while a forked helper held its fd" : "",
 			     got < 0 ? "nothing" : got ? "died" : "left", want ? "died" : "left",
 			     helper ? " (defect 6)" : "");
+		/* Its extras are gone with it: each one closed event. */
+		for (int x = 0; x < 2; x++) {
+			unsigned int eid = atomic_load(&sh->board.extra[mem[k].vpid][x]);
+
+			if (!eid)
+				continue;
+			op_begin("observer: closed event for extra %u of vpid %d?", eid, mem[k].vpid);
+			while ((got = peer_gone_seen(kpage, eid)) < 0 && now_ns() < t_end)
+				sleep_ms(20);
+			op_end(got);
+			snprintf(key, sizeof(key), "extra gone %d", got);
+			if (got == PGAS_GONE_CLOSED)
+				atomic_fetch_add(&sh->extra_events, 1);
+			else
+				fail(key, "member vpid %d's extra endpoint %u: the observer's page says %d, want %u (closed) within 5 s",
+				     mem[k].vpid, eid, got, PGAS_GONE_CLOSED);
+		}
 	}
 	munmap(region, og.region_size);
 	munmap((void *)kpage, PG);
@@ -3012,6 +3274,8 @@ static int runner(u64 deadline)
 		ok("after each of %d episodes (%d seq, %d race, %d members, %d memlock) every "
 		   "sysfs gauge, pinned memory and VmLck came back", e, st.episodes[0],
 		   st.episodes[1], st.episodes[2], st.episodes[3]);
+	out("# %d extra endpoints joined, %d of their deaths seen as closed events, %d EP_INFO answers\n",
+	    atomic_load(&sh->extras), atomic_load(&sh->extra_events), atomic_load(&sh->ep_infos));
 	if (!st.kmsg_fail)
 		ok("no WARNING, BUG, KASAN or lockdep report in the kernel log%s",
 		   kmsg_fd < 0 ? " (no /dev/kmsg: not checked)" : "");
