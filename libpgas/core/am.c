@@ -195,7 +195,11 @@ int pgas__am_short_slow(unsigned rank, unsigned handler, const uint32_t *args, u
 
 	if (rc)
 		return rc;
-	am_send(PGAS_CHAN_REQUEST, rank, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0, NULL, 0);
+	if (nargs <= PGAS_SLOT_PAYLOAD / 4)	/* one slot: as the inline call sends */
+		pgas__am_short_send(rank, handler, args, nargs, 1);
+	else
+		am_send(PGAS_CHAN_REQUEST, rank, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
+			NULL, 0);
 	return PGAS_OK;
 }
 

@@ -324,24 +324,25 @@ static inline uint32_t pgas__lap(uint64_t t)
 }
 
 /*
- * AM Short request: one slot when the arguments fit in 56 bytes (up to 14),
- * otherwise the multi-slot path.  Reserve, write, publish (see pgas_abi.h).
+ * A checked one-slot request (up to 14 arguments): reserve, write, publish
+ * (see pgas_abi.h).  Inline below PGAS_THREAD_MULTIPLE (shared 0: one
+ * thread reads the credit cache, a plain load that can be an operand); the
+ * out-of-line path sends with it from any thread (shared 1: the cache,
+ * which other threads write, is read as a relaxed atomic).
  */
-static inline int pgas_am_request_short(unsigned rank, unsigned handler,
-					const uint32_t *args, unsigned nargs)
+static inline void pgas__am_short_send(unsigned rank, unsigned handler,
+				       const uint32_t *args, unsigned nargs, int shared)
 {
-	struct pgas__peer *p;
+	struct pgas__peer *p = &pgas__g.peers[rank];
 	struct pgas_mbox_slot *slot;
-	uint64_t t;
+	uint64_t t, seen;
 
-	if (PGAS__UNLIKELY(rank >= pgas__g.nranks || handler >= PGAS_MAX_HANDLERS ||
-			   !pgas__g.handlers[handler] || nargs > PGAS_SLOT_PAYLOAD / 4 ||
-			   (!args && nargs) || pgas__g.send_block))
-		return pgas__am_short_slow(rank, handler, args, nargs);
-	p = &pgas__g.peers[rank];
 	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[PGAS_CHAN_REQUEST].tail,
 				      1, memory_order_relaxed);
-	if (PGAS__UNLIKELY(t - p->head_seen[PGAS_CHAN_REQUEST] > pgas__g.mbox_mask))
+	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[PGAS_CHAN_REQUEST],
+					     memory_order_relaxed)
+		      : p->head_seen[PGAS_CHAN_REQUEST];
+	if (PGAS__UNLIKELY(t - seen > pgas__g.mbox_mask))
 		pgas__mbox_wait_space(rank, PGAS_CHAN_REQUEST, t + 1);
 	slot = &p->mbox[PGAS_CHAN_REQUEST][t & pgas__g.mbox_mask];
 	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
@@ -352,6 +353,17 @@ static inline int pgas_am_request_short(unsigned rank, unsigned handler,
 			      memory_order_release);
 	if (PGAS__UNLIKELY(pgas__g.wake))
 		pgas__ring_doorbell(p->ctrl);
+}
+
+/* AM Short request: one slot inline, otherwise the out-of-line path. */
+static inline int pgas_am_request_short(unsigned rank, unsigned handler,
+					const uint32_t *args, unsigned nargs)
+{
+	if (PGAS__UNLIKELY(rank >= pgas__g.nranks || handler >= PGAS_MAX_HANDLERS ||
+			   !pgas__g.handlers[handler] || nargs > PGAS_SLOT_PAYLOAD / 4 ||
+			   (!args && nargs) || pgas__g.send_block))
+		return pgas__am_short_slow(rank, handler, args, nargs);
+	pgas__am_short_send(rank, handler, args, nargs, 0);
 	return PGAS_OK;
 }
 
