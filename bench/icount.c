@@ -17,6 +17,7 @@ enum { H_SINK = 1 };
 static volatile unsigned sunk;
 static uint64_t *remote;
 static uint32_t arg = 7;
+static pgas_ad_t ad;
 
 static void h_sink(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned na)
 {
@@ -49,6 +50,12 @@ NOINLINE int ic_poll_idle(void)
 	return pgas_poll();
 }
 
+/* A non-fetching 64-bit atomic add (issue 12 asks for its count). */
+NOINLINE int ic_atomic_add(void)
+{
+	return pgas_ad_op_u64(ad, NULL, 1, remote + 1, PGAS_AOP_ADD, 3, 0, 0);
+}
+
 NOINLINE int ic_barrier_notify(void)
 {
 	return pgas_barrier_notify(0, PGAS_BARRIERFLAG_ANONYMOUS);
@@ -64,12 +71,15 @@ int main(int argc, char **argv)
 	if (pgas_nranks() != 2)
 		pgas_exit(2);
 	remote = pgas_segment_addr(1);
+	if (pgas_ad_create(&ad, PGAS_DT_U64, PGAS_AOP_ADD, 0))
+		return 1;
 	if (pgas_rank() == 0) {
 		for (int i = 0; i < CALLS; i++) {
 			ic_put_nbi8((uint64_t)i);
 			ic_sync_nbi_puts();
 			ic_get_nbi8(&v);
 			ic_poll_idle();
+			ic_atomic_add();
 		}
 		/* Batches smaller than a ring, so no send waits for space. */
 		for (int i = 0; i < CALLS; i += 100) {
