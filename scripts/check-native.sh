@@ -112,6 +112,27 @@ for c in "1 hsl_barrier" "1 hsl_notify" "2 hsl_signal" "2 hsl_coll" "2 ser_hsl" 
 	fi
 done
 
+# pgas_global_exit(code): every rank ends with code, 0 included, wherever
+# the others are (global_exit.c); a rank that blocks libpgas's signal is
+# killed, and the job still ends with code.  /dev/shm is checked at the end.
+for c in "1 barrier 5" "3 barrier 0" "3 barrier 3" "4 compute 0" "3 handler 9" "3 thread 0" \
+	"3 init 4" "2 blocked 0" "3 block 6"; do
+	set -- $c
+	n=$1 w=$2 code=$3 want=$1 envs=
+	[ "$B" = "$PWD/build" ] || [ "$n" -le 2 ] || continue
+	[ "$w" = blocked ] && want=1
+	[ "$w" = block ] && w=barrier envs=PGAS_WAIT_MODE=block
+	out=$(env $envs "$RUN" -v -n "$n" -t 60 "$B/tests/global_exit" -c "$code" -w "$w" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "exited with code $code\$")
+	if [ $rc -eq "$code" ] && [ "$got" -eq "$want" ]; then
+		ok "global_exit -n $n -w $w $envs: every rank ended with $code"
+	else
+		notok "global_exit -n $n -w $w $envs: pgasrun exit $rc, $got of $want ranks with $code"
+		echo "$out" | tail -n 8 | sed 's/^/    # /'
+	fi
+done
+
 # Collectives: the conformance program at every rank count from 1 to 8 in
 # the plain build (the sanitizer builds at RANKS), then its variants:
 # misuse checks of PGAS_COLL_DEBUG, chunked staging through a tiny stage,

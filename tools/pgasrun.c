@@ -108,6 +108,28 @@ static void abort_job(int code)
 	kill_deadline_ms = now_ms() + GRACE_MS;
 }
 
+/*
+ * A rank called pgas_global_exit(code): every other rank _exits with code
+ * from libpgas's handler of PGAS_BOOT_EXIT_SIGNAL (a rank that blocks it
+ * is killed after the grace period), and the job ends with code.
+ */
+static void global_exit(unsigned from, int code)
+{
+	union sigval v = { .sival_int = PGAS_BOOT_EXIT_VALUE(code) };
+
+	if (aborting)
+		return;
+	if (verbose || code)
+		fprintf(stderr, "pgasrun: rank %u called pgas_global_exit(%d); ending the job\n",
+			from, code);
+	aborting = true;
+	exit_code = code;
+	for (unsigned r = 0; r < nranks; r++)
+		if (r != from && ranks[r].running)
+			sigqueue(ranks[r].pid, PGAS_BOOT_EXIT_SIGNAL, v);
+	kill_deadline_ms = now_ms() + GRACE_MS;
+}
+
 static void close_sock(struct rank *rk)
 {
 	if (rk->sock >= 0)
@@ -204,6 +226,10 @@ static void on_message(unsigned r)
 		if (fd >= 0)
 			close(fd);
 		rk->joined = true;
+		if (m.magic == PGAS_BOOT_GLOBAL_EXIT) {
+			global_exit(r, m.len == 1 ? m.blob[0] : 1);
+			return;
+		}
 		if (m.magic == PGAS_BOOT_PEER_DIED) {
 			rk->peer_died = true;
 			return;

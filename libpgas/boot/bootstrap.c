@@ -62,7 +62,8 @@ int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
 			memcpy(fd, CMSG_DATA(cm), sizeof(int));
 	if (n != (ssize_t)sizeof(*m) ||
 	    (m->magic != PGAS_BOOT_MAGIC && m->magic != PGAS_BOOT_LEAVING &&
-	     m->magic != PGAS_BOOT_FINI && m->magic != PGAS_BOOT_PEER_DIED) ||
+	     m->magic != PGAS_BOOT_FINI && m->magic != PGAS_BOOT_PEER_DIED &&
+	     m->magic != PGAS_BOOT_GLOBAL_EXIT) ||
 	    m->len > PGAS_BOOT_MAX_BLOB || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (*fd >= 0)
 			close(*fd);
@@ -188,7 +189,7 @@ void pgas_boot_leave(void)
 	boot_sock = -1;
 }
 
-void pgas_boot_tell(uint32_t what)
+static void tell(uint32_t what, int code)
 {
 	struct pgas_boot_msg m;
 	ssize_t n;
@@ -198,7 +199,21 @@ void pgas_boot_tell(uint32_t what)
 	memset(&m, 0, sizeof(m));
 	m.magic = what;
 	m.src = boot_rank;
+	if (what == PGAS_BOOT_GLOBAL_EXIT) {
+		m.len = 1;
+		m.blob[0] = (unsigned char)code;
+	}
 	do
 		n = write(boot_sock, &m, sizeof(m));
 	while (n < 0 && errno == EINTR);
+}
+
+void pgas_boot_tell(uint32_t what)
+{
+	tell(what, 0);
+}
+
+void pgas_boot_tell_exit(int code)
+{
+	tell(PGAS_BOOT_GLOBAL_EXIT, code);
 }

@@ -13,6 +13,7 @@
 #ifndef PGAS_BOOTSTRAP_H
 #define PGAS_BOOTSTRAP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,5 +67,17 @@ void pgas_boot_leave(void);
 #define PGAS_BOOT_FINI 0x5046494eu	/* "PFIN" */
 #define PGAS_BOOT_PEER_DIED 0x50444544u	/* "PDED" */
 void pgas_boot_tell(uint32_t what);
+
+/*
+ * pgas_global_exit(code): the rank tells pgasrun GLOBAL_EXIT with the code
+ * in blob[0] and _exits with it; pgasrun queues PGAS_BOOT_EXIT_SIGNAL with
+ * PGAS_BOOT_EXIT_VALUE(code) to every other rank, whose handler (installed
+ * by pgas_init) _exits with the code, and ends with it itself.
+ */
+#define PGAS_BOOT_GLOBAL_EXIT 0x50474558u	/* "PGEX" */
+#define PGAS_BOOT_EXIT_SIGNAL (SIGRTMIN + 4)
+#define PGAS_BOOT_EXIT_VALUE(code) (0x7e0000 | ((code) & 0xff))
+#define PGAS_BOOT_EXIT_IS(value) (((value) & ~0xff) == 0x7e0000)
+void pgas_boot_tell_exit(int code);
 
 #endif /* PGAS_BOOTSTRAP_H */

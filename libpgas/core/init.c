@@ -29,6 +29,7 @@ static bool finalized;		/* pgas_exit(0) ran its finalize */
 static bool hooked;		/* exit_hook registered */
 static bool forked_child;	/* a fork of the rank: not a member of the job */
 static void exit_hook(int status, void *arg);
+static void global_exit_hook(void);
 static void forked(void)
 {
 	forked_child = true;
@@ -91,6 +92,7 @@ int pgas_init(int *argc, char ***argv)
 	pgas__g.rank = c->rank;
 	if (!hooked && on_exit(exit_hook, NULL) == 0 && pthread_atfork(NULL, NULL, forked) == 0)
 		hooked = true;
+	global_exit_hook();
 	pgas__wait_setup();
 	if (sleepers)
 		pgas__g.wake = 1;	/* a peer may sleep: ring its doorbell */
@@ -290,6 +292,31 @@ static void exit_hook(int status, void *arg)
 	(void)arg;
 	if (status == 0)
 		finalize(PGAS__LEFT_RETURN);
+}
+
+/* Another rank's pgas_global_exit, relayed by pgasrun (bootstrap.h). */
+static void on_global_exit(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == SI_QUEUE && PGAS_BOOT_EXIT_IS(si->si_value.sival_int))
+		_exit(si->si_value.sival_int & 0xff);
+}
+
+static void global_exit_hook(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_global_exit, .sa_flags = SA_SIGINFO };
+
+	sigfillset(&sa.sa_mask);
+	sigaction(PGAS_BOOT_EXIT_SIGNAL, &sa, NULL);
+}
+
+void pgas_global_exit(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pgas_boot_tell_exit(code & 0xff);
+	_exit(code & 0xff);
 }
 
 void pgas_exit(int code)

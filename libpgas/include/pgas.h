@@ -200,6 +200,17 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
  * unanswered (see above), and the finalize proceeds as outside.
  */
 void pgas_exit(int code) __attribute__((noreturn));
+/*
+ * Ends every rank of the job now, each process with code & 0xff, 0
+ * included (OpenSHMEM's shmem_global_exit; pgas_exit(code != 0) ends the
+ * others by signal).  Nothing is finalized: messages and transfers in
+ * flight are dropped, atexit handlers do not run.  Under pgasrun the other
+ * ranks end by a signal of libpgas's (SIGRTMIN + 4, handled from
+ * pgas_init: a program must not block it), which makes each _exit(code),
+ * and pgasrun ends with code; a rank that blocks it is killed after 2 s.
+ * Callable from any thread and from a handler, attached or not.
+ */
+void pgas_global_exit(int code) __attribute__((noreturn));
 
 unsigned pgas_rank(void);
 unsigned pgas_nranks(void);
@@ -317,6 +328,39 @@ static inline int pgas_try_syncnbi_all(void);
 /* Access region: the _nbi operations between begin and end get one handle. */
 int pgas_begin_nbi_accessregion(void);
 int pgas_end_nbi_accessregion(pgas_handle_t *handle);
+
+/*
+ * Ordering, as OpenSHMEM 1.5's shmem_fence and shmem_quiet.
+ *
+ * pgas_fence: of the puts (any form), memsets, signals and atomic-domain
+ * operations the calling thread issued to one rank, those before the fence
+ * are visible at that rank before any it issues after the fence.  Nothing
+ * is waited for.
+ * pgas_quiet: every put, get and atomic this rank issued before it, by any
+ * thread and in any form (blocking, _nb, _nbi), is complete: puts and
+ * atomics are visible to every thread of every rank, gets have their data.
+ * It is pgas_wait_syncnbi_all() with a full fence, so a load after it (a
+ * flag of a peer's) is not ordered before the stores of the puts before it.
+ * In the block wait mode it also wakes the peers that sleep, so that the
+ * words their waits test see the puts (see pgas_wait_until_u64).
+ *
+ * On shm and pgas.ko every transfer is complete when its call returns:
+ * pgas_fence is a release fence (no instruction on x86), pgas_quiet a full
+ * fence.  Code must not rely on that: a network conduit will need them.
+ */
+static inline void pgas_fence(void);
+static inline int pgas_quiet(void);
+
+/*
+ * A pointer through which this thread can load and store the memory of
+ * rank at addr (an address in rank's segment, in rank's address space), or
+ * NULL when rank's memory is not load/store reachable from here, rank is
+ * out of range or addr is outside its segment (as OpenSHMEM's shmem_ptr).
+ * Every rank of a job on shm or pgas.ko is reachable.  The pointer is valid
+ * while rank is in the job; the rules of pgas_atomic.h still apply to
+ * words updated through atomic domains.
+ */
+static inline void *pgas_ptr(unsigned rank, const void *addr);
 
 /* Signalling put: put, then a completer notification in rank's ring. */
 int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes,

@@ -315,6 +315,25 @@ PGAS__SYNC_NBI(pgas_try_syncnbi_gets, PGAS__NBI_GETS, 0)
 PGAS__SYNC_NBI(pgas_try_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 0)
 #undef PGAS__SYNC_NBI
 
+static inline void pgas_fence(void)
+{
+	PGAS__FENCE(memory_order_release);
+}
+
+static inline int pgas_quiet(void)
+{
+	if (PGAS__LIKELY(!(pgas__g.nbi_puts_pending | pgas__g.nbi_gets_pending))) {
+		PGAS__FENCE(memory_order_seq_cst);
+		return PGAS_OK;
+	}
+	return pgas__sync_pending("pgas_quiet", PGAS__NBI_PUTS | PGAS__NBI_GETS, 1);
+}
+
+static inline void *pgas_ptr(unsigned rank, const void *addr)
+{
+	return pgas__xlate(rank, addr, 1);
+}
+
 /* ---- active messages ----------------------------------------------------- */
 
 /* Lap number stored in a status word for ring ticket t. */

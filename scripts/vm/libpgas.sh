@@ -37,6 +37,19 @@ for n in 1 2; do
 done
 run "threads -n 2 -t 2 over pgas.ko, block mode" \
 	env PGAS_WAIT_MODE=block pgasrun -n 2 -t 600 /tests/threads -t 2 -i 40
+# pgas_global_exit over pgas.ko: every rank ends with the code (0 included).
+for c in "3 barrier 0" "3 thread 3" "2 handler 0"; do
+	set -- $c
+	out=$(pgasrun -v -n "$1" -t 120 /tests/global_exit -c "$3" -w "$2" 2>&1)
+	rc=$?
+	if [ $rc -eq "$3" ] && [ "$(echo "$out" | grep -c "exited with code $3\$")" -eq "$1" ]; then
+		echo "ok - global_exit -n $1 -w $2 over pgas.ko: every rank ended with $3"
+	else
+		echo "not ok - global_exit -n $1 -w $2 over pgas.ko: exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/# /'
+	fi
+done
+set --
 for n in 2 3; do
 	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick
 	run "teams_model -n $n over pgas.ko (5 s)" pgasrun -n $n -t 600 /tests/teams_model 5
