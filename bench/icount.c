@@ -56,6 +56,12 @@ NOINLINE int ic_atomic_add(void)
 	return pgas_ad_op_u64(ad, NULL, 1, remote + 1, PGAS_AOP_ADD, 3, 0, 0);
 }
 
+/* Quiet: everything issued is complete (issue 12 asks for its count). */
+NOINLINE int ic_quiet(void)
+{
+	return pgas_quiet();
+}
+
 NOINLINE int ic_barrier_notify(void)
 {
 	return pgas_barrier_notify(0, PGAS_BARRIERFLAG_ANONYMOUS);
@@ -80,6 +86,7 @@ int main(int argc, char **argv)
 			ic_get_nbi8(&v);
 			ic_poll_idle();
 			ic_atomic_add();
+			ic_quiet();
 		}
 		/* Batches smaller than a ring, so no send waits for space. */
 		for (int i = 0; i < CALLS; i += 100) {

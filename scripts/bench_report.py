@@ -114,7 +114,7 @@ for n in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("threads.
             [("/processes", f"threads.proc.{metric}.{n}", False, "")])
 for fn, tgt in (("put_nbi8", "<=16"), ("sync_nbi_puts", "<=11"), ("get_nbi8", ""),
                 ("am_short", "<=60"), ("poll_idle", ""), ("barrier_notify", ""),
-                ("atomic_add", "")):
+                ("atomic_add", ""), ("quiet", "")):
     row("instructions", fn, f"icount.{fn}", [])
     rows[-1][4].append(("target", None, tgt))
 

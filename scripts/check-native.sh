@@ -49,7 +49,7 @@ run_tap() {
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
-	for t in rma am errors barrier teams atomics; do
+	for t in rma am errors barrier teams atomics signal; do
 		run_tap "$t -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
 	run_tap "traffic -n $n (16-slot mailboxes)" \
@@ -111,6 +111,16 @@ for c in "1 hsl_barrier" "1 hsl_notify" "2 hsl_signal" "2 hsl_coll" "2 ser_hsl" 
 		echo "$out" | tail -n 8 | sed 's/^/    # /'
 	fi
 done
+
+# Waits on memory in the block wait mode (pgas_signal.h): every case
+# with sleeping waiters, then the wake-up itself: a waiter asleep in
+# pgas_wait_until_u64 is woken by the signal, put or atomic (median under
+# 0.5 ms; the bounded naps alone give 1-8 ms).
+run_tap "signal -n 3, block mode" env PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/signal"
+if [ "$B" = "$PWD/build" ]; then
+	run_tap "signal -n 2 -w 21, block mode: woken by the write itself" \
+		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/signal" -w 21
+fi
 
 # pgas_global_exit(code): every rank ends with code, 0 included, wherever
 # the others are (global_exit.c); a rank that blocks libpgas's signal is

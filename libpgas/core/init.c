@@ -20,6 +20,8 @@ _Static_assert(offsetof(struct pgas_kern_page, peers_gone) % 8 == 0 &&
 
 /* pgas__g.gone's target where no kernel page says who left: stays 0. */
 static const uint64_t nobody_gone;
+/* pgas__g.gone's target where peers may sleep: never 0. */
+static const uint64_t always_slow = 1;
 
 uint32_t *pgas__leavers_word;
 
@@ -164,6 +166,13 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 			return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
 		/* peers_gone and peers_left: one 8-byte word (pgas_abi.h). */
 		pgas__g.gone = (const uint64_t *)&c->kern->peers_gone;
+	}
+	pgas__job.gone_word = pgas__g.gone;
+	if (pgas__g.wake) {
+		/* Peers may sleep: transfers and syncs leave the fast path to
+		 * ring them (rma.c: pgas__rma_gone, pgas__sync_pending). */
+		pgas__g.gone = &always_slow;
+		pgas__g.nbi_puts_pending = 1;
 	}
 	for (size_t i = 0; i < count; i++)
 		pgas__g.handlers[table[i].index] = table[i].fn;

@@ -53,6 +53,8 @@ struct pgas__job {
 	unsigned char *rank_gone;	/* per rank: 0, or 1 + died, from those events */
 	bool gone_lost;			/* events were overwritten unread: rank_gone is partial */
 	bool leaving;		/* in pgas_exit(0): announced, draining */
+	/* What pgas__g.gone reads where nobody sleeps (see pgas_fast.h). */
+	const uint64_t *gone_word;
 	/* The message a handler runs for, per channel (NULL when none). */
 	struct pgas_token *handling[PGAS_NCHAN];
 	int wait_mode;		/* resolved: never PGAS_WAIT_AUTO */

@@ -115,8 +115,19 @@ static int rma_gone(const char *call, unsigned rank)
 int pgas__rma_gone(const char *call, unsigned rank)
 {
 	static int busy;
+	bool get = rank & PGAS__RMA_GET;
 	int rc;
 
+	rank &= ~PGAS__RMA_GET;
+	if (pgas__g.wake) {
+		/* Block mode (pgas__g.gone, pgas_signal.h): the target may
+		 * sleep in a wait on the word this transfer changed. */
+		if (!get && rank < pgas__g.nranks)
+			pgas__ring_doorbell(pgas__g.peers[rank].ctrl);
+		if (!atomic_load_explicit((_Atomic uint64_t *)pgas__job.gone_word,
+					  memory_order_relaxed))
+			return PGAS_OK;
+	}
 	if (!pgas__mt())
 		return rma_gone(call, rank);
 	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
@@ -140,6 +151,14 @@ int pgas__sync_pending(const char *call, int what, int block)
 	(void)block;
 	if (!what)	/* an explicit handle other than PGAS_HANDLE_DONE */
 		return pgas__err(PGAS_ERR_INVAL, call, "not a handle of this job");
+	if ((what & PGAS__NBI_PUTS) && pgas__g.wake) {
+		/* Block mode keeps nbi_puts_pending set: the _nbi puts since the
+		 * last sync may have changed a word a peer sleeps on. */
+		for (unsigned r = 0; r < pgas__g.nranks; r++)
+			pgas__ring_doorbell(pgas__g.peers[r].ctrl);
+		PGAS__FENCE(memory_order_seq_cst);
+		return PGAS_OK;
+	}
 	/* Implicit operations are never left pending by this conduit. */
 	return pgas__err(PGAS_ERR_STATE, call, "implicit-handle counters corrupted");
 }

@@ -318,8 +318,14 @@ static void mt_idle(struct pgas__waiter *w)
 		return;
 	}
 	if (!__atomic_exchange_n(&bell_taken, 1, __ATOMIC_ACQUIRE)) {
+		bool slept = w->armed == 1;
+
 		sleep_on_bell(w, pgas__g.my_ctrl);
 		__atomic_store_n(&bell_taken, 0, __ATOMIC_RELEASE);
+		/* A bell ended the sleep: a put, signal or atomic may have
+		 * changed what a napper waits for. */
+		if (slept && !w->naps)
+			pgas__naps_wake();
 		return;
 	}
 	nap(w);

@@ -392,6 +392,7 @@ int pgas_barrier(uint32_t id, unsigned flags);
 
 #include "pgas_fast.h"
 #include "pgas_atomic.h"
+#include "pgas_signal.h"
 #include "pgas_coll.h"
 
 #endif /* PGAS_H */

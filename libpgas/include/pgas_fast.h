@@ -62,7 +62,9 @@ struct pgas__state {
 	/*
 	 * pgas.ko: its kernel page's peers_gone and peers_left as one word,
 	 * non-zero once a peer of the job has left at the kernel's level
-	 * (died, or its process ended); else a word that stays 0.
+	 * (died, or its process ended); else a word that stays 0.  Where
+	 * peers may sleep (block wait mode): a word that is never 0, so that
+	 * every transfer's check leaves the fast path to wake its target.
 	 */
 	const uint64_t *gone;
 	uint64_t status_src;		/* PGAS_STATUS(0, rank, 0, 0, 0, 0) */
@@ -119,13 +121,25 @@ int pgas__rma_gone(const char *call, unsigned rank);
  * copy's loads before it, and the revocation's TLB shootdown orders a
  * copy's stores.  One load and a branch while nobody has left.
  */
-static inline int pgas__rma_check(const char *call, unsigned rank)
+/* get: PGAS__RMA_GET after a get, which wakes nobody (rma.c). */
+#define PGAS__RMA_GET 0x80000000u
+static inline int pgas__rma_check_dir(const char *call, unsigned rank, unsigned get)
 {
 	PGAS__FENCE(memory_order_acquire);
 	if (PGAS__UNLIKELY(atomic_load_explicit((_Atomic uint64_t *)pgas__g.gone,
 						memory_order_relaxed)))
-		return pgas__rma_gone(call, rank);
+		return pgas__rma_gone(call, rank | get);
 	return PGAS_OK;
+}
+
+static inline int pgas__rma_check(const char *call, unsigned rank)
+{
+	return pgas__rma_check_dir(call, rank, 0);
+}
+
+static inline int pgas__rma_check_get(const char *call, unsigned rank)
+{
+	return pgas__rma_check_dir(call, rank, PGAS__RMA_GET);
 }
 
 /* Every segment is at least this large (pgas_attach rounds up to pages). */
@@ -190,7 +204,7 @@ static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t
 	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nbi", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
-	return pgas__rma_check("pgas_get_nbi", rank);
+	return pgas__rma_check_get("pgas_get_nbi", rank);
 }
 
 static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes)
@@ -212,7 +226,7 @@ static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nby
 		return pgas__rma_fail("pgas_get", rank, src, nbytes);
 	PGAS__FENCE(memory_order_acquire);
 	pgas__copy(dst, s, nbytes);
-	return pgas__rma_check("pgas_get", rank);
+	return pgas__rma_check_get("pgas_get", rank);
 }
 
 static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
@@ -236,7 +250,7 @@ static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
 		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
 	*handle = PGAS_HANDLE_DONE;
-	return pgas__rma_check("pgas_get_nb", rank);
+	return pgas__rma_check_get("pgas_get_nb", rank);
 }
 
 /* Natural alignment and a size of 1, 2, 4 or 8, in one test. */
@@ -272,7 +286,7 @@ static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
 	case 4: *value = atomic_load_explicit((_Atomic uint32_t *)s, memory_order_acquire); break;
 	default: *value = atomic_load_explicit((_Atomic uint64_t *)s, memory_order_acquire); break;
 	}
-	return pgas__rma_check("pgas_get_val", rank);
+	return pgas__rma_check_get("pgas_get_val", rank);
 }
 
 /* Values of pgas__sync_pending()'s 'what'. */

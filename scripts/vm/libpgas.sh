@@ -16,7 +16,7 @@ run() {	# run LABEL CMD...
 	fi
 }
 for n in 1 2 3; do
-	for t in rma am errors barrier teams atomics; do
+	for t in rma am errors barrier teams atomics signal; do
 		run "$t -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/$t
 	done
 	run "traffic -n $n over pgas.ko (16-slot mailboxes)" \
@@ -30,6 +30,8 @@ done
 run "barrier -n 4 over pgas.ko, block mode" env PGAS_WAIT_MODE=block pgasrun -n 4 -t 600 /tests/barrier 200
 run "blockwait -n 2 over pgas.ko: a blocked rank sleeps (<10% cpu) and wakes" \
 	pgasrun -n 2 -t 600 /tests/blockwait
+run "signal -n 3 over pgas.ko, block mode (signals, puts, atomics ring sleepers)" \
+	env PGAS_WAIT_MODE=block pgasrun -n 3 -t 600 /tests/signal
 run "demo over pgas.ko" pgasrun -n 4 -t 600 /tests/demo
 # Threads at PGAS_THREAD_MULTIPLE over pgas.ko (exact counts; threads.c).
 for n in 1 2; do
