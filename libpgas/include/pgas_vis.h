@@ -36,12 +36,16 @@
  *    full before anything is copied: every byte of every element or region
  *    must lie in rank's segment, else the call fails with PGAS_ERR_BOUNDS
  *    and nothing was written.  A call is either copied whole or refused;
- *  - a total of 0 bytes (any count 0, or empty lists) is a no-op that
- *    returns PGAS_OK (addresses and strides are not looked at);
+ *  - a total of 0 bytes (a count of 0, empty lists or regions all of
+ *    length 0) is a no-op that returns PGAS_OK: no address or stride is
+ *    looked at (the rank, the _nb handle and, with entries, a list itself
+ *    still are);
  *  - extents that overflow size_t (count products, stride times count,
  *    footprint sizes, list totals) are refused with PGAS_ERR_SIZE, never
- *    wrapped; NULL lists, arrays or local addresses with a non-zero count
- *    and elemsz 0 are PGAS_ERR_INVAL;
+ *    wrapped; elemsz 0, stridelevels over the maximum, a NULL count array
+ *    (stridelevels > 0), and a NULL list, strides array or local address
+ *    where bytes are to move are PGAS_ERR_INVAL; totals of the two lists
+ *    that differ are PGAS_ERR_INVAL;
  *  - completion, ordering and threads as pgas_put/pgas_get (pgas.h): on
  *    shm and pgas.ko the calling thread copies each contiguous run once,
  *    straight between the source and the destination (no packing), so the
