@@ -49,16 +49,18 @@ I_CORE   := -Ilibpgas/core -Ilibpgas/boot -Iconduit
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/am.c libpgas/core/rma.c libpgas/core/barrier.c \
             libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c libpgas/core/thread.c libpgas/core/progress.c libpgas/core/atomic.c libpgas/core/signal.c \
+            libpgas/core/vis.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
             libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
             conduit/conduits.c conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 HEADERS  := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_coll.h \
-            libpgas/include/pgas_atomic.h libpgas/include/pgas_signal.h \
+            libpgas/include/pgas_atomic.h libpgas/include/pgas_signal.h libpgas/include/pgas_vis.h \
             libpgas/boot/bootstrap.h libpgas/boot/boot.h libpgas/core/internal.h libpgas/core/layer.h \
             libpgas/coll/coll.h \
             uapi/pgas_abi.h conduit/conduit.h
 PUBLIC_HEADERS := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_atomic.h libpgas/include/pgas_signal.h \
+                  libpgas/include/pgas_vis.h \
                   libpgas/include/pgas_coll.h uapi/pgas_abi.h
 
 # Who reaches into which layer today.  The boot and conduit files that

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pgas.h - libpgas public API: active messages, one-sided put/get, barriers;
- * teams and collectives in pgas_coll.h, remote atomics in pgas_atomic.h.
+ * teams and collectives in pgas_coll.h, remote atomics in pgas_atomic.h,
+ * strided, indexed and vector put/get in pgas_vis.h.
  *
  * Every call returns 0 (PGAS_OK) or a negative PGAS_ERR_* code; on failure
  * the message naming the call and the offending value is available from
@@ -393,6 +394,7 @@ int pgas_barrier(uint32_t id, unsigned flags);
 #include "pgas_fast.h"
 #include "pgas_atomic.h"
 #include "pgas_signal.h"
+#include "pgas_vis.h"
 #include "pgas_coll.h"
 
 #endif /* PGAS_H */
