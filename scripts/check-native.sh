@@ -49,7 +49,7 @@ run_tap() {
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
-	for t in rma am errors barrier teams atomics signal vis; do
+	for t in rma am errors barrier teams atomics signal vis immediate; do
 		run_tap "$t -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
 	run_tap "traffic -n $n (16-slot mailboxes)" \

@@ -123,10 +123,48 @@ static void write_body(struct pgas_mbox_slot *ring, uint64_t t,
 	}
 }
 
-/* Reserves, writes and publishes one message (see pgas_abi.h). */
-static void am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler,
-		    const uint32_t *args, unsigned nargs, const void *trailer, size_t tlen,
-		    const void *payload, size_t plen)
+/*
+ * PGAS_AM_IMMEDIATE: reserves k slots only if the ring has room for them
+ * now (a compare-and-swap on the tail, where a plain send takes its
+ * ticket with a fetch-and-add and then waits for the room).
+ */
+static bool reserve_now(struct pgas__peer *p, unsigned chan, unsigned k, uint64_t *t)
+{
+	_Atomic uint64_t *tail = (_Atomic uint64_t *)&p->ctrl->mbox[chan].tail;
+	uint64_t nslots = (uint64_t)pgas__g.mbox_mask + 1;
+	uint64_t tl = atomic_load_explicit(tail, memory_order_relaxed);
+
+	for (;;) {
+		uint64_t h = __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED);
+
+		if (h > tl || tl + k - h > nslots) {
+			h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
+						 memory_order_acquire);
+			__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELAXED);
+			if (h > tl) {	/* tl is stale: others sent since */
+				tl = atomic_load_explicit(tail, memory_order_relaxed);
+				continue;
+			}
+			if (tl + k - h > nslots)
+				return false;
+		}
+		if (atomic_compare_exchange_weak_explicit(tail, &tl, tl + k, memory_order_relaxed,
+							  memory_order_relaxed)) {
+			*t = tl;
+			return true;
+		}
+	}
+}
+
+/*
+ * Reserves, writes and publishes one message (see pgas_abi.h); a Long's
+ * payload (lcopy) is copied once the slots are reserved, before the
+ * header is published.  PGAS_ERR_NOT_READY, with nothing sent, when imm
+ * and the ring is full.
+ */
+static int am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler,
+		   const uint32_t *args, unsigned nargs, const void *trailer, size_t tlen,
+		   const void *payload, size_t plen, bool imm, const struct piece *lcopy)
 {
 	struct pgas__peer *p = &pgas__g.peers[rank];
 	size_t aend = args_end(type, nargs);
@@ -142,10 +180,18 @@ static void am_send(unsigned chan, unsigned rank, unsigned type, unsigned handle
 	struct pgas_mbox_slot *ring = p->mbox[chan];
 	uint64_t t;
 
-	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
-				      memory_order_relaxed);
-	if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED) > pgas__g.mbox_mask)
-		pgas__mbox_wait_space(rank, chan, t + k);
+	if (imm) {
+		if (!reserve_now(p, chan, k, &t))
+			return PGAS_ERR_NOT_READY;
+	} else {
+		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
+					      memory_order_relaxed);
+		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED) >
+		    pgas__g.mbox_mask)
+			pgas__mbox_wait_space(rank, chan, t + k);
+	}
+	if (lcopy)
+		pgas__copy((void *)lcopy[0].ptr, lcopy[1].ptr, lcopy[1].len);
 	write_body(ring, t, pieces, 4);
 	for (unsigned i = 1; i < k; i++)
 		atomic_store_explicit((_Atomic uint64_t *)&ring[(t + i) & pgas__g.mbox_mask].status,
@@ -157,14 +203,21 @@ static void am_send(unsigned chan, unsigned rank, unsigned type, unsigned handle
 			      memory_order_release);
 	if (pgas__g.wake)
 		pgas__ring_doorbell(p->ctrl);
+	return PGAS_OK;
 }
 
-/* Validation shared by every AM call; chan tells request from reply. */
-static int check_am(const char *call, unsigned chan, unsigned rank, unsigned handler,
-		    const uint32_t *args, unsigned nargs)
+/*
+ * Validation shared by every AM call; chan tells request from reply.
+ * *handler loses its PGAS_AM_IMMEDIATE bit, which *imm receives.
+ */
+static int check_am(const char *call, unsigned chan, unsigned rank, unsigned *handler_,
+		    const uint32_t *args, unsigned nargs, bool *imm)
 {
 	int rc = pgas__check_rank(call, rank);
+	unsigned handler = *handler_ & ~PGAS_AM_IMMEDIATE;
 
+	*imm = *handler_ & PGAS_AM_IMMEDIATE;
+	*handler_ = handler;
 	if (rc)
 		return rc;
 	if (handler == 0 || handler >= PGAS_MAX_HANDLERS)
@@ -191,16 +244,18 @@ static int check_am(const char *call, unsigned chan, unsigned rank, unsigned han
 
 int pgas__am_short_slow(unsigned rank, unsigned handler, const uint32_t *args, unsigned nargs)
 {
-	int rc = check_am("pgas_am_request_short", PGAS_CHAN_REQUEST, rank, handler, args, nargs);
+	bool imm;
+	int rc = check_am("pgas_am_request_short", PGAS_CHAN_REQUEST, rank, &handler, args, nargs,
+			  &imm);
 
 	if (rc)
 		return rc;
-	if (nargs <= PGAS_SLOT_PAYLOAD / 4)	/* one slot: as the inline call sends */
+	if (nargs <= PGAS_SLOT_PAYLOAD / 4 && !imm) {	/* one slot: as the inline call sends */
 		pgas__am_short_send(rank, handler, args, nargs, 1);
-	else
-		am_send(PGAS_CHAN_REQUEST, rank, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
-			NULL, 0);
-	return PGAS_OK;
+		return PGAS_OK;
+	}
+	return am_send(PGAS_CHAN_REQUEST, rank, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
+		       NULL, 0, imm, NULL);
 }
 
 static int medium(const char *call, unsigned chan, unsigned rank, unsigned handler,
@@ -211,7 +266,8 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 	struct pgas_bounce_ref ref;
 	struct pgas_bounce_hdr *bh;
 	unsigned char *bb;
-	int rc = check_am(call, chan, rank, handler, args, nargs);
+	bool imm;
+	int rc = check_am(call, chan, rank, &handler, args, nargs, &imm);
 
 	if (rc)
 		return rc;
@@ -220,10 +276,9 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 	if (nbytes > pgas__cfg.max_medium)
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu > pgas_am_max_medium() = %u",
 				 nbytes, pgas__cfg.max_medium);
-	if (args_end(PGAS_MSG_MEDIUM, nargs) + nbytes <= pgas__cfg.packet_max) {
-		am_send(chan, rank, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf, nbytes);
-		return PGAS_OK;
-	}
+	if (args_end(PGAS_MSG_MEDIUM, nargs) + nbytes <= pgas__cfg.packet_max)
+		return am_send(chan, rank, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf,
+			       nbytes, imm, NULL);
 	p = &pgas__g.peers[rank];
 	/* Threads of a MULTIPLE rank may send at once: the cursor is a
 	 * counter, and a buffer is claimed 0 -> 1 (the target frees it). */
@@ -239,12 +294,16 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 							    1, memory_order_acquire,
 							    memory_order_relaxed))
 			break;
+		if (imm)
+			return PGAS_ERR_NOT_READY;
 		pgas__wait_step(&w);
 	}
 	pgas__copy(bb + PGAS_CACHELINE, buf, nbytes);
-	am_send(chan, rank, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref, sizeof(ref),
-		NULL, 0);
-	return PGAS_OK;
+	rc = am_send(chan, rank, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref, sizeof(ref),
+		     NULL, 0, imm, NULL);
+	if (rc)		/* not sent: the buffer is ours to give back */
+		atomic_store_explicit((_Atomic uint32_t *)&bh->busy, 0, memory_order_release);
+	return rc;
 }
 
 static int long_(const char *call, unsigned chan, unsigned rank, unsigned handler,
@@ -253,7 +312,8 @@ static int long_(const char *call, unsigned chan, unsigned rank, unsigned handle
 {
 	struct pgas_long_ref ref = { (uint64_t)(uintptr_t)dst, nbytes };
 	char *d;
-	int rc = check_am(call, chan, rank, handler, args, nargs);
+	bool imm;
+	int rc = check_am(call, chan, rank, &handler, args, nargs, &imm);
 
 	if (rc)
 		return rc;
@@ -262,10 +322,10 @@ static int long_(const char *call, unsigned chan, unsigned rank, unsigned handle
 	d = pgas__xlate(rank, dst, nbytes);
 	if (!d)
 		return pgas__rma_fail(call, rank, dst, nbytes);
-	pgas__copy(d, buf, nbytes);
-	/* am_send's release store orders the payload before the header. */
-	am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL, 0);
-	return PGAS_OK;
+	/* am_send copies the payload once it holds the slots; its release
+	 * store orders the payload before the header. */
+	return am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL,
+		       0, imm, (const struct piece[2]){ { d, 0 }, { buf, nbytes } });
 }
 
 int pgas_am_request_medium(unsigned rank, unsigned handler, const void *buf, size_t nbytes,
@@ -311,14 +371,16 @@ int pgas_am_reply_short(pgas_token_t token, unsigned handler, const uint32_t *ar
 	static const char call[] = "pgas_am_reply_short";
 	int rc = take_token(call, token);
 
+	bool imm;
+
 	if (!rc)
-		rc = check_am(call, PGAS_CHAN_REPLY, token->src, handler, args, nargs);
-	if (rc)
-		return rc;
-	token->replied = true;
-	am_send(PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
-		NULL, 0);
-	return PGAS_OK;
+		rc = check_am(call, PGAS_CHAN_REPLY, token->src, &handler, args, nargs, &imm);
+	if (!rc)
+		rc = am_send(PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler, args, nargs,
+			     NULL, 0, NULL, 0, imm, NULL);
+	if (!rc)
+		token->replied = true;
+	return rc;
 }
 
 int pgas_am_reply_medium(pgas_token_t token, unsigned handler, const void *buf,

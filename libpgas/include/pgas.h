@@ -232,6 +232,17 @@ size_t pgas_am_medium_inline_max(unsigned nargs);
 size_t pgas_am_max_long(unsigned rank);
 int pgas_token_rank(pgas_token_t token, unsigned *rank);
 
+/*
+ * OR'ed into the handler argument of any request or reply call: send only
+ * if the target's ring (and, for a Medium through a bounce buffer, the
+ * buffer) has room now, else return PGAS_ERR_NOT_READY at once, with
+ * nothing sent and no error reported (GASNet-EX's GEX_FLAG_IMMEDIATE).
+ * Without it a call waits for the room, polling as pgas.h says.  RMA needs
+ * no such flag here: puts, gets, signals and atomics never wait for a ring
+ * on shm and pgas.ko (pgas_put_signal's notification, which can, has none).
+ */
+#define PGAS_AM_IMMEDIATE 0x10000u
+
 static inline int pgas_am_request_short(unsigned rank, unsigned handler,
 					const uint32_t *args, unsigned nargs);
 int pgas_am_request_medium(unsigned rank, unsigned handler,
