@@ -377,3 +377,53 @@ size_t pgas_segment_size(unsigned rank)
 {
 	return rank < pgas__g.nranks ? pgas__g.peers[rank].seg_size : 0;
 }
+
+/*
+ * The neighbourhood, computed from reachability (pgas_ptr), so that a
+ * conduit with unmapped peers shrinks it without a change here.  The host
+ * is the same set while every conduit is one host's.
+ */
+static int query_nbrhd(const char *call, const unsigned **members, unsigned *size,
+		       unsigned *index)
+{
+	static unsigned *list, count, mine;
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (!__atomic_load_n(&list, __ATOMIC_ACQUIRE)) {
+		unsigned *l = malloc(pgas__g.nranks * sizeof(*l)), k = 0, at = 0;
+
+		if (!l)
+			return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u ranks",
+					 pgas__g.nranks);
+		for (unsigned r = 0; r < pgas__g.nranks; r++)
+			if (pgas_ptr(r, pgas__g.peers[r].seg_remote)) {
+				if (r == pgas__g.rank)
+					at = k;
+				l[k++] = r;
+			}
+		count = k;
+		mine = at;
+		if (!__atomic_compare_exchange_n(&list, &(unsigned *){ NULL }, l, 0,
+						 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+			free(l);	/* another thread's, the same */
+	}
+	if (members)
+		*members = list;
+	if (size)
+		*size = count;
+	if (index)
+		*index = mine;
+	return PGAS_OK;
+}
+
+int pgas_query_nbrhd(const unsigned **members, unsigned *size, unsigned *index)
+{
+	return query_nbrhd("pgas_query_nbrhd", members, size, index);
+}
+
+int pgas_query_host(const unsigned **members, unsigned *size, unsigned *index)
+{
+	return query_nbrhd("pgas_query_host", members, size, index);
+}

@@ -220,6 +220,20 @@ int pgas_seginfo(pgas_seginfo_t *info, unsigned count);
 void *pgas_segment_addr(unsigned rank);	/* NULL if out of range */
 size_t pgas_segment_size(unsigned rank);
 
+/*
+ * Who shares this rank's host and memory (GASNet-EX's
+ * gex_System_QueryNbrhdInfo and QueryHostInfo; OpenSHMEM's
+ * SHMEM_TEAM_SHARED).  The neighbourhood: the ranks whose segments
+ * pgas_ptr reaches from here.  The host: the ranks on this machine.
+ * *members: their ranks in increasing order, library memory valid until
+ * the process ends; *size: how many; *index: this rank's position among
+ * them.  Any of the three may be NULL.  After pgas_attach.  On shm and
+ * pgas.ko a job runs on one host and every rank is reachable, so both are
+ * the whole job; a conduit that spans hosts will make them differ.
+ */
+int pgas_query_nbrhd(const unsigned **members, unsigned *size, unsigned *index);
+int pgas_query_host(const unsigned **members, unsigned *size, unsigned *index);
+
 /* Configuration: the env table (PGAS_VERBOSEENV=1 prints it at init). */
 void pgas_print_config(void *file /* FILE * */);
 

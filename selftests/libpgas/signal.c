@@ -67,7 +67,19 @@ static void test_ptr(void)
 	T_CHECK(pgas_ptr(~0u, seg) == NULL, "rank ~0");
 	for (unsigned r = 0; r < n && r < 64; r++)
 		T_EQ(((uint64_t *)at(me, OFF_WORDS))[r], 1000 + r);
-	t_case("pgas_ptr: a load/store pointer to every rank's segment, NULL outside it");
+	for (int host = 0; host < 2; host++) {
+		const unsigned *m = NULL;
+		unsigned size = 0, idx = ~0u;
+
+		T_EQ((host ? pgas_query_host : pgas_query_nbrhd)(&m, &size, &idx), 0);
+		T_EQ(size, n);
+		T_EQ(idx, me);
+		for (unsigned r = 0; m && r < size; r++)
+			T_EQ(m[r], r);
+		T_EQ((host ? pgas_query_host : pgas_query_nbrhd)(NULL, NULL, NULL), 0);
+	}
+	t_case("pgas_ptr: a load/store pointer to every rank's segment, NULL outside it; "
+	       "the neighbourhood and host are the whole job");
 }
 
 /* Puts then a flag, ordered by pgas_fence; the receiver checks the data
@@ -356,6 +368,7 @@ int main(int argc, char **argv)
 	if (pgas_init(&argc, &argv))
 		return 1;
 	T_CHECK(pgas_ptr(0, &opt) == NULL, "pgas_ptr before attach");
+	T_CHECK(pgas_query_nbrhd(NULL, NULL, NULL) == PGAS_ERR_STATE, "query before attach");
 	if (t_attach(NULL, 0, SEG))
 		return 1;
 	me = pgas_rank();
