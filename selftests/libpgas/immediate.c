@@ -79,6 +79,24 @@ static unsigned fill(int kind, unsigned limit, bool *bad_rc)
 	return k;
 }
 
+/*
+ * Tells every rank that this one got here, then waits until all have,
+ * without polling (a barrier polls: a rank that finished early would
+ * drain its left neighbour's ring while that one still fills it).
+ */
+static void all_sent(void)
+{
+	static uint64_t epoch;
+
+	epoch++;
+	for (unsigned r = 0; r < n; r++)
+		T_EQ(pgas_put_val(r, word(r, 8 + me), epoch, 8), 0);
+	for (unsigned q = 0; q < n; q++)
+		while (atomic_load_explicit((_Atomic uint64_t *)word(me, 8 + q),
+					    memory_order_acquire) != epoch)
+			;
+}
+
 /* Everyone fills, then a barrier drains; each checks it got what its left
  * neighbour says it sent. */
 static void fill_case(int kind, unsigned lo, unsigned hi, const char *what)
@@ -88,8 +106,10 @@ static void fill_case(int kind, unsigned lo, unsigned hi, const char *what)
 	uint64_t left_sent = 0;
 
 	pgas_barrier(1, 0);
+	all_sent();	/* from here on nobody polls until every rank filled */
 	sent = fill(kind, 100000, &bad);
 	*word(me, 0) = sent;
+	all_sent();
 	pgas_barrier(2, 0);	/* polls: the rings drain */
 	T_EQ(pgas_get_val(&left_sent, left, word(left, 0), 8), 0);
 	pgas_block_until(handled - before == left_sent);
@@ -115,6 +135,7 @@ static void long_case(void)
 	memset(buf, 0xab, sizeof(buf));
 	memset(word(me, 64), 0, sizeof(buf));
 	pgas_barrier(4, 0);
+	all_sent();
 	sent = fill(0, 100000, &bad);
 	/* The ring is full: a Long is refused and its payload not written. */
 	rc = pgas_am_request_long(right, H_COUNT | PGAS_AM_IMMEDIATE, buf, sizeof(buf),
@@ -124,6 +145,7 @@ static void long_case(void)
 
 	T_CHECK(there && there[0] == 0 && there[255] == 0, "a refused Long wrote its payload");
 	*word(me, 0) = sent;
+	all_sent();
 	pgas_barrier(5, 0);
 	uint64_t left_sent = 0;
 
