@@ -39,7 +39,7 @@
  *
  * Rank 0 prints "RESULT gupsN.pgas_VARIANT GUPS GUP/s" (N = ranks), the
  * error count as "RESULT gupsN.pgas_VARIANT.errors E errors" and the table
- * size as "RESULT gupsN.table WORDS words"; the exit code is 1 if a variant
+ * size as "RESULT gupsN.pgas.table WORDS words"; the exit code is 1 if a variant
  * fails verification.  Time: from a barrier to the barrier after the last
  * update, as HPCC's (its wall clock on rank 0).
  */
@@ -208,8 +208,8 @@ static void run_am(uint64_t ran, uint64_t count)
 						big = k;
 				buffered -= fill[big];
 				send_bucket(big);
-			} else {
-				pgas_poll();
+			} else {	/* polls in the job's wait mode */
+				pgas_block_until(buffered + inflight < LOOKAHEAD);
 			}
 		}
 	}
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 		printf("# gups: %u ranks, table 2^%u = %llu words (%llu per rank), %llu updates, "
 		       "look-ahead %u, AM bucket %u words\n", nranks, logTS, (unsigned long long)TS,
 		       (unsigned long long)L, (unsigned long long)(factor * TS), LOOKAHEAD, cap);
-		printf("RESULT gups%u.table %llu words\n", nranks, (unsigned long long)TS);
+		printf("RESULT gups%u.pgas.table %llu words\n", nranks, (unsigned long long)TS);
 	}
 
 	for (unsigned v = 0; v < 3; v++) {
