@@ -9,6 +9,7 @@ B=build
 OUT=$B/bench
 mkdir -p "$OUT/peers"
 raw=$OUT/results.txt
+[ "${1:-}" = gups ] && raw=$OUT/gups-results.txt	# the GUPS section alone (below)
 : >"$raw"
 scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
 make -s all || exit 1
@@ -31,7 +32,8 @@ run() {
 # (default 22): libpgas's three variants (bench/gups.c: atomic, gmp, am),
 # Debian's hpcc (MPIRandomAccess over Open MPI) with the HPL order N that
 # gives it the same table, and an OpenSHMEM GUPS over oshmem
-# (bench/peers/shmem_gups.c).  `scripts/bench.sh gups` runs this section alone.
+# (bench/peers/shmem_gups.c).  `scripts/bench.sh gups` runs this section alone
+# (into build/bench/gups-results.txt, gups-report.txt and gups-report.json).
 gups_section() {
 	local log2=${GUPS_LOG2:-22} n N P Q dir f
 	# HPCC's table: the largest power of two of 64-bit words not above the
@@ -118,7 +120,9 @@ gups_section() {
 if [ "${1:-}" = gups ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	gups_section
-	python3 scripts/bench_report.py "$raw" "$OUT/report.txt" "$OUT/report.json" && cat "$OUT/report.txt"
+	rm -f "$OUT/last.out" "$OUT/last.err"
+	python3 scripts/bench_report.py "$raw" "$OUT/gups-report.txt" "$OUT/gups-report.json" &&
+		sed -n '/^gups /p; /^notes:/,$p' "$OUT/gups-report.txt"
 	exit
 fi
 # ---- end GUPS ---------------------------------------------------------------------
