@@ -9,6 +9,7 @@ B=build
 OUT=$B/bench
 mkdir -p "$OUT/peers"
 raw=$OUT/results.txt
+[ "${1:-}" = gups ] && raw=$OUT/gups-results.txt	# the GUPS section alone (below)
 : >"$raw"
 scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
 make -s all || exit 1
@@ -25,6 +26,106 @@ run() {
 	fi
 	grep '^RESULT ' "$OUT/last.out" | sed "s/^RESULT pgas\./RESULT $rename./" >>"$raw"
 }
+
+# ---- GUPS (issue 12) ------------------------------------------------------------
+# HPCC RandomAccess at 2 and 4 ranks on one table of 2^GUPS_LOG2 64-bit words
+# (default 22): libpgas's three variants (bench/gups.c: atomic, gmp, am),
+# Debian's hpcc (MPIRandomAccess over Open MPI) with the HPL order N that
+# gives it the same table, and an OpenSHMEM GUPS over oshmem
+# (bench/peers/shmem_gups.c).  `scripts/bench.sh gups` runs this section alone
+# (into build/bench/gups-results.txt, gups-report.txt and gups-report.json).
+gups_section() {
+	local log2=${GUPS_LOG2:-22} n N P Q dir f
+	# HPCC's table: the largest power of two of 64-bit words not above the
+	# memory of the HPL matrix (N*N words over all ranks); N*N = 1.5 * 2^log2
+	# lands between 2^log2 and 2^(log2+1).  hpcc's own report is checked.
+	N=$(awk -v m="$log2" 'BEGIN { printf "%d", sqrt(1.5 * 2 ^ m) }')
+	for n in 2 4; do
+		run "libpgas GUPS, $n ranks" pgas $B/bin/pgasrun -n $n -t 900 $B/bench/gups -n "$log2"
+		if command -v hpcc >/dev/null && command -v mpirun.openmpi >/dev/null; then
+			P=1; Q=$n
+			[ $n -eq 4 ] && P=2 && Q=2
+			dir=$(mktemp -d)
+			cat >"$dir/hpccinf.txt" <<-EOF
+			HPLinpack benchmark input file
+			Innovative Computing Laboratory, University of Tennessee
+			HPL.out      output file name (if any)
+			8            device out (6=stdout,7=stderr,file)
+			1            # of problems sizes (N)
+			$N         Ns
+			1            # of NBs
+			80           NBs
+			0            PMAP process mapping (0=Row-,1=Column-major)
+			1            # of process grids (P x Q)
+			$P            Ps
+			$Q            Qs
+			16.0         threshold
+			1            # of panel fact
+			2            PFACTs (0=left, 1=Crout, 2=Right)
+			1            # of recursive stopping criterium
+			4            NBMINs (>= 1)
+			1            # of panels in recursion
+			2            NDIVs
+			1            # of recursive panel fact.
+			1            RFACTs (0=left, 1=Crout, 2=Right)
+			1            # of broadcast
+			1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+			1            # of lookahead depth
+			1            DEPTHs (>=0)
+			2            SWAP (0=bin-exch,1=long,2=mix)
+			64           swapping threshold
+			0            L1 in (0=transposed,1=no-transposed) form
+			0            U  in (0=transposed,1=no-transposed) form
+			1            Equilibration (0=no,1=yes)
+			8            memory alignment in double (> 0)
+			##### This line (no. 32) is ignored (it serves as a separator). ######
+			0                      		Number of additional problem sizes for PTRANS
+			1200 10000 30000        	values of N
+			0                       	number of additional blocking sizes for PTRANS
+			40 9 8 13 13 20 16 32 64       	values of NB
+			EOF
+			echo "bench: hpcc (MPIRandomAccess), $n ranks, N=$N" >&2
+			f=$dir/hpccoutf.txt
+			if (cd "$dir" && timeout 900 mpirun.openmpi --oversubscribe -n $n hpcc >hpcc.out 2>&1) &&
+				grep -q '^MPIRandomAccess_GUPs=' "$f"; then
+				awk -F= -v n=$n -v m="$log2" '
+					/^MPIRandomAccess_N=/ { t = $2 }
+					/^MPIRandomAccess_GUPs=/ { g = $2 }
+					/^MPIRandomAccess_Errors=/ { e = $2 }
+					/^MPIRandomAccess_ExeUpdates=/ { u = $2 }
+					END {
+						printf "RESULT gups%d.hpcc %s GUP/s\n", n, g
+						printf "RESULT gups%d.hpcc.table %s words\n", n, t
+						printf "RESULT gups%d.hpcc.errors %s errors\n", n, e
+						if (t != 2 ^ m) printf "NOTE hpcc %d ranks: table %s words, not 2^%d\n", n, t, m
+						if (u < 4 * t) printf "NOTE hpcc %d ranks: time bound: %s updates of %d\n", n, u, 4 * t
+					}' "$f" >>"$raw"
+				cp "$f" "$OUT/peers/hpccoutf.$n.txt"
+			else
+				note "hpcc $n ranks: failed: $(tail -n 3 "$dir/hpcc.out" | tr '\n' ' ')"
+			fi
+			rm -rf "$dir"
+		else
+			note "hpcc $n ranks: skipped (hpcc or mpirun.openmpi missing)"
+		fi
+		if command -v oshcc >/dev/null &&
+			oshcc -O2 -o "$OUT/peers/shmem_gups" bench/peers/shmem_gups.c 2>"$OUT/last.err"; then
+			UCX_TLS=sm,self run "OpenSHMEM GUPS, $n ranks" oshmem \
+				timeout 900 oshrun --oversubscribe -n $n "$OUT/peers/shmem_gups" "$log2"
+		else
+			note "OpenSHMEM GUPS: skipped (oshcc missing or did not build)"
+		fi
+	done
+}
+if [ "${1:-}" = gups ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	gups_section
+	rm -f "$OUT/last.out" "$OUT/last.err"
+	python3 scripts/bench_report.py "$raw" "$OUT/gups-report.txt" "$OUT/gups-report.json" &&
+		sed -n '/^gups /p; /^notes:/,$p' "$OUT/gups-report.txt"
+	exit
+fi
+# ---- end GUPS ---------------------------------------------------------------------
 
 export PGAS_WAIT_MODE=spin
 run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench
@@ -87,6 +188,7 @@ if command -v oshcc >/dev/null &&
 else
 	note "OpenSHMEM: skipped (oshcc missing or did not build)"
 fi
+gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
 # Processes against threads (the threads paper's comparison; bench/threads_bench.c):
 # N ranks of one thread, and one rank of N threads at PGAS_THREAD_MULTIPLE.
 for n in $(seq 1 "$(nproc)"); do

@@ -143,6 +143,24 @@ for n in (2, 4):
                 + [(f"/{p}", f"{p}{n}.{kind}.{size}", False, "") for p in peers])
             rows[-1][4].append((f"best={best_alg}", None, ""))
 
+# ---- GUPS (issue 12): HPCC RandomAccess, libpgas's variants against Debian's
+# hpcc (MPIRandomAccess over Open MPI) and OpenSHMEM over oshmem, same table.
+for n in (2, 4):
+    for name, label in (("pgas_atomic", "libpgas remote atomics (xor)"),
+                        ("pgas_gmp", "libpgas get-modify-put"),
+                        ("pgas_am", "libpgas AM bucketed updates"),
+                        ("hpcc", "hpcc MPIRandomAccess (Open MPI)"),
+                        ("oshmem", "OpenSHMEM atomic xor (oshmem)")):
+        key = f"gups{n}.{name}"
+        if key not in res and not name.startswith("pgas"):
+            continue
+        row(f"gups n={n}", label, key,
+            [("/hpcc", f"gups{n}.hpcc", False, ""), ("/oshmem", f"gups{n}.oshmem", False, "")]
+            if name.startswith("pgas") else [])
+        rows[-1][4].append(("errors", v(f"{key}.errors"), ""))
+        rows[-1][4].append(("table", v(f"gups{n}.{name.split('_')[0]}.table"), ""))
+# ---- end GUPS
+
 
 def fmt(x):
     return "skipped" if x is None else (f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}")

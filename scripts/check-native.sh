@@ -197,6 +197,30 @@ else
 fi
 }
 
+# GUPS (bench/gups.c, issue 12): each variant on a 2^14-word table at 1, 2
+# and 4 ranks with HPCC's verification (atomic and AM exact, get-modify-put
+# within HPCC's 1%: exit 1 otherwise); a table spoiled on purpose (-x) must
+# fail it.
+for n in 1 2 4; do
+	for v in atomic gmp am; do
+		out=$("$RUN" -n "$n" -t 60 "$B/bench/gups" -v $v -n 14 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ] && echo "$out" | grep -q "^# gups $v: .* (passed; "; then
+			ok "gups -n $n -v $v (2^14 words): $(echo "$out" | sed -n "s/^# gups $v: [^,]*, \([0-9]* errors\).*/\1/p")"
+		else
+			notok "gups -n $n -v $v: exit $rc"
+			echo "$out" | tail -n 8 | sed 's/^/    # /'
+		fi
+	done
+done
+out=$("$RUN" -n 2 -t 60 "$B/bench/gups" -v am -n 14 -x 1 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "^# gups am: .* 1 errors .*FAILED"; then
+	ok "gups -x 1: one spoiled entry fails the verification (exit $rc)"
+else
+	notok "gups -x 1: a spoiled entry was not caught: exit $rc"
+fi
+
 # Medium payloads as multi-slot VELO packets (the default sends them via
 # bounce buffers as soon as they exceed one slot).
 for n in 2 3; do

@@ -18,7 +18,8 @@ kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils lib
 vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;
 debugvm) "$0" vm && "$0" kunit; exit ;;
-bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev) ;;
+bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev)
+	want+=(hpcc) ;;	# GUPS: MPIRandomAccess (scripts/bench.sh gups)
 *) echo "usage: $0 build|test|vm|kunit|debugvm|bench" >&2; exit 2 ;;
 esac
 

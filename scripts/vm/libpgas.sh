@@ -56,6 +56,17 @@ for n in 2 3; do
 	run "coll -n $n over pgas.ko (quick)" pgasrun -n $n -t 900 /tests/coll quick
 	run "teams_model -n $n over pgas.ko (5 s)" pgasrun -n $n -t 600 /tests/teams_model 5
 done
+# GUPS (issue 12): every variant on a 2^14-word table over pgas.ko, with
+# HPCC's verification (exit 1 if atomic or AM lose an update, or
+# get-modify-put more than 1%).
+if [ -x /tests/gups ]; then
+	for n in 1 2 4; do
+		for v in atomic gmp am; do
+			run "gups -n $n -v $v over pgas.ko (2^14 words, verified)" \
+				pgasrun -n $n -t 300 /tests/gups -v $v -n 14
+		done
+	done
+fi
 # Ranks configured apart (issue 10): one variable on one rank only; every
 # rank's pgas_init must refuse, naming it (over pgas.ko: the device too).
 one_rank='if [ "$PGAS_RANK" = "$1" ]; then export "$2"; fi; shift 2; exec "$@"'

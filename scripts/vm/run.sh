@@ -91,6 +91,9 @@ if [ "${VM_TESTS:-all}" != kmod ]; then
 	cp scripts/check-lifecycle.sh "$OUT/root/tests/check-lifecycle.sh"
 fi
 [ -z "${VM_EXTRA:-}" ] || cp "$VM_EXTRA" "$OUT/root/tests/vm-extra.sh" || fail "no $VM_EXTRA"
+# GUPS (issue 12): bench/gups verifies its own updates; libpgas.sh runs it.
+make -s STATIC=1 build/static/bench/gups >>"$OUT.build.log" 2>&1 &&
+	cp build/static/bench/gups "$OUT/root/tests/" || fail "building the static gups"
 if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
 	make -s STATIC=1 benches >>"$OUT.build.log" 2>&1 || fail "building static benchmarks"
 	cp build/static/bench/pgas_bench "$OUT/root/tests/"
