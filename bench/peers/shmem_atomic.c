@@ -127,7 +127,7 @@ static void pingpong_section(void)
 
 static void tput_section(int contended)
 {
-	const long iters = contended ? 100000 : 200000;
+	const long iters = contended ? 200000 / n : 200000;
 	int pe = contended ? 0 : (me + 1) % n, wi = contended ? 0 : me;
 	double t[2][REPS];
 	char name[80];
