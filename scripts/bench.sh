@@ -189,6 +189,9 @@ else
 	note "OpenSHMEM: skipped (oshcc missing or did not build)"
 fi
 gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
+# ---- atomics (issue 12): libpgas, the limit and the peers; runs alone too ----
+scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh failed"
+# ---- end atomics ----
 # Processes against threads (the threads paper's comparison; bench/threads_bench.c):
 # N ranks of one thread, and one rank of N threads at PGAS_THREAD_MULTIPLE.
 for n in $(seq 1 "$(nproc)"); do

@@ -185,6 +185,65 @@ for sec, metric, val, unit, comps in rows:
         else:
             cells.append(f"{lbl} {fmt(r)}" + (f" (target {tgt}{meets(r, tgt, val)})" if tgt else ""))
     lines.append(f"{sec:<12} {metric:<38} {fmt(val):>9} {unit:<7} " + "  ".join(cells))
+# ---- atomics (scripts/bench_atomics.sh, bench/atomic_bench.c) ----
+# Columns: libpgas, the limit (the bare CPU atomic on the same word, same
+# pattern, same run), libpgas's cost against it, each peer, and each peer's
+# cost against libpgas (>1: libpgas is ahead).  Costs are time ratios: for
+# throughput, the inverse ratio of the rates.
+import os  # noqa: E402
+
+ATOMIC_PEERS = (("oshmem", "OpenSHMEM"), ("openmpi", "Open MPI"), ("mpich", "MPICH"))
+ATOMIC_ROWS = [  # (label, libpgas key, limit key, peer metric, is a rate, target vs limit)
+    ("fetch-add u64 latency, hot line", "pgas.atomic.fadd_u64_lat", "limit.atomic.fadd_lat",
+     "fadd_lat", False, 1.2),
+    ("fetch-add i64 latency, hot line", "pgas.atomic.fadd_i64_lat", "limit.atomic.fadd_lat",
+     "fadd_lat", False, None),
+    ("CAS latency, hot line", "pgas.atomic.cas_lat", "limit.atomic.cas_lat", "cas_lat", False, None),
+    ("fetch-add ping-pong (line bounces)", "pgas.atomic.fadd_pingpong", "limit.atomic.fadd_pingpong",
+     "fadd_pingpong", False, None),
+    ("CAS ping-pong (line bounces)", "pgas.atomic.cas_pingpong", "limit.atomic.cas_pingpong",
+     "cas_pingpong", False, None),
+]
+for nr in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("pgas.atomic.add_")}):
+    for kind, what in (("tput", "uncontended"), ("contended", "contended")):
+        for op, lbl in (("add", "add"), ("fadd", "fetch-add")):
+            if f"pgas.atomic.{op}_{kind}.{nr}" in res:  # 4 ranks: contended only
+                    ATOMIC_ROWS.append((f"{lbl} {what}, {nr} ranks", f"pgas.atomic.{op}_{kind}.{nr}",
+                                    f"limit.atomic.{op}_{kind}.{nr}", f"{op}_{kind}.{nr}", True, None))
+if os.environ.get("BENCH_REPORT_ONLY") == "atomics":
+    lines = lines[:2]
+
+
+def atomic_show(x, rate):
+    if x is None:
+        return "skipped"
+    return fmt(x) if rate else fmt(x * 1000)  # latencies were turned into us: show ns
+
+
+def atomic_cost(a, b, rate):  # time of a / time of b
+    return ratio(b, a) if rate else ratio(a, b)
+
+
+lines += ["", "Atomics (latency ns, throughput Mops/s; cost = time ratio, >1 slower)",
+          f"{'':<40} {'libpgas':>8} {'limit':>8} {'pgas/lim':>8} "
+          + " ".join(f"{pn:>9}" for _, pn in ATOMIC_PEERS) + "  "
+          + " ".join(f"{pn + '/pgas':>14}" for _, pn in ATOMIC_PEERS)]
+for label, pk, lk, peer_metric, rate, tgt in ATOMIC_ROWS:
+    pv, lv = v(pk), v(lk)
+    peers = [v(f"{p}.atomic.{peer_metric}") for p, _ in ATOMIC_PEERS]
+    c = atomic_cost(pv, lv, rate)
+    cell = fmt(c)
+    if tgt is not None:
+        ahead = all(x is not None and atomic_cost(x, pv, rate) > 1 for x in peers)
+        cell += f" (target <={tgt} and ahead of every peer:" + \
+            (" ok)" if c is not None and c <= tgt and ahead else " MISSED)")
+    rows.append(("atomics", label, pv, "Mops/s" if rate else "us",
+                 [("/limit", c, f"<={tgt}" if tgt else "")]
+                 + [(f"{pn}/pgas", atomic_cost(x, pv, rate), "") for x, (_, pn) in zip(peers, ATOMIC_PEERS)]))
+    lines.append(f"{label:<40} {atomic_show(pv, rate):>8} {atomic_show(lv, rate):>8} {cell:>8} "
+                 + " ".join(f"{atomic_show(x, rate):>9}" for x in peers) + "  "
+                 + " ".join(f"{fmt(atomic_cost(x, pv, rate)):>14}" for x in peers))
+# ---- end atomics ----
 if notes:
     lines += ["", "notes:"] + [f"  {n}" for n in notes]
 open(txt_path, "w").write("\n".join(lines) + "\n")
