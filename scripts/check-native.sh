@@ -120,6 +120,8 @@ run_tap "signal -n 3, block mode" env PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIM
 if [ "$B" = "$PWD/build" ]; then
 	run_tap "signal -n 2 -w 21, block mode: woken by the write itself" \
 		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/signal" -w 21
+	run_tap "signal -n 2 -w 24 -t 4, block mode, MULTIPLE: napping threads woken too" \
+		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/signal" -w 24 -t 4
 fi
 
 # pgas_global_exit(code): every rank ends with code, 0 included, wherever

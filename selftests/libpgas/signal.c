@@ -3,16 +3,18 @@
  * signal - ordering (pgas_fence, pgas_quiet), pgas_ptr, puts with a signal
  * and waits on local memory (pgas_signal.h), at any rank count.
  *
- *   pgasrun -n N signal [-w ROUNDS]
+ *   pgasrun -n N signal [-w ROUNDS [-t THREADS]]
  *
  * -w: only the wake-up case (run in the block wait mode): rank 1 sleeps in
  * pgas_wait_until_u64 while rank 0 waits 30 ms and then signals it (a
  * signal, a put_val or an atomic set, in turn), ROUNDS
  * times (and sends nothing else for 20 ms); the median delay between the
  * signal and the waiter's return must be below 0.5 ms (bounded naps alone:
- * 1-8 ms).
+ * 1-8 ms).  -t: at PGAS_THREAD_MULTIPLE, THREADS threads of rank 1 wait,
+ * each on its own word (one sleeps on the doorbell, the others nap).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -360,12 +362,78 @@ static int wake_test(unsigned rounds)
 	return 0;
 }
 
+/*
+ * The same at PGAS_THREAD_MULTIPLE with -t T waiting threads on rank 1,
+ * thread j on word j: one sleeps on the doorbell, the others nap; the
+ * write rings the bell, and the sleeper wakes the nappers.
+ */
+#define MT_MAX 8
+static unsigned mt_threads, mt_rounds;
+static double mt_delay[64];
+
+static void *mt_waiter(void *arg)
+{
+	unsigned j = (unsigned)(uintptr_t)arg;
+	uint64_t *w = (uint64_t *)at(1, OFF_WORDS) + j;
+	double *t0 = (double *)at(1, OFF_DATA) + j;
+
+	for (unsigned i = 1; i <= mt_rounds; i++)
+		if (i % mt_threads == j) {
+			pgas_wait_until_u64(w, PGAS_CMP_GE, i);
+			mt_delay[i - 1] = (now_us() - *t0) / 1000.0;
+		}
+	return NULL;
+}
+
+static int wake_test_mt(void)
+{
+	pthread_t th[MT_MAX];
+
+	memset(at(me, OFF_WORDS), 0, 8 * MT_MAX);
+	pgas_barrier(9, 0);
+	if (me == 1)
+		for (unsigned j = 0; j < mt_threads; j++)
+			pthread_create(&th[j], NULL, mt_waiter, (void *)(uintptr_t)j);
+	if (me == 0) {
+		usleep(50000);	/* the waiters are asleep */
+		for (unsigned i = 1; i <= mt_rounds; i++) {
+			unsigned j = i % mt_threads;
+			double t0;
+
+			usleep(30000);
+			t0 = now_us();
+			pgas_put_nbi(1, (double *)at(1, OFF_DATA) + j, &t0, sizeof(t0));
+			pgas_put_with_signal(1, at(1, OFF_DATA + 4096), NULL, 0,
+					     (uint64_t *)at(1, OFF_WORDS) + j, i, PGAS_SIGNAL_SET);
+		}
+	}
+	if (me == 1) {
+		for (unsigned j = 0; j < mt_threads; j++)
+			pthread_join(th[j], NULL);
+		qsort(mt_delay, mt_rounds, sizeof(double), cmp_double);
+		printf("# %u threads: wake-up delay median %.3f ms, max %.3f ms over %u rounds\n",
+		       mt_threads, mt_delay[mt_rounds / 2], mt_delay[mt_rounds - 1], mt_rounds);
+		T_CHECK(mt_delay[mt_rounds / 2] < 0.5, "median wake-up %.3f ms: nappers not woken "
+			"by the sleeper", mt_delay[mt_rounds / 2]);
+	}
+	t_case("block mode, MULTIPLE: %u threads asleep in waits, each woken by its signal",
+	       mt_threads);
+	t_done();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int opt;
 	unsigned wake_rounds = 0;
 
-	if (pgas_init(&argc, &argv))
+	for (int i = 1; i < argc - 1; i++)	/* -t T: before init, for the level */
+		if (!strcmp(argv[i], "-t"))
+			mt_threads = (unsigned)atoi(argv[i + 1]);
+	if (mt_threads > MT_MAX)
+		mt_threads = MT_MAX;
+	if (pgas_init_thread(&argc, &argv, mt_threads ? PGAS_THREAD_MULTIPLE : PGAS_THREAD_SINGLE,
+			     NULL))
 		return 1;
 	T_CHECK(pgas_ptr(0, &opt) == NULL, "pgas_ptr before attach");
 	T_CHECK(pgas_query_nbrhd(NULL, NULL, NULL) == PGAS_ERR_STATE, "query before attach");
@@ -373,9 +441,13 @@ int main(int argc, char **argv)
 		return 1;
 	me = pgas_rank();
 	n = pgas_nranks();
-	while ((opt = getopt(argc, argv, "w:")) != -1)
+	while ((opt = getopt(argc, argv, "w:t:")) != -1)
 		if (opt == 'w')
 			wake_rounds = (unsigned)atoi(optarg);
+	if (wake_rounds && mt_threads) {
+		mt_rounds = wake_rounds > 64 ? 64 : wake_rounds;
+		return n >= 2 ? wake_test_mt() : 2;
+	}
 	if (wake_rounds)
 		return n >= 2 ? wake_test(wake_rounds) : 2;
 	test_ptr();
