@@ -631,7 +631,7 @@ int pgas__poll_slow(void)
 		return 0;
 	rc = pgas__poll_locked();
 	pgas__plock_release();
-	if (rc > 0 && pgas__job.wait_mode == PGAS_WAIT_BLOCK)
+	if (rc > 0)
 		pgas__naps_wake();	/* a thread napping may wait for it */
 	return rc;
 }

@@ -122,7 +122,8 @@ static inline int pgas__mt_leave(int rc)
 	return rc;
 }
 
-/* wait.c: wakes the threads that nap (MULTIPLE, block mode): work was done. */
+/* wait.c: wakes the threads that nap (MULTIPLE, block mode; a no-op in the
+ * other modes): work was done. */
 void pgas__naps_wake(void);
 /* progress.c: stops the progress thread if one runs; 1 if one did. */
 int pgas__progress_thread_end(void);

@@ -286,6 +286,8 @@ static uint32_t bell_taken, nap_word, nappers;
 
 void pgas__naps_wake(void)
 {
+	if (pgas__job.wait_mode != PGAS_WAIT_BLOCK)
+		return;		/* only the block mode naps */
 	__atomic_fetch_add(&nap_word, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&nappers, __ATOMIC_SEQ_CST))
 		futex(&nap_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
@@ -344,8 +346,7 @@ static void mt_wait_step(struct pgas__waiter *w)
 	if (held && progress(w)) {
 		if (!holds)
 			pgas__plock_release();
-		if (pgas__job.wait_mode == PGAS_WAIT_BLOCK)
-			pgas__naps_wake();	/* what a napper waits for may be done */
+		pgas__naps_wake();	/* what a napper waits for may be done */
 		return;
 	}
 	if (spinning(w)) {
