@@ -235,7 +235,7 @@ int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)
 		return pgas__rma_fail("pgas_memset", rank, dst, nbytes);
 	memset(d, byte, nbytes);
 	PGAS__FENCE(memory_order_release);
-	return PGAS_OK;
+	return pgas__rma_check("pgas_memset", rank);
 }
 
 /* ---- signalling put and the notification ring --------------------------- */
