@@ -124,8 +124,10 @@ static void global_exit(unsigned from, int code)
 			from, code);
 	aborting = true;
 	exit_code = code;
+	/* 'from' too: the caller may be a process the rank forked (it holds
+	 * the rank's socket); the rank itself _exits with code either way. */
 	for (unsigned r = 0; r < nranks; r++)
-		if (r != from && ranks[r].running)
+		if (ranks[r].running)
 			sigqueue(ranks[r].pid, PGAS_BOOT_EXIT_SIGNAL, v);
 	kill_deadline_ms = now_ms() + GRACE_MS;
 }

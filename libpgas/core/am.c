@@ -322,10 +322,15 @@ static int long_(const char *call, unsigned chan, unsigned rank, unsigned handle
 	d = pgas__xlate(rank, dst, nbytes);
 	if (!d)
 		return pgas__rma_fail(call, rank, dst, nbytes);
-	/* am_send copies the payload once it holds the slots; its release
-	 * store orders the payload before the header. */
+	/* An immediate Long: am_send copies the payload once it holds the
+	 * slots (a refused one writes nothing).  A plain one copies first, so
+	 * that its reserved slots do not hold the target's ring (and every
+	 * message behind them) for the copy.  am_send's release store orders
+	 * the payload before the header. */
+	if (!imm)
+		pgas__copy(d, buf, nbytes);
 	return am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL,
-		       0, imm, (const struct piece[2]){ { d, 0 }, { buf, nbytes } });
+		       0, imm, imm ? (const struct piece[2]){ { d, 0 }, { buf, nbytes } } : NULL);
 }
 
 int pgas_am_request_medium(unsigned rank, unsigned handler, const void *buf, size_t nbytes,

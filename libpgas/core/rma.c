@@ -222,7 +222,9 @@ int pgas_end_nbi_accessregion(pgas_handle_t *handle)
 		return pgas__err(PGAS_ERR_STATE, call, "no access region is open");
 	pgas__self.in_region = false;
 	*handle = PGAS_HANDLE_DONE;
-	return PGAS_OK;
+	/* Block mode: the region's _nbi puts wake their targets now, since
+	 * its handle (DONE) syncs without leaving the fast path. */
+	return pgas__g.wake ? pgas__sync_pending(call, PGAS__NBI_PUTS, 1) : PGAS_OK;
 }
 
 int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)
@@ -233,7 +235,7 @@ int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)
 		return pgas__rma_fail("pgas_memset", rank, dst, nbytes);
 	memset(d, byte, nbytes);
 	PGAS__FENCE(memory_order_release);
-	return PGAS_OK;
+	return pgas__rma_check("pgas_memset", rank);
 }
 
 /* ---- signalling put and the notification ring --------------------------- */

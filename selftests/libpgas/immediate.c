@@ -80,8 +80,9 @@ static unsigned fill(int kind, unsigned limit, bool *bad_rc)
 }
 
 /*
- * Tells every rank that this one got here, then waits until all have,
- * without polling (a barrier polls: a rank that finished early would
+ * Tells every rank that this one got here, then waits until all have
+ * (this epoch or a later one: a rank that saw everyone may already have
+ * written the next epoch over this one), without polling (a barrier polls: a rank that finished early would
  * drain its left neighbour's ring while that one still fills it).
  */
 static void all_sent(void)
@@ -93,7 +94,7 @@ static void all_sent(void)
 		T_EQ(pgas_put_val(r, word(r, 8 + me), epoch, 8), 0);
 	for (unsigned q = 0; q < n; q++)
 		while (atomic_load_explicit((_Atomic uint64_t *)word(me, 8 + q),
-					    memory_order_acquire) != epoch)
+					    memory_order_acquire) < epoch)
 			;
 }
 
