@@ -84,17 +84,18 @@ enum pgas_aop {
 #define PGAS_AOP_REL 2u		/* release: earlier accesses complete before it */
 
 /*
- * tag: the magic and the type in one word, so that the inline checks of a
- * live domain of the call's type and of the operation are two loads
- * (every load after a locked instruction counts on a hot line).
+ * key: the magic, the type and the set of operations in one word, so that
+ * the inline checks of a live domain, of the call's type and of the
+ * operation are one load (on a hot line every load between two locked
+ * instructions counts).
  */
 struct pgas__ad {
-	uint32_t tag;		/* PGAS__AD_TAG(dt) while live */
-	uint32_t ops;
+	uint64_t key;		/* PGAS__AD_KEY(dt, ops) while live */
 };
 typedef struct pgas__ad *pgas_ad_t;
 #define PGAS__AD_MAGIC 0x70616400u	/* "pad", and the type in the low byte */
 #define PGAS__AD_TAG(dt) (PGAS__AD_MAGIC | (uint32_t)(dt))
+#define PGAS__AD_KEY(dt, ops) (PGAS__AD_TAG(dt) | (uint64_t)(ops) << 32)
 
 /*
  * Creates a domain of type dt for the operations in ops (a set of
@@ -249,9 +250,10 @@ int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
 {											\
 	char *p;									\
 	T o;										\
+	uint64_t k;									\
 											\
-	if (PGAS__UNLIKELY(!ad || ad->tag != PGAS__AD_TAG(DT) ||			\
-			   (op & (op - 1)) || !(ad->ops & op) ||			\
+	if (PGAS__UNLIKELY(!ad || (uint32_t)(k = ad->key) != PGAS__AD_TAG(DT) ||	\
+			   (op & (op - 1)) || !((k >> 32) & op) ||			\
 			   (flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) ||			\
 			   !pgas__map(rank, addr, sizeof(T), &p) ||			\
 			   ((uintptr_t)p & (sizeof(T) - 1)) ||				\
