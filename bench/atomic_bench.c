@@ -95,8 +95,8 @@ enum { L_PGAS_FADD_U64, L_PGAS_FADD_I64, L_PGAS_CAS, L_RAW_FADD, L_RAW_CAS, L_KI
 
 static double lat_once(int kind, uint64_t iters)
 {
-	uint64_t *w = word_of(1, 0), *raw = raw_of(1, 0), acc = 0, r, cur = 0;
-	int64_t ri, acci = 0;
+	uint64_t *w = word_of(1, 0), *raw = raw_of(1, 0), acc = 0, r = 0, cur = 0;
+	int64_t ri = 0, acci = 0;
 	double t0;
 
 	t0 = bench_now();
@@ -171,7 +171,7 @@ enum { P_PGAS_FADD, P_RAW_FADD, P_PGAS_CAS, P_RAW_CAS, P_KINDS };
 
 static double pingpong_once(int kind, uint64_t iters)
 {
-	uint64_t *w = word_of(1, 0), *raw = raw_of(1, 0), r, acc = 0;
+	uint64_t *w = word_of(1, 0), *raw = raw_of(1, 0), r = 0, acc = 0;
 	double t0;
 
 	t0 = bench_now();
@@ -238,7 +238,7 @@ enum { T_PGAS_ADD, T_RAW_ADD, T_PGAS_FADD, T_RAW_FADD, T_KINDS };
 
 static double tput_once(int kind, unsigned target, unsigned wi, uint64_t iters)
 {
-	uint64_t *w = word_of(target, wi), *raw = raw_of(target, wi), r, acc = 0;
+	uint64_t *w = word_of(target, wi), *raw = raw_of(target, wi), r = 0, acc = 0;
 	double t0;
 
 	sync_all();

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include "internal.h"
 
-#define AD_DEAD 0x64656164u
+#define AD_DEAD 0x64656164u	/* the key of a destroyed domain */
 
 struct ad_node {
 	struct pgas__ad ad;	/* first: the handle points here */
@@ -44,6 +44,24 @@ static const char *const op_names[] = {
 static const char *op_name(unsigned op)
 {
 	return op && !(op & (op - 1)) && op <= PGAS__AOP_ALL ? op_names[__builtin_ctz(op)] : NULL;
+}
+
+static uint32_t ad_tag(const struct pgas__ad *ad)
+{
+	return (uint32_t)ad->key;
+}
+
+static uint32_t ad_ops(const struct pgas__ad *ad)
+{
+	return (uint32_t)(ad->key >> 32);
+}
+
+/* A live domain: the magic, and a type that pgas_ad_create accepts. */
+static bool ad_live(const struct pgas__ad *ad)
+{
+	unsigned dt = ad_tag(ad) & 0xff;
+
+	return (ad_tag(ad) & ~0xffu) == PGAS__AD_MAGIC && dt >= PGAS_DT_I32 && dt <= PGAS_DT_DBL;
 }
 
 static bool is_float(unsigned dt)
@@ -81,7 +99,7 @@ int pgas_ad_create(pgas_ad_t *ad, pgas_dt_t dt, unsigned ops, unsigned flags)
 	d = malloc(sizeof(*d));
 	if (!d)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a domain");
-	d->ad = (struct pgas__ad){ .magic = PGAS__AD_MAGIC, .dt = dt, .ops = ops };
+	d->ad = (struct pgas__ad){ .key = PGAS__AD_KEY(dt, ops) };
 	pthread_mutex_lock(&domains_lock);
 	d->next = all_domains;
 	all_domains = d;
@@ -96,15 +114,15 @@ int pgas_ad_destroy(pgas_ad_t ad)
 
 	if (!ad)
 		return pgas__err(PGAS_ERR_INVAL, call, "ad is NULL");
-	if (ad->magic == AD_DEAD)
+	if (ad->key == AD_DEAD)
 		return pgas__err(PGAS_ERR_STATE, call, "domain %p was destroyed already", (void *)ad);
-	if (ad->magic != PGAS__AD_MAGIC)
+	if (!ad_live(ad))
 		return pgas__err(PGAS_ERR_INVAL, call, "%p is not an atomic domain", (void *)ad);
-	ad->magic = AD_DEAD;
+	ad->key = AD_DEAD;
 	return PGAS_OK;
 }
 
-int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, const void *result,
+int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 		  unsigned rank, const void *addr, unsigned op, unsigned flags)
 {
 	const char *name = op_name(op);
@@ -115,20 +133,20 @@ int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, const void *resul
 		return pgas__err(PGAS_ERR_INVAL, call, "handle is NULL");
 	if (!ad)
 		return pgas__err(PGAS_ERR_INVAL, call, "ad is NULL");
-	if (ad->magic == AD_DEAD)
+	if (ad->key == AD_DEAD)
 		return pgas__err(PGAS_ERR_STATE, call, "domain %p was destroyed", (void *)ad);
-	if (ad->magic != PGAS__AD_MAGIC)
+	if (!ad_live(ad))
 		return pgas__err(PGAS_ERR_INVAL, call, "%p is not an atomic domain", (void *)ad);
-	if (ad->dt != dt)
+	if (ad_tag(ad) != PGAS__AD_TAG(dt))
 		return pgas__err(PGAS_ERR_INVAL, call,
 				 "the domain's type is %s, this call's is %s",
-				 dt_names[ad->dt], dt_names[dt]);
+				 dt_names[ad_tag(ad) & 0xff], dt_names[dt]);
 	if (!name)
 		return pgas__err(PGAS_ERR_INVAL, call, "op %#x is not one PGAS_AOP_* operation", op);
-	if (!(ad->ops & op))
+	if (!(ad_ops(ad) & op))
 		return pgas__err(PGAS_ERR_INVAL, call,
 				 "PGAS_AOP_%s was not declared when the domain was created (ops %#x)",
-				 name, ad->ops);
+				 name, ad_ops(ad));
 	if (flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL))
 		return pgas__err(PGAS_ERR_INVAL, call, "unknown flags %#x",
 				 flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL));
@@ -140,7 +158,7 @@ int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, const void *resul
 	if ((uintptr_t)addr & (size - 1))
 		return pgas__err(PGAS_ERR_INVAL, call, "address %p not aligned to %zu bytes", addr,
 				 size);
-	if (!result && (op & PGAS__AOP_FETCHING))
+	if (!has_result && (op & PGAS__AOP_FETCHING))
 		return pgas__err(PGAS_ERR_INVAL, call, "result is NULL for fetching PGAS_AOP_%s",
 				 name);
 	return pgas__err(PGAS_ERR_INVAL, call, "bad arguments");

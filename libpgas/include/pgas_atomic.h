@@ -83,13 +83,19 @@ enum pgas_aop {
 #define PGAS_AOP_ACQ 1u		/* acquire: later accesses stay after it */
 #define PGAS_AOP_REL 2u		/* release: earlier accesses complete before it */
 
+/*
+ * key: the magic, the type and the set of operations in one word, so that
+ * the inline checks of a live domain, of the call's type and of the
+ * operation are one load (on a hot line every load between two locked
+ * instructions counts).
+ */
 struct pgas__ad {
-	uint32_t magic;		/* PGAS__AD_MAGIC while live */
-	uint32_t dt;
-	uint32_t ops;
+	uint64_t key;		/* PGAS__AD_KEY(dt, ops) while live */
 };
 typedef struct pgas__ad *pgas_ad_t;
-#define PGAS__AD_MAGIC 0x70616431u
+#define PGAS__AD_MAGIC 0x70616400u	/* "pad", and the type in the low byte */
+#define PGAS__AD_TAG(dt) (PGAS__AD_MAGIC | (uint32_t)(dt))
+#define PGAS__AD_KEY(dt, ops) (PGAS__AD_TAG(dt) | (uint64_t)(ops) << 32)
 
 /*
  * Creates a domain of type dt for the operations in ops (a set of
@@ -100,8 +106,28 @@ int pgas_ad_create(pgas_ad_t *ad, pgas_dt_t dt, unsigned ops, unsigned flags);
 /* Operations through it are refused afterwards (PGAS_ERR_STATE). */
 int pgas_ad_destroy(pgas_ad_t ad);
 
-int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, const void *result,
+/*
+ * The error of a refused call (never PGAS_OK).  has_result: the result
+ * pointer was not NULL.  Not the pointer itself: a caller's variable whose
+ * address reaches a function lives in memory, and every operation would
+ * store its result there and the caller load it back.
+ */
+int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 		  unsigned rank, const void *addr, unsigned op, unsigned flags);
+
+/* The same, telling the compiler that it is not 0: code that tests the
+ * call's return before it reads the result gets no maybe-uninitialized
+ * warning. */
+static inline __attribute__((always_inline))
+int pgas__ad_refuse(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
+		    unsigned rank, const void *addr, unsigned op, unsigned flags)
+{
+	int rc = pgas__ad_fail(call, ad, dt, has_result, rank, addr, op, flags);
+
+	if (rc == 0)
+		__builtin_unreachable();
+	return rc;
+}
 
 /* A load can be neither release nor acq_rel in C11: the nearest legal. */
 static inline int pgas__aorder_load(int mo)
@@ -224,14 +250,15 @@ int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
 {											\
 	char *p;									\
 	T o;										\
+	uint64_t k;									\
 											\
-	if (PGAS__UNLIKELY(!ad || ad->magic != PGAS__AD_MAGIC || ad->dt != (DT) ||	\
-			   (op & (op - 1)) || !(ad->ops & op) ||			\
+	if (PGAS__UNLIKELY(!ad || (uint32_t)(k = ad->key) != PGAS__AD_TAG(DT) ||	\
+			   (op & (op - 1)) || !((k >> 32) & op) ||			\
 			   (flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) ||			\
 			   !pgas__map(rank, addr, sizeof(T), &p) ||			\
 			   ((uintptr_t)p & (sizeof(T) - 1)) ||				\
 			   (!result && (op & PGAS__AOP_FETCHING))))			\
-		return pgas__ad_fail(call, ad, (DT), result, rank, addr, op, flags);	\
+		return pgas__ad_refuse(call, ad, (DT), !!result, rank, addr, op, flags);	\
 	/* Constant orders only: GCC 12 expands a fetch-op whose order is	\
 	 * not a constant as a compare-and-swap loop that loses the operand. */	\
 	switch (flags) {								\
@@ -257,7 +284,7 @@ int pgas_ad_op_nb_##sfx(pgas_handle_t *handle, pgas_ad_t ad, T *result,	\
 				      T operand1, T operand2, unsigned flags)		\
 {											\
 	if (PGAS__UNLIKELY(!handle))							\
-		return pgas__ad_fail("pgas_ad_op_nb_" #sfx, ad, (DT), result, rank,	\
+		return pgas__ad_refuse("pgas_ad_op_nb_" #sfx, ad, (DT), !!result, rank,	\
 				     addr, op, flags | PGAS__AOP_NOHANDLE);		\
 	*handle = PGAS_HANDLE_DONE;							\
 	return pgas__ad_op_##sfx("pgas_ad_op_nb_" #sfx, ad, result, rank, addr, op,	\

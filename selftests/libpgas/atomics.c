@@ -280,7 +280,7 @@ static void test_misuse(void)
 {
 	pgas_ad_t ad, dead, fd;
 	uint64_t v, *w = word(me, 60);
-	struct pgas__ad fake = { 0x12345678u, PGAS_DT_U64, PGAS_AOP_ADD };
+	struct pgas__ad fake = { 0x12345678u | (uint64_t)PGAS_AOP_ADD << 32 };	/* not a domain */
 	pgas_ad_t bad = &fake;
 
 	T_EQ(pgas_ad_create(NULL, PGAS_DT_U64, PGAS_AOP_ADD, 0), PGAS_ERR_INVAL);
