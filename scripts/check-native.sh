@@ -124,6 +124,36 @@ if [ "$B" = "$PWD/build" ]; then
 		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/signal" -w 24 -t 4
 fi
 
+# An adversarial review of signals, immediate sends and the global exit
+# (each failed before its fix): memset and access-region puts wake a
+# sleeping waiter; a local wait at FUNNELED is not ended as abandoned when
+# the others have left; a plain Long's copy holds up no message behind it;
+# a global exit from a forked child ends its parent rank too.
+if [ "$B" = "$PWD/build" ]; then
+	for c in "2 block rev_memset_wake memset" "2 block rev_region_wake region" \
+		"2 spin rev_wait_local" "3 spin rev_long_hol 64"; do
+		set -- $c
+		n=$1 mode=$2 prog=$3
+		shift 3
+		out=$(PGAS_WAIT_MODE=$mode "$RUN" -n "$n" -t 60 "$B/tests/$prog" "$@" 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'; then
+			ok "$prog -n $n $* ($mode)"
+		else
+			notok "$prog -n $n $* ($mode): exit $rc"
+			echo "$out" | tail -n 5 | sed 's/^/    # /'
+		fi
+	done
+	out=$("$RUN" -v -n 2 -t 60 "$B/tests/rev_ge_fork" 2>&1)
+	rc=$?
+	if [ $rc -eq 5 ] && [ "$(echo "$out" | grep -c 'exited with code 5$')" -eq 2 ]; then
+		ok "rev_ge_fork: a global exit from a forked child ends every rank with its code"
+	else
+		notok "rev_ge_fork: exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+fi
+
 # pgas_global_exit(code): every rank ends with code, 0 included, wherever
 # the others are (global_exit.c); a rank that blocks libpgas's signal is
 # killed, and the job still ends with code.  /dev/shm is checked at the end.

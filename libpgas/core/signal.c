@@ -216,6 +216,13 @@ int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 			(void)pgas_poll();
 		return scan(&m);
 	}
+	/*
+	 * Above PGAS_THREAD_SINGLE a thread of this process may be the writer
+	 * (a compute thread's flag): the wait is not ended as abandoned when
+	 * every other rank has left (wait.c, check_abandoned), as a wait for
+	 * what only peers can do is.
+	 */
+	w.poller = pgas__level > PGAS_THREAD_SINGLE;
 	while (!scan(&m))
 		pgas__wait_step(&w);
 	return PGAS_OK;

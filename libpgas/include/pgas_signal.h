@@ -35,6 +35,10 @@
  * With nothing left in (n 0, or every status set) all holds at once, any
  * gives *index SIZE_MAX and some *count 0, at once (as OpenSHMEM).
  * Errors (< 0): NULL or misaligned words, an unknown cmp.
+ * At PGAS_THREAD_SINGLE only peers can end a wait, so one that every
+ * other rank has abandoned (all left, nothing in flight) ends the rank
+ * with a message, as pgas_block_until does; at the other levels a thread
+ * of this process may still write the word, and the wait goes on.
  */
 #ifndef PGAS_SIGNAL_H
 #define PGAS_SIGNAL_H
