@@ -219,6 +219,24 @@ unclaim:
 	return ret;
 }
 
+/*
+ * The caller's own endpoint, in use (pgas_ep_unuse() after), or an ERR_PTR.
+ * primary: the call is the process's rank's, which an extra endpoint
+ * cannot make (-EOPNOTSUPP).
+ */
+static struct pgas_ep *use_own_ep(struct pgas_file *pf, bool primary)
+{
+	struct pgas_ep *ep = owned_ep(pf, current->mm);
+
+	if (IS_ERR(ep))
+		return ep;
+	if (primary && ep->extra)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!pgas_ep_use(ep))
+		return ERR_PTR(-ENODEV);
+	return ep;
+}
+
 static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 {
 	struct pgas_ioc_rings a;
@@ -232,11 +250,9 @@ static int ioc_rings(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.pad)
 		return -EINVAL;
-	ep = owned_ep(pf, current->mm);
+	ep = use_own_ep(pf, false);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	if (!pgas_ep_use(ep))
-		return -ENODEV;
 	/* Serialises the check for existing rings with their creation. */
 	mutex_lock(&pf->lock);
 	ret = pgas_rings_create(ep, &a);
@@ -259,14 +275,10 @@ static int ioc_reg(struct pgas_file *pf, void __user *uarg)
 	ret = copy_in(&a, sizeof(a), sizeof(a), uarg, &usize);
 	if (ret)
 		return ret;
-	ep = owned_ep(pf, current->mm);
+	/* The process's registrations are its rank's, for all its endpoints. */
+	ep = use_own_ep(pf, true);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	/* The process's registrations are its rank's, for all its endpoints. */
-	if (ep->extra)
-		return -EOPNOTSUPP;
-	if (!pgas_ep_use(ep))
-		return -ENODEV;
 	/* No pgas lock: accounting and pinning take mmap_lock themselves. */
 	ret = pgas_reg(ep, &a);
 	if (!ret) {
@@ -290,13 +302,9 @@ static int ioc_dereg(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags)
 		return -EINVAL;
-	ep = owned_ep(pf, current->mm);
+	ep = use_own_ep(pf, true);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	if (ep->extra)
-		return -EOPNOTSUPP;
-	if (!pgas_ep_use(ep))
-		return -ENODEV;
 	/* No pgas lock: revocation unmaps under the mm core's locks. */
 	ret = pgas_dereg(ep, a.handle);
 	pgas_ep_unuse(ep);
@@ -315,11 +323,9 @@ static int ioc_wake(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags || a.pad)
 		return -EINVAL;
-	ep = owned_ep(pf, current->mm);
+	ep = use_own_ep(pf, false);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	if (!pgas_ep_use(ep))
-		return -ENODEV;
 	ret = pgas_wake_eid(ep, a.vpid);
 	pgas_ep_unuse(ep);
 	return ret;
@@ -337,11 +343,9 @@ static int ioc_ep_info(struct pgas_file *pf, void __user *uarg)
 		return ret;
 	if (a.flags || a.pad)
 		return -EINVAL;
-	ep = owned_ep(pf, current->mm);
+	ep = use_own_ep(pf, false);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	if (!pgas_ep_use(ep))
-		return -ENODEV;
 	ret = pgas_ep_info(ep, &a);
 	pgas_ep_unuse(ep);
 	return ret ? ret : copy_out(uarg, &a, sizeof(a), usize);
