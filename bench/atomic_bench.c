@@ -50,19 +50,6 @@ static uint64_t iters_of(uint64_t k)
 	return k / scale ? k / scale : 1;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int k)
-{
-	qsort(v, (size_t)k, sizeof(*v), cmp_d);
-	return v[k / 2];
-}
-
 static void sync_all(void)
 {
 	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
@@ -158,7 +145,7 @@ static void lat_section(void)
 			sync_all();
 		}
 	for (int k = 0; k < L_KINDS; k++) {
-		double m = median(t[k], REPS);
+		double m = bench_median(t[k], REPS);
 
 		if (me == 0)
 			bench_result(names[k], m * 1e9, "ns");
@@ -225,7 +212,7 @@ static void pingpong_section(void)
 			sync_all();
 		}
 	for (int k = 0; k < P_KINDS; k++) {
-		double m = median(t[k], REPS);
+		double m = bench_median(t[k], REPS);
 
 		if (me == 0)
 			bench_result(names[k], m * 1e9, "ns");
@@ -288,21 +275,11 @@ static void tput_section(int contended)
 		double m;
 
 		/* the median of rates: the median time */
-		m = median(t[k], REPS);
+		m = bench_median(t[k], REPS);
 		snprintf(name, sizeof(name), names[k], contended ? "add_contended" : "add_tput", n);
 		if (me == 0)
 			bench_result(name, m, "Mops/s");
 	}
-}
-
-static int want(int argc, char **argv, const char *section)
-{
-	if (argc < 2)
-		return 1;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], section))
-			return 1;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -322,13 +299,13 @@ int main(int argc, char **argv)
 			   PGAS_AOP_GET | PGAS_AOP_ADD | PGAS_AOP_FADD | PGAS_AOP_FCAS, 0) ||
 	    pgas_ad_create(&adi, PGAS_DT_I64, PGAS_AOP_FADD, 0))
 		pgas_exit(1);
-	if (n >= 2 && want(argc, argv, "lat"))
+	if (n >= 2 && bench_want(argc, argv, 1, "lat"))
 		lat_section();
-	if (n >= 2 && want(argc, argv, "pingpong"))
+	if (n >= 2 && bench_want(argc, argv, 1, "pingpong"))
 		pingpong_section();
-	if (want(argc, argv, "tput"))
+	if (bench_want(argc, argv, 1, "tput"))
 		tput_section(0);
-	if (want(argc, argv, "contended"))
+	if (bench_want(argc, argv, 1, "contended"))
 		tput_section(1);
 	sync_all();
 	pgas_ad_destroy(adu);

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double bench_now(void)
@@ -27,5 +29,33 @@ static inline void bench_result(const char *name, double value, const char *unit
 
 /* Best (lowest) of several repetitions: the least disturbed measurement. */
 #define BENCH_REPS 5
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..k-1] (sorts v). */
+static inline double bench_median(double *v, int k)
+{
+	qsort(v, (size_t)k, sizeof(*v), bench_cmp_double);
+	return v[k / 2];
+}
+
+/*
+ * Section selection: the sections named in argv[first..argc-1], all of them
+ * when none is named.
+ */
+static inline int bench_want(int argc, char **argv, int first, const char *section)
+{
+	if (argc <= first)
+		return 1;
+	for (int i = first; i < argc; i++)
+		if (!strcmp(argv[i], section))
+			return 1;
+	return 0;
+}
 
 #endif /* PGAS_BENCH_H */

@@ -386,16 +386,6 @@ static void barrier_section(void)
 		bench_result("pgas.barrier", best * 1e6, "us");
 }
 
-static int want(int argc, char **argv, const char *section)
-{
-	if (argc < 2)
-		return 1;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], section))
-			return 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const pgas_handler_entry_t table[] = {
@@ -413,18 +403,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pgas_bench: run with pgasrun -n 2\n");
 		pgas_exit(2);
 	}
-	if (want(argc, argv, "lat")) {
+	if (bench_want(argc, argv, 1, "lat")) {
 		limit_cacheline();
 		lat_put_get();
 		lat_pingpongs();
 	}
-	if (want(argc, argv, "am"))
+	if (bench_want(argc, argv, 1, "am"))
 		am_section();
-	if (want(argc, argv, "bw"))
+	if (bench_want(argc, argv, 1, "bw"))
 		bw_section();
-	if (want(argc, argv, "rate"))
+	if (bench_want(argc, argv, 1, "rate"))
 		rate_section();
-	if (want(argc, argv, "barrier"))
+	if (bench_want(argc, argv, 1, "barrier"))
 		barrier_section();
 	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 	pgas_exit(0);

@@ -33,19 +33,6 @@ static MPI_Win win;
 static uint64_t *base;
 static volatile uint64_t sink;
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v)
-{
-	qsort(v, REPS, sizeof(*v), cmp_d);
-	return v[REPS / 2];
-}
-
 static void report(const char *what, double value, const char *unit)
 {
 	char name[96];
@@ -117,8 +104,8 @@ static void lat_section(void)
 				sink = acc + cur;
 			}
 		}
-	report("fadd_lat", median(t[0]) * 1e9, "ns");
-	report("cas_lat", median(t[1]) * 1e9, "ns");
+	report("fadd_lat", bench_median(t[0], REPS) * 1e9, "ns");
+	report("cas_lat", bench_median(t[1], REPS) * 1e9, "ns");
 }
 
 static void pingpong_section(void)
@@ -148,8 +135,8 @@ static void pingpong_section(void)
 				t[k][rep] = (bench_now() - t0) / iters;
 			}
 		}
-	report("fadd_pingpong", median(t[0]) * 1e9, "ns");
-	report("cas_pingpong", median(t[1]) * 1e9, "ns");
+	report("fadd_pingpong", bench_median(t[0], REPS) * 1e9, "ns");
+	report("cas_pingpong", bench_median(t[1], REPS) * 1e9, "ns");
 }
 
 static void tput_section(int contended)
@@ -183,19 +170,9 @@ static void tput_section(int contended)
 			sink = acc;
 		}
 	snprintf(name, sizeof(name), "add_%s.%d", contended ? "contended" : "tput", n);
-	report(name, median(t[0]), "Mops/s");
+	report(name, bench_median(t[0], REPS), "Mops/s");
 	snprintf(name, sizeof(name), "fadd_%s.%d", contended ? "contended" : "tput", n);
-	report(name, median(t[1]), "Mops/s");
-}
-
-static int want(int argc, char **argv, const char *section)
-{
-	if (argc < 3)
-		return 1;
-	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[i], section))
-			return 1;
-	return 0;
+	report(name, bench_median(t[1], REPS), "Mops/s");
 }
 
 int main(int argc, char **argv)
@@ -210,13 +187,13 @@ int main(int argc, char **argv)
 	memset(base, 0, 16 * 16 * 8);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
-	if (n >= 2 && want(argc, argv, "lat"))
+	if (n >= 2 && bench_want(argc, argv, 2, "lat"))
 		lat_section();
-	if (n >= 2 && want(argc, argv, "pingpong"))
+	if (n >= 2 && bench_want(argc, argv, 2, "pingpong"))
 		pingpong_section();
-	if (want(argc, argv, "tput"))
+	if (bench_want(argc, argv, 2, "tput"))
 		tput_section(0);
-	if (want(argc, argv, "contended"))
+	if (bench_want(argc, argv, 2, "contended"))
 		tput_section(1);
 	MPI_Win_unlock_all(win);
 	MPI_Win_free(&win);

@@ -30,19 +30,6 @@ static long words[16 * 16];
 static int me, n;
 static volatile long sink;
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v)
-{
-	qsort(v, REPS, sizeof(*v), cmp_d);
-	return v[REPS / 2];
-}
-
 static void reset(int pe, int wi)
 {
 	shmem_barrier_all();
@@ -76,8 +63,8 @@ static void lat_section(void)
 			}
 		}
 	if (me == 0) {
-		bench_result("oshmem.atomic.fadd_lat", median(t[0]) * 1e9, "ns");
-		bench_result("oshmem.atomic.cas_lat", median(t[1]) * 1e9, "ns");
+		bench_result("oshmem.atomic.fadd_lat", bench_median(t[0], REPS) * 1e9, "ns");
+		bench_result("oshmem.atomic.cas_lat", bench_median(t[1], REPS) * 1e9, "ns");
 	}
 }
 
@@ -120,8 +107,8 @@ static void pingpong_section(void)
 				fprintf(stderr, "pe %d rep %d kind %d done\n", me, rep, k);
 		}
 	if (me == 0) {
-		bench_result("oshmem.atomic.fadd_pingpong", median(t[0]) * 1e9, "ns");
-		bench_result("oshmem.atomic.cas_pingpong", median(t[1]) * 1e9, "ns");
+		bench_result("oshmem.atomic.fadd_pingpong", bench_median(t[0], REPS) * 1e9, "ns");
+		bench_result("oshmem.atomic.cas_pingpong", bench_median(t[1], REPS) * 1e9, "ns");
 	}
 }
 
@@ -152,20 +139,10 @@ static void tput_section(int contended)
 		}
 	if (me == 0) {
 		snprintf(name, sizeof(name), "oshmem.atomic.add_%s.%d", contended ? "contended" : "tput", n);
-		bench_result(name, median(t[0]), "Mops/s");
+		bench_result(name, bench_median(t[0], REPS), "Mops/s");
 		snprintf(name, sizeof(name), "oshmem.atomic.fadd_%s.%d", contended ? "contended" : "tput", n);
-		bench_result(name, median(t[1]), "Mops/s");
+		bench_result(name, bench_median(t[1], REPS), "Mops/s");
 	}
-}
-
-static int want(int argc, char **argv, const char *section)
-{
-	if (argc < 2)
-		return 1;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], section))
-			return 1;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -175,13 +152,13 @@ int main(int argc, char **argv)
 	n = shmem_n_pes();
 	if (n > 16)
 		shmem_global_exit(2);
-	if (n >= 2 && want(argc, argv, "lat"))
+	if (n >= 2 && bench_want(argc, argv, 1, "lat"))
 		lat_section();
-	if (n >= 2 && want(argc, argv, "pingpong"))
+	if (n >= 2 && bench_want(argc, argv, 1, "pingpong"))
 		pingpong_section();
-	if (want(argc, argv, "tput"))
+	if (bench_want(argc, argv, 1, "tput"))
 		tput_section(0);
-	if (want(argc, argv, "contended"))
+	if (bench_want(argc, argv, 1, "contended"))
 		tput_section(1);
 	fflush(stdout);
 	shmem_barrier_all();
