@@ -142,7 +142,7 @@ $(B)/examples/%: examples/%.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
 
-$(B)/bench/%: bench/%.c bench/bench.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
+$(B)/bench/%: bench/%.c bench/bench.h bench/hpcc_random.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a -lm
 

@@ -50,9 +50,8 @@
 #include <unistd.h>
 #include "pgas.h"
 #include "bench.h"
+#include "hpcc_random.h"
 
-#define POLY 0x0000000000000007ULL
-#define PERIOD 1317624576693539401LL
 #define LOOKAHEAD 1024u		/* HPCC's MAX_TOTAL_PENDING_UPDATES */
 
 enum { H_UPD = 1, H_ACK };
@@ -63,46 +62,6 @@ static uint64_t *table;		/* this rank's part, at the start of its segment */
 static uint64_t **tables;	/* every rank's part, as this rank addresses it */
 static uint64_t *errslot;	/* rank 0's segment: one error count per rank */
 static volatile uint64_t inflight;	/* AM: updates sent and not acknowledged */
-
-static inline uint64_t next(uint64_t ran)
-{
-	return (ran << 1) ^ ((int64_t)ran < 0 ? POLY : 0);
-}
-
-/* HPCC_starts: the n-th value of the stream, in O(log n). */
-static uint64_t hpcc_starts(int64_t n)
-{
-	uint64_t m2[64], temp, ran;
-	int i, j;
-
-	while (n < 0)
-		n += PERIOD;
-	while (n > PERIOD)
-		n -= PERIOD;
-	if (n == 0)
-		return 1;
-	temp = 1;
-	for (i = 0; i < 64; i++) {
-		m2[i] = temp;
-		temp = next(temp);
-		temp = next(temp);
-	}
-	for (i = 62; i >= 0; i--)
-		if ((n >> i) & 1)
-			break;
-	ran = 2;
-	while (i > 0) {
-		temp = 0;
-		for (j = 0; j < 64; j++)
-			if ((ran >> j) & 1)
-				temp ^= m2[j];
-		ran = temp;
-		i--;
-		if ((n >> i) & 1)
-			ran = next(ran);
-	}
-	return ran;
-}
 
 static void h_upd(pgas_token_t t, void *buf, size_t n, const uint32_t *a, unsigned na)
 {
@@ -136,7 +95,7 @@ static void run_atomic(uint64_t ran, uint64_t count)
 	if (rc)
 		die("pgas_ad_create", rc);
 	for (uint64_t i = 0; i < count; i++) {
-		ran = next(ran);
+		ran = hpcc_next(ran);
 		uint64_t g = ran & (TS - 1);
 		rc = pgas_ad_op_u64(ad, NULL, (unsigned)(g >> logL), &tables[g >> logL][g & (L - 1)],
 				    PGAS_AOP_XOR, ran, 0, 0);
@@ -153,7 +112,7 @@ static void run_gmp(uint64_t ran, uint64_t count)
 		unsigned o;
 		int rc;
 
-		ran = next(ran);
+		ran = hpcc_next(ran);
 		g = ran & (TS - 1);
 		o = (unsigned)(g >> logL);
 		p = &tables[o][g & (L - 1)];
@@ -186,7 +145,7 @@ static void run_am(uint64_t ran, uint64_t count)
 	unsigned buffered = 0, r;
 
 	for (uint64_t i = 0; i < count; i++) {
-		ran = next(ran);
+		ran = hpcc_next(ran);
 		r = (unsigned)((ran & (TS - 1)) >> logL);
 		if (r == me) {
 			table[ran & (L - 1)] ^= ran;
@@ -226,7 +185,7 @@ static uint64_t verify(uint64_t seed, uint64_t factor)
 	uint64_t ran = hpcc_starts((int64_t)seed), errors = 0;
 
 	for (uint64_t i = 0; i < factor * TS; i++) {
-		ran = next(ran);
+		ran = hpcc_next(ran);
 		if (((ran & (TS - 1)) >> logL) == me)
 			table[ran & (L - 1)] ^= ran;
 	}

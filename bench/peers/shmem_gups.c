@@ -21,48 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../bench.h"
+#include "../hpcc_random.h"
 
-#define POLY 0x0000000000000007ULL
-#define PERIOD 1317624576693539401LL
 #define LOOKAHEAD 1024
-
-static inline uint64_t next(uint64_t ran)
-{
-	return (ran << 1) ^ ((int64_t)ran < 0 ? POLY : 0);
-}
-
-static uint64_t hpcc_starts(int64_t n)
-{
-	uint64_t m2[64], temp, ran;
-	int i, j;
-
-	while (n < 0)
-		n += PERIOD;
-	while (n > PERIOD)
-		n -= PERIOD;
-	if (n == 0)
-		return 1;
-	temp = 1;
-	for (i = 0; i < 64; i++) {
-		m2[i] = temp;
-		temp = next(next(temp));
-	}
-	for (i = 62; i >= 0; i--)
-		if ((n >> i) & 1)
-			break;
-	ran = 2;
-	while (i > 0) {
-		temp = 0;
-		for (j = 0; j < 64; j++)
-			if ((ran >> j) & 1)
-				temp ^= m2[j];
-		ran = temp;
-		i--;
-		if ((n >> i) & 1)
-			ran = next(ran);
-	}
-	return ran;
-}
 
 static long long errs;	/* symmetric: this PE's error count */
 
@@ -93,7 +54,7 @@ int main(int argc, char **argv)
 	shmem_barrier_all();
 	t0 = bench_now();
 	for (uint64_t i = 0; i < 4 * L; i++) {
-		ran = next(ran);
+		ran = hpcc_next(ran);
 		uint64_t g = ran & (TS - 1);
 		shmem_uint64_atomic_xor(&table[g & (L - 1)], ran, (int)(g >> logL));
 		if ((i & (LOOKAHEAD - 1)) == LOOKAHEAD - 1)
@@ -105,7 +66,7 @@ int main(int argc, char **argv)
 	/* Verification: the whole stream again, this PE's part. */
 	ran = hpcc_starts(0);
 	for (uint64_t i = 0; i < 4 * TS; i++) {
-		ran = next(ran);
+		ran = hpcc_next(ran);
 		if (((ran & (TS - 1)) >> logL) == (uint64_t)me)
 			table[ran & (L - 1)] ^= ran;
 	}
