@@ -299,14 +299,7 @@ int main(int argc, char **argv)
 			   PGAS_AOP_GET | PGAS_AOP_ADD | PGAS_AOP_FADD | PGAS_AOP_FCAS, 0) ||
 	    pgas_ad_create(&adi, PGAS_DT_I64, PGAS_AOP_FADD, 0))
 		pgas_exit(1);
-	if (n >= 2 && bench_want(argc, argv, 1, "lat"))
-		lat_section();
-	if (n >= 2 && bench_want(argc, argv, 1, "pingpong"))
-		pingpong_section();
-	if (bench_want(argc, argv, 1, "tput"))
-		tput_section(0);
-	if (bench_want(argc, argv, 1, "contended"))
-		tput_section(1);
+	bench_atomic_sections(argc, argv, 1, (int)n, lat_section, pingpong_section, tput_section);
 	sync_all();
 	pgas_ad_destroy(adu);
 	pgas_ad_destroy(adi);

@@ -58,4 +58,22 @@ static inline int bench_want(int argc, char **argv, int first, const char *secti
 	return 0;
 }
 
+/*
+ * The sections of bench/atomic_bench and its peers, in order, those named
+ * in argv[first..] (all by default): lat and pingpong take two ranks.
+ */
+static inline void bench_atomic_sections(int argc, char **argv, int first, int nranks,
+					 void (*lat)(void), void (*pingpong)(void),
+					 void (*tput)(int contended))
+{
+	if (nranks >= 2 && bench_want(argc, argv, first, "lat"))
+		lat();
+	if (nranks >= 2 && bench_want(argc, argv, first, "pingpong"))
+		pingpong();
+	if (bench_want(argc, argv, first, "tput"))
+		tput(0);
+	if (bench_want(argc, argv, first, "contended"))
+		tput(1);
+}
+
 #endif /* PGAS_BENCH_H */
