@@ -130,7 +130,7 @@ fi
 # the others have left; a plain Long's copy holds up no message behind it;
 # a global exit from a forked child ends its parent rank too.
 if [ "$B" = "$PWD/build" ]; then
-	for c in "2 block rev_memset_wake memset" "2 block rev_region_wake region" \
+	for c in "2 block rev_wake memset" "2 block rev_wake region" \
 		"2 spin rev_wait_local" "3 spin rev_long_hol 64"; do
 		set -- $c
 		n=$1 mode=$2 prog=$3
