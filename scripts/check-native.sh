@@ -46,6 +46,21 @@ run_tap() {
 	rm -f "$log.err"
 }
 
+# run_clean LABEL CMD...: a job that passes by exit code 0 with no "not ok"
+# line in its output (stdout and stderr), whose last lines show otherwise.
+run_clean() {
+	local label=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'; then
+		ok "$label"
+	else
+		notok "$label: exit $rc"
+		echo "$out" | tail -n 8 | sed 's/^/    # /'
+	fi
+}
+
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
@@ -102,14 +117,8 @@ for c in "1 hsl_barrier" "1 hsl_notify" "2 hsl_signal" "2 hsl_coll" "2 ser_hsl" 
 	n=$1
 	shift
 	[ "$B" = "$PWD/build" ] || [ "$n" = 1 ] || continue
-	out=$(PGAS_ERROR_MODE=quiet "$RUN" -n "$n" -t 120 "$B/tests/threads_edges" -c "$@" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'; then
-		ok "threads_edges -n $n -c $*"
-	else
-		notok "threads_edges -n $n -c $*: exit $rc"
-		echo "$out" | tail -n 8 | sed 's/^/    # /'
-	fi
+	run_clean "threads_edges -n $n -c $*" \
+		env PGAS_ERROR_MODE=quiet "$RUN" -n "$n" -t 120 "$B/tests/threads_edges" -c "$@"
 done
 
 # Waits on memory in the block wait mode (pgas_signal.h): every case
@@ -135,14 +144,8 @@ if [ "$B" = "$PWD/build" ]; then
 		set -- $c
 		n=$1 mode=$2 prog=$3
 		shift 3
-		out=$(PGAS_WAIT_MODE=$mode "$RUN" -n "$n" -t 60 "$B/tests/$prog" "$@" 2>&1)
-		rc=$?
-		if [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'; then
-			ok "$prog -n $n $* ($mode)"
-		else
-			notok "$prog -n $n $* ($mode): exit $rc"
-			echo "$out" | tail -n 5 | sed 's/^/    # /'
-		fi
+		run_clean "$prog -n $n $* ($mode)" \
+			env PGAS_WAIT_MODE="$mode" "$RUN" -n "$n" -t 60 "$B/tests/$prog" "$@"
 	done
 	out=$("$RUN" -v -n 2 -t 60 "$B/tests/rev_ge_fork" 2>&1)
 	rc=$?
