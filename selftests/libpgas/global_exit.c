@@ -33,11 +33,7 @@ static unsigned caller;
 static void h_exit(pgas_token_t t, void *buf, size_t nbytes, const uint32_t *args,
 		   unsigned nargs)
 {
-	(void)t;
-	(void)buf;
-	(void)nbytes;
-	(void)args;
-	(void)nargs;
+	(void)t; (void)buf; (void)nbytes; (void)args; (void)nargs;
 	pgas_global_exit(code);
 }
 

@@ -19,20 +19,14 @@ static size_t med_bytes;
 static void h_count(pgas_token_t t, void *buf, size_t nbytes, const uint32_t *args,
 		    unsigned nargs)
 {
-	(void)t;
-	(void)buf;
-	(void)nbytes;
-	(void)args;
-	(void)nargs;
+	(void)t; (void)buf; (void)nbytes; (void)args; (void)nargs;
 	handled++;
 }
 
 static void h_ping(pgas_token_t t, void *buf, size_t nbytes, const uint32_t *args,
 		   unsigned nargs)
 {
-	(void)buf;
-	(void)nbytes;
-	(void)nargs;
+	(void)buf; (void)nbytes; (void)nargs;
 	if (pgas_am_reply_short(t, H_PONG | PGAS_AM_IMMEDIATE, args, 1))
 		pgas_am_reply_short(t, H_PONG, args, 1);	/* the ring was full: wait */
 }
@@ -40,11 +34,7 @@ static void h_ping(pgas_token_t t, void *buf, size_t nbytes, const uint32_t *arg
 static void h_pong(pgas_token_t t, void *buf, size_t nbytes, const uint32_t *args,
 		   unsigned nargs)
 {
-	(void)t;
-	(void)buf;
-	(void)nbytes;
-	(void)args;
-	(void)nargs;
+	(void)t; (void)buf; (void)nbytes; (void)args; (void)nargs;
 	pongs++;
 }
 
