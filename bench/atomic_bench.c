@@ -76,9 +76,36 @@ static void reset(unsigned r, unsigned w)
 
 static volatile uint64_t sink;
 
+#define MAX_KINDS 5	/* of the latency and ping-pong sections */
+
+/*
+ * REPS runs of each of the kinds on word 0 of rank 1, interleaved so that a
+ * disturbance hits every kind alike: once(kind, iters) by the ranks below
+ * ranks, the others waiting in the barrier; the medians reported in ns.
+ */
+static void run_on_word1(int kinds, const char *const *names, double (*once)(int, uint64_t),
+			 uint64_t iters, unsigned ranks)
+{
+	double t[MAX_KINDS][REPS];
+
+	for (int rep = 0; rep < REPS; rep++)
+		for (int k = 0; k < kinds; k++) {
+			reset(1, 0);
+			t[k][rep] = me < ranks ? once(k, iters) : 0;
+			sync_all();
+		}
+	for (int k = 0; k < kinds; k++) {
+		double m = bench_median(t[k], REPS);
+
+		if (me == 0)
+			bench_result(names[k], m * 1e9, "ns");
+	}
+}
+
 /* ---- latency: rank 0 -> a word of rank 1, the line stays hot ---------- */
 
 enum { L_PGAS_FADD_U64, L_PGAS_FADD_I64, L_PGAS_CAS, L_RAW_FADD, L_RAW_CAS, L_KINDS };
+_Static_assert(L_KINDS <= MAX_KINDS, "MAX_KINDS");
 
 static double lat_once(int kind, uint64_t iters)
 {
@@ -134,27 +161,14 @@ static void lat_section(void)
 		"pgas.atomic.fadd_u64_lat", "pgas.atomic.fadd_i64_lat", "pgas.atomic.cas_lat",
 		"limit.atomic.fadd_lat", "limit.atomic.cas_lat",
 	};
-	const uint64_t iters = iters_of(2000000);
-	double t[L_KINDS][REPS];
 
-	/* Interleaved, so that a disturbance hits every kind alike. */
-	for (int rep = 0; rep < REPS; rep++)
-		for (int k = 0; k < L_KINDS; k++) {
-			reset(1, 0);
-			t[k][rep] = me == 0 ? lat_once(k, iters) : 0;
-			sync_all();
-		}
-	for (int k = 0; k < L_KINDS; k++) {
-		double m = bench_median(t[k], REPS);
-
-		if (me == 0)
-			bench_result(names[k], m * 1e9, "ns");
-	}
+	run_on_word1(L_KINDS, names, lat_once, iters_of(2000000), 1);
 }
 
 /* ---- line bouncing: ranks 0 and 1 take turns on a word of rank 1 ------- */
 
 enum { P_PGAS_FADD, P_RAW_FADD, P_PGAS_CAS, P_RAW_CAS, P_KINDS };
+_Static_assert(P_KINDS <= MAX_KINDS, "MAX_KINDS");
 
 static double pingpong_once(int kind, uint64_t iters)
 {
@@ -202,21 +216,8 @@ static void pingpong_section(void)
 		"pgas.atomic.fadd_pingpong", "limit.atomic.fadd_pingpong",
 		"pgas.atomic.cas_pingpong", "limit.atomic.cas_pingpong",
 	};
-	const uint64_t iters = iters_of(200000);
-	double t[P_KINDS][REPS];
 
-	for (int rep = 0; rep < REPS; rep++)
-		for (int k = 0; k < P_KINDS; k++) {
-			reset(1, 0);
-			t[k][rep] = me < 2 ? pingpong_once(k, iters) : 0;
-			sync_all();
-		}
-	for (int k = 0; k < P_KINDS; k++) {
-		double m = bench_median(t[k], REPS);
-
-		if (me == 0)
-			bench_result(names[k], m * 1e9, "ns");
-	}
+	run_on_word1(P_KINDS, names, pingpong_once, iters_of(200000), 2);
 }
 
 /* ---- throughput: uncontended (next rank's word) and contended (rank 0) -- */
