@@ -161,7 +161,7 @@ fi
 # the others are (global_exit.c); a rank that blocks libpgas's signal is
 # killed, and the job still ends with code.  /dev/shm is checked at the end.
 for c in "1 barrier 5" "3 barrier 0" "3 barrier 3" "4 compute 0" "3 handler 9" "3 thread 0" \
-	"3 init 4" "2 blocked 0" "3 block 6"; do
+	"3 init 4" "2 blocked 0" "3 block 6" "2 spoof 0"; do
 	set -- $c
 	n=$1 w=$2 code=$3 want=$1 envs=
 	[ "$B" = "$PWD/build" ] || [ "$n" -le 2 ] || continue

@@ -371,6 +371,8 @@ static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child
 	setenv(PGAS_ENV_NRANKS, buf, 1);
 	snprintf(buf, sizeof(buf), "%d", sv_child);
 	setenv(PGAS_ENV_BOOT_FD, buf, 1);
+	snprintf(buf, sizeof(buf), "%d", (int)launcher);
+	setenv(PGAS_ENV_LAUNCHER, buf, 1);
 	if (job_env[0][0]) {
 		putenv(job_env[0]);
 		putenv(job_env[1]);

@@ -32,6 +32,7 @@ struct pgas_boot_msg {
 #define PGAS_ENV_RANK "PGAS_RANK"
 #define PGAS_ENV_NRANKS "PGAS_NRANKS"
 #define PGAS_ENV_BOOT_FD "PGAS_BOOT_FD"
+#define PGAS_ENV_LAUNCHER "PGAS_LAUNCHER_PID"	/* who may send PGAS_BOOT_EXIT_SIGNAL */
 /* Set when the launcher created a pgas.ko job for the ranks. */
 #define PGAS_ENV_JOB_ID "PGAS_JOB_ID"
 #define PGAS_ENV_JOB_KEY "PGAS_JOB_KEY"	/* hexadecimal */

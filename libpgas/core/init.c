@@ -303,18 +303,26 @@ static void exit_hook(int status, void *arg)
 		finalize(PGAS__LEFT_RETURN);
 }
 
-/* Another rank's pgas_global_exit, relayed by pgasrun (bootstrap.h). */
+/* pgasrun's pid (PGAS_LAUNCHER_PID), or 0 without it. */
+static pid_t launcher_pid;
+
+/* Another rank's pgas_global_exit, relayed by pgasrun (bootstrap.h): only
+ * pgasrun's queued signal counts, not another process's. */
 static void on_global_exit(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)uc;
-	if (si->si_code == SI_QUEUE && PGAS_BOOT_EXIT_IS(si->si_value.sival_int))
+	if (si->si_code == SI_QUEUE && launcher_pid && si->si_pid == launcher_pid &&
+	    PGAS_BOOT_EXIT_IS(si->si_value.sival_int))
 		_exit(si->si_value.sival_int & 0xff);
 }
 
 static void global_exit_hook(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_global_exit, .sa_flags = SA_SIGINFO };
+	const char *l = getenv(PGAS_ENV_LAUNCHER);
+
+	launcher_pid = l ? (pid_t)atol(l) : 0;
 
 	sigfillset(&sa.sa_mask);
 	sigaction(PGAS_BOOT_EXIT_SIGNAL, &sa, NULL);

@@ -17,10 +17,13 @@
  *             others wait in pgas_attach's exchange)
  *   blocked   the others block libpgas's signal: killed after 2 s, and
  *             pgasrun still ends with CODE
+ *   spoof     first a process other than pgasrun queues libpgas's signal,
+ *             with a valid value (code 77), to RANK: ignored
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,17 @@ int main(int argc, char **argv)
 		if (!strcmp(where, "handler")) {
 			for (;;)	/* until rank 0's request */
 				pgas_poll();
+		}
+		if (!strcmp(where, "spoof")) {
+			pid_t self = getpid(), kid = fork();
+
+			if (kid == 0) {
+				union sigval v = { .sival_int = 0x7e0000 | 77 };
+
+				sigqueue(self, SIGRTMIN + 4, v);
+				_exit(0);
+			}
+			waitpid(kid, NULL, 0);
 		}
 		usleep(100000);
 		pgas_global_exit(code);
