@@ -55,7 +55,7 @@
  * in /dev/kmsg (the VM tier also panics on WARN).  Every failure prints
  * the seed, the episode and the last 50 operations of all tasks; rerun one
  * episode with PGAS_FUZZ_SEED=S PGAS_FUZZ_EPISODE=E.  PGAS_FUZZ_VERBOSE=1
- * logs every operation.
+ * logs every operation as it starts and again with its result.
  *
  * Cases that only a module with the fix of defect n of issue 9 passes are
  * marked CASE(n) below: a kernel WARN (4), pins escaping RLIMIT_MEMLOCK
@@ -332,6 +332,9 @@ static long op_end(long ret)
 				 strerrorname_np((int)-ret) : "?");
 		else
 			snprintf(e->text + n, sizeof(e->text) - n, " = %ld", ret);
+		/* Again with its result: a replay shows what each operation did. */
+		if (verbose)
+			out("# %s\n", e->text);
 	}
 	return ret;
 }
