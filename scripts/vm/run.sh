@@ -11,7 +11,10 @@
 # For other kernels (scripts/debugvm/run.sh): VM_KERNEL=bzImage boots that,
 # VM_OUT=dir instead of build/vm, VM_APPEND=args adds to the command line,
 # VM_BAD=regex replaces the console patterns that fail the tier, and
-# VM_EXTRA=script runs in the VM after the suites (as /tests/vm-extra.sh).
+# VM_EXTRA=script runs in the VM after the suites (as /tests/vm-extra.sh);
+# with VM_MODE=extra it runs alone, right after insmod (a fuzzer replay:
+# VM_APPEND="PGAS_FUZZ_SEED=S PGAS_FUZZ_EPISODE=E" and a script that runs
+# /tests/pgas_fuzz), on KVER's kernel or the newest.
 #
 # Which stock kernel: KVER=release boots /boot/vmlinuz-KVER with pgas.ko
 # built against its headers; with VM_MODULE, the kernel the module was
@@ -91,6 +94,10 @@ if [ "${VM_TESTS:-all}" != kmod ]; then
 	cp scripts/check-lifecycle.sh "$OUT/root/tests/check-lifecycle.sh"
 fi
 [ -z "${VM_EXTRA:-}" ] || cp "$VM_EXTRA" "$OUT/root/tests/vm-extra.sh" || fail "no $VM_EXTRA"
+if [ "${VM_MODE:-test}" = extra ]; then	# VM_EXTRA's script alone
+	[ -n "${VM_EXTRA:-}" ] || fail "VM_MODE=extra without VM_EXTRA"
+	: >"$OUT/root/tests/extra-only"
+fi
 # GUPS (issue 12): bench/gups verifies its own updates; libpgas.sh runs it.
 make -s STATIC=1 build/static/bench/gups >>"$OUT.build.log" 2>&1 &&
 	cp build/static/bench/gups "$OUT/root/tests/" || fail "building the static gups"

@@ -55,7 +55,7 @@
  * in /dev/kmsg (the VM tier also panics on WARN).  Every failure prints
  * the seed, the episode and the last 50 operations of all tasks; rerun one
  * episode with PGAS_FUZZ_SEED=S PGAS_FUZZ_EPISODE=E.  PGAS_FUZZ_VERBOSE=1
- * logs every operation.
+ * logs every operation as it starts and again with its result.
  *
  * Cases that only a module with the fix of defect n of issue 9 passes are
  * marked CASE(n) below: a kernel WARN (4), pins escaping RLIMIT_MEMLOCK
@@ -332,6 +332,9 @@ static long op_end(long ret)
 				 strerrorname_np((int)-ret) : "?");
 		else
 			snprintf(e->text + n, sizeof(e->text) - n, " = %ld", ret);
+		/* Again with its result: a replay shows what each operation did. */
+		if (verbose)
+			out("# %s\n", e->text);
 	}
 	return ret;
 }
@@ -1185,6 +1188,20 @@ static void op_create(struct world *w)
 	wunlock(w);
 }
 
+/* Rank vpid of job k is an endpoint of a file open here. */
+static int rank_open_here(struct world *w, int k, int vpid)
+{
+	int i;
+
+	for (i = 0; i < NF; i++) {
+		const struct filerec *o = w->f[i].fd >= 0 ? &w->file[w->f[i].fid] : NULL;
+
+		if (o && o->role == R_EP && !o->extra && o->job == k && o->vpid == vpid)
+			return 1;
+	}
+	return 0;
+}
+
 static void op_join(struct world *w)
 {
 	struct pgas_ioc_job_join a = { .size = sizeof(a) };
@@ -1269,6 +1286,16 @@ static void op_join(struct world *w)
 			w->j[k].joined |= 1ULL << a.vpid;
 		if (fr->extra && size >= sizeof(a) && a.eid > w->j[k].last_eid)
 			w->j[k].last_eid = a.eid;
+		/*
+		 * An extra departs with its rank's endpoint, which lives as
+		 * long as its file does.  Unless that file is open here (its
+		 * close is seen: file_gone()), another process may hold the
+		 * last copy (a child that inherited it, after this one
+		 * closed its fd) and let go of it at any time, taking this
+		 * extra along: no predictions about it.
+		 */
+		if (fr->extra && !rank_open_here(w, k, fr->vpid))
+			fr->elsewhere = 1;
 	}
 	(void)size;
 	wunlock(w);
