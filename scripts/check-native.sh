@@ -459,6 +459,21 @@ if [ "$B" = "$PWD/build" ] &&
 elif [ "$B" = "$PWD/build" ]; then
 	notok "make install: $(cat "$log")"
 fi
+# ... as a new user writes it, under a prefix outside the compiler's paths:
+# #include <pgas/pgas.h> with pkg-config's flags (it gave -I<prefix>/include/pgas
+# only, where <pgas/pgas.h> is not found).
+if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/pkgconfig/pgas.pc" ]; then
+	printf '#include <pgas/pgas.h>\n#include <pgas.h>\nint main(void) { return (int)pgas_nranks(); }\n' \
+		>"$inst/new_user.c"
+	if cc -std=c11 -Wall -Werror -o "$inst/new_user" "$inst/new_user.c" \
+		$(PKG_CONFIG_SYSROOT_DIR="$inst" PKG_CONFIG_LIBDIR="$inst/usr/lib/pkgconfig" \
+		  pkg-config --cflags --libs pgas) 2>"$log" &&
+		LD_LIBRARY_PATH="$inst/usr/lib" "$inst/new_user"; then
+		ok "make install: #include <pgas/pgas.h> (and <pgas.h>) with pkg-config's flags"
+	else
+		notok "make install: #include <pgas/pgas.h> with pkg-config's flags: $(head -n 3 "$log")"
+	fi
+fi
 # The shared library: a program linked against it runs, and it exports what
 # the installed headers name and nothing else (scripts/export-map.sh).
 if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/libpgas.so.0" ]; then
