@@ -152,11 +152,20 @@ int pgas__sync_pending(const char *call, int what, int block)
 	if (!what)	/* an explicit handle other than PGAS_HANDLE_DONE */
 		return pgas__err(PGAS_ERR_INVAL, call, "not a handle of this job");
 	if ((what & PGAS__NBI_PUTS) && pgas__g.wake) {
-		/* Block mode keeps nbi_puts_pending set: the _nbi puts since the
-		 * last sync may have changed a word a peer sleeps on. */
-		for (unsigned r = 0; r < pgas__g.nranks; r++)
-			pgas__ring_doorbell(pgas__g.peers[r].ctrl);
+		/*
+		 * Block mode keeps nbi_puts_pending set: the _nbi puts since the
+		 * last sync may have changed a word a peer sleeps on.  Only the
+		 * peers asleep are rung: the puts' stores, this fence, then the
+		 * load of 'sleeping', against the sleeper's store of 'sleeping',
+		 * then its check of the word (wait.c: a memory wait's recheck).
+		 * Other waits (pgas_block_until on such a word) fall back to
+		 * their bounded naps.
+		 */
 		PGAS__FENCE(memory_order_seq_cst);
+		for (unsigned r = 0; r < pgas__g.nranks; r++)
+			if (atomic_load_explicit((_Atomic uint32_t *)&pgas__g.peers[r].ctrl->sleeping,
+						 memory_order_relaxed))
+				pgas__ring_doorbell(pgas__g.peers[r].ctrl);
 		return PGAS_OK;
 	}
 	/* Implicit operations are never left pending by this conduit. */

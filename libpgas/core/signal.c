@@ -178,6 +178,11 @@ static bool scan(const struct memwait *m)
 	return true;
 }
 
+static int recheck(const void *m)
+{
+	return scan(m);
+}
+
 static size_t dt_size(unsigned dt)
 {
 	return dt == PGAS_DT_I32 || dt == PGAS_DT_U32 ? 4 : 8;
@@ -223,6 +228,8 @@ int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 	 * what only peers can do is.
 	 */
 	w.poller = pgas__level > PGAS_THREAD_SINGLE;
+	w.recheck = recheck;
+	w.recheck_arg = &m;
 	while (!scan(&m))
 		pgas__wait_step(&w);
 	return PGAS_OK;

@@ -231,7 +231,11 @@ static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl)
 		return;		/* the caller checks its condition once more */
 	}
 	atomic_store_explicit((_Atomic uint32_t *)&ctrl->sleeping, 1, memory_order_seq_cst);
-	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell, memory_order_seq_cst) ==
+	/* After announcing: a producer that saw 'sleeping' 0 skipped the bell
+	 * (pgas__sync_pending), so its write is visible to this check. */
+	PGAS__FENCE(memory_order_seq_cst);
+	if ((!w->recheck || !w->recheck(w->recheck_arg)) &&
+	    atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell, memory_order_seq_cst) ==
 	    w->bell) {
 		struct timespec ts = { 0, 1000000L << w->naps };
 		int fd = wait_fd();

@@ -97,8 +97,12 @@ struct pgas__waiter {
 	unsigned char stuck;	/* the last check found the job had left me alone */
 	unsigned char naps;	/* sleeps in a row that no bell ended (block mode) */
 	unsigned char poller;	/* a progress thread: waits for nothing, never stuck */
+	/* Checks the condition once 'sleeping' is announced (NULL: none),
+	 * so that a producer may skip ringing a rank that is not asleep. */
+	int (*recheck)(const void *arg);
+	const void *recheck_arg;
 };
-#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
 /* Out-of-line helpers, in the library's .c files. */
