@@ -444,14 +444,24 @@ VIS_FORMS(vector, 1, pgas_get_vector,
 	   const pgas_memvec_t srclist[]),
 	  (rank, dstcount, dstlist, srccount, srclist))
 
-/* shmem_iput/iget: one level, strides in elements turned into bytes. */
+/*
+ * shmem_iput/iget: one level, strides in elements turned into bytes.  The
+ * strides only separate elements: with 0 or 1 element they are not read
+ * (as strided's junk strides on a count of 1), and an elemsz over
+ * PTRDIFF_MAX with 2 or more is strided's overflowing total.  The rank
+ * first, as every call.
+ */
 static int istrided(const struct vis_call *c, unsigned rank, void *dst, ptrdiff_t dst_stride,
 		    const void *src, ptrdiff_t src_stride, size_t elemsz, size_t nelems)
 {
-	ptrdiff_t ds, ss;
+	ptrdiff_t ds = 0, ss = 0;
+	int rc = vis_begin(c, rank);
 
-	if (elemsz > PTRDIFF_MAX || __builtin_mul_overflow(dst_stride, (ptrdiff_t)elemsz, &ds) ||
-	    __builtin_mul_overflow(src_stride, (ptrdiff_t)elemsz, &ss))
+	if (rc)
+		return rc;
+	if (nelems > 1 && elemsz <= PTRDIFF_MAX &&
+	    (__builtin_mul_overflow(dst_stride, (ptrdiff_t)elemsz, &ds) ||
+	     __builtin_mul_overflow(src_stride, (ptrdiff_t)elemsz, &ss)))
 		return pgas__err(PGAS_ERR_SIZE, c->call,
 				 "dst_stride %td or src_stride %td elements of %zu bytes overflow ptrdiff_t",
 				 dst_stride, src_stride, elemsz);

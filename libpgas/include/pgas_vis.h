@@ -97,7 +97,9 @@ int pgas_get_strided_nbi(void *dst, const ptrdiff_t dststrides[], unsigned rank,
 /*
  * shmem_iput / shmem_iget: nelems elements of elemsz bytes, dst_stride and
  * src_stride elements apart (any sign).  A strided call of one level;
- * blocking only (as OpenSHMEM).
+ * blocking only (as OpenSHMEM).  The strides in bytes must fit ptrdiff_t
+ * (else PGAS_ERR_SIZE) when nelems is 2 or more; with 0 or 1 element they
+ * are not used.
  */
 int pgas_iput(unsigned rank, void *dst, ptrdiff_t dst_stride, const void *src,
 	      ptrdiff_t src_stride, size_t elemsz, size_t nelems);
