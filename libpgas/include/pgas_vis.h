@@ -31,7 +31,11 @@
  * equal.  Regions of length 0 are skipped (their address is not read).
  *
  * For every form:
- *  - the destination must not overlap the source (as memcpy);
+ *  - the destination must not overlap the source (as memcpy), nor the
+ *    call's own lists, count or strides arrays, which must not change
+ *    until it returns.  A list found changed while copying (it is read
+ *    again then) stops the copy with PGAS_ERR_INVAL, part of it done, but
+ *    no byte goes outside rank's segment;
  *  - the remote side (destination of a put, source of a get) is checked in
  *    full before anything is copied: every byte of every element or region
  *    must lie in rank's segment, else the call fails with PGAS_ERR_BOUNDS

@@ -655,6 +655,23 @@ static void test_refusals(void)
 		"dstlist is NULL with 2 regions");
 	REFUSED(pgas_put_vector(t, 2, v2, 2, (pgas_memvec_t[]){ { loc, 8 }, { NULL, 8 } }),
 		PGAS_ERR_INVAL, "srclist[1] is NULL");
+	/* A put_vector to myself whose first region overwrites the rest of dstlist
+	 * (after the check): the new last entry, outside my segment, is not written. */
+	{
+		static uint64_t victim = 1;
+		char *S = slot(me);
+		pgas_memvec_t *dl = (pgas_memvec_t *)S, evil[2] = { { S + 100, 8 }, { &victim, 8 } };
+		unsigned char sb[48];
+
+		dl[0] = (pgas_memvec_t){ S + 16, 32 };
+		dl[1] = (pgas_memvec_t){ S + 100, 8 };
+		dl[2] = (pgas_memvec_t){ S + 200, 8 };
+		memcpy(sb, evil, 32);
+		memset(sb + 32, 0x66, 16);
+		REFUSED(pgas_put_vector(me, 3, dl, 1, &(pgas_memvec_t){ sb, 48 }), PGAS_ERR_INVAL,
+			"pgas_put_vector: the lists changed during the call");
+		T_EQ(victim, 1);
+	}
 #undef REFUSED
 	T_EQ(pgas_get(got, t, d, AREA), 0);
 	T_CHECK(!memcmp(got, img, AREA), "a refused call wrote");
@@ -662,7 +679,7 @@ static void test_refusals(void)
 	pgas_barrier(50, 0);
 	t_case("refused by name, nothing written: rank, NULL with counts, elemsz 0, stridelevels "
 	       "over %d, NULL count/strides/handle, overflowing extents and totals, list totals "
-	       "that differ", MAXL);
+	       "that differ, a list overwritten by its own copy", MAXL);
 }
 
 /*
