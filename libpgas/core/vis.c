@@ -330,9 +330,17 @@ static int list_side(const struct vis_call *c, unsigned rank, const struct vis_l
 	return PGAS_OK;
 }
 
-/* Fills the destination's regions in order with the source's bytes in order. */
-static void list_copy(const struct vis_list *l, const intptr_t *delta, size_t total,
-		      struct vis_sink *k)
+/*
+ * Fills the destination's regions in order with the source's bytes in
+ * order.  The lists are read again here, after list_side: a list that a
+ * destination region overlaps (or that another thread changes) may hold
+ * other entries by now, so each remote region is mapped again (one compare)
+ * and neither list is read past its count.  A list that changed stops the
+ * copy with PGAS_ERR_INVAL (what was copied stays): never a byte outside
+ * the segment.
+ */
+static int list_copy(const struct vis_call *c, unsigned rank, const struct vis_list *l,
+		     size_t total, struct vis_sink *k)
 {
 	size_t at[2] = { 0, 0 }, off[2] = { 0, 0 }, len[2] = { 0, 0 };
 	uintptr_t a[2] = { 0, 0 };
@@ -342,22 +350,39 @@ static void list_copy(const struct vis_list *l, const intptr_t *delta, size_t to
 
 		for (int s = 0; s < 2; s++)
 			while (off[s] == len[s]) {
+				char *mapped;
+
+				if (at[s] == l[s].count)
+					goto changed;
 				len[s] = region(&l[s], at[s]++, &a[s]);
 				off[s] = 0;
+				if (!len[s])
+					continue;
+				if (s == c->get) {
+					if (!pgas__map(rank, (void *)a[s], len[s], &mapped))
+						goto changed;
+					a[s] = (uintptr_t)mapped;
+				} else if (!a[s]) {
+					goto changed;
+				}
 			}
 		n = len[0] - off[0] < len[1] - off[1] ? len[0] - off[0] : len[1] - off[1];
-		sink_add(k, a[0] + (uintptr_t)delta[0] + off[0], a[1] + (uintptr_t)delta[1] + off[1],
-			 n);
+		sink_add(k, a[0] + off[0], a[1] + off[1], n);
 		off[0] += n;
 		off[1] += n;
 		total -= n;
 	}
+	return PGAS_OK;
+changed:
+	sink_flush(k);
+	return pgas__err(PGAS_ERR_INVAL, c->call,
+			 "the lists changed during the call (does a destination region overlap one?): "
+			 "stopped with %zu bytes left to copy", total);
 }
 
 /* l[0]: the destination's regions, l[1]: the source's. */
 static int lists(const struct vis_call *c, unsigned rank, const struct vis_list *l)
 {
-	intptr_t delta[2] = { 0, 0 };
 	size_t total[2];
 	struct vis_sink k = { 0 };
 	int rc = vis_begin(c, rank);
@@ -370,9 +395,10 @@ static int lists(const struct vis_call *c, unsigned rank, const struct vis_list 
 		return pgas__err(PGAS_ERR_INVAL, c->call,
 				 "dstlist holds %zu bytes, srclist %zu: they must be equal", total[0],
 				 total[1]);
-	delta[c->get] = pgas__g.peers[rank].seg_delta;
 	vis_acquire(c);
-	list_copy(l, delta, total[0], &k);
+	rc = list_copy(c, rank, l, total[0], &k);
+	if (rc)
+		return rc;
 	return vis_end(c, rank, &k);
 }
 
@@ -444,14 +470,24 @@ VIS_FORMS(vector, 1, pgas_get_vector,
 	   const pgas_memvec_t srclist[]),
 	  (rank, dstcount, dstlist, srccount, srclist))
 
-/* shmem_iput/iget: one level, strides in elements turned into bytes. */
+/*
+ * shmem_iput/iget: one level, strides in elements turned into bytes.  The
+ * strides only separate elements: with 0 or 1 element they are not read
+ * (as strided's junk strides on a count of 1), and an elemsz over
+ * PTRDIFF_MAX with 2 or more is strided's overflowing total.  The rank
+ * first, as every call.
+ */
 static int istrided(const struct vis_call *c, unsigned rank, void *dst, ptrdiff_t dst_stride,
 		    const void *src, ptrdiff_t src_stride, size_t elemsz, size_t nelems)
 {
-	ptrdiff_t ds, ss;
+	ptrdiff_t ds = 0, ss = 0;
+	int rc = vis_begin(c, rank);
 
-	if (elemsz > PTRDIFF_MAX || __builtin_mul_overflow(dst_stride, (ptrdiff_t)elemsz, &ds) ||
-	    __builtin_mul_overflow(src_stride, (ptrdiff_t)elemsz, &ss))
+	if (rc)
+		return rc;
+	if (nelems > 1 && elemsz <= PTRDIFF_MAX &&
+	    (__builtin_mul_overflow(dst_stride, (ptrdiff_t)elemsz, &ds) ||
+	     __builtin_mul_overflow(src_stride, (ptrdiff_t)elemsz, &ss)))
 		return pgas__err(PGAS_ERR_SIZE, c->call,
 				 "dst_stride %td or src_stride %td elements of %zu bytes overflow ptrdiff_t",
 				 dst_stride, src_stride, elemsz);

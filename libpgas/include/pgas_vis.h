@@ -31,7 +31,11 @@
  * equal.  Regions of length 0 are skipped (their address is not read).
  *
  * For every form:
- *  - the destination must not overlap the source (as memcpy);
+ *  - the destination must not overlap the source (as memcpy), nor the
+ *    call's own lists, count or strides arrays, which must not change
+ *    until it returns.  A list found changed while copying (it is read
+ *    again then) stops the copy with PGAS_ERR_INVAL, part of it done, but
+ *    no byte goes outside rank's segment;
  *  - the remote side (destination of a put, source of a get) is checked in
  *    full before anything is copied: every byte of every element or region
  *    must lie in rank's segment, else the call fails with PGAS_ERR_BOUNDS
@@ -97,7 +101,9 @@ int pgas_get_strided_nbi(void *dst, const ptrdiff_t dststrides[], unsigned rank,
 /*
  * shmem_iput / shmem_iget: nelems elements of elemsz bytes, dst_stride and
  * src_stride elements apart (any sign).  A strided call of one level;
- * blocking only (as OpenSHMEM).
+ * blocking only (as OpenSHMEM).  The strides in bytes must fit ptrdiff_t
+ * (else PGAS_ERR_SIZE) when nelems is 2 or more; with 0 or 1 element they
+ * are not used.
  */
 int pgas_iput(unsigned rank, void *dst, ptrdiff_t dst_stride, const void *src,
 	      ptrdiff_t src_stride, size_t elemsz, size_t nelems);

@@ -409,6 +409,9 @@ static void test_empty_and_one(void)
 	T_EQ(pgas_get_vector(0, NULL, t, 0, NULL), 0);
 	T_EQ(pgas_put_vector(t, 1, &(pgas_memvec_t){ NULL, 0 }, 1, &(pgas_memvec_t){ NULL, 0 }), 0);
 	T_EQ(pgas_iput(t, NULL, 1, NULL, 1, 4, 0), 0);
+	/* Nor an iput/iget's strides, nor its element size. */
+	T_EQ(pgas_iput(t, NULL, PTRDIFF_MAX, NULL, PTRDIFF_MIN, 8, 0), 0);
+	T_EQ(pgas_iget(NULL, 1, t, NULL, 1, SIZE_MAX, 0), 0);
 	T_EQ(pgas_wait_syncnbi_all(), 0);
 	T_EQ(pgas_get(got, t, slot(t), AREA), 0);
 	T_CHECK(!memcmp(got, img, AREA), "an empty transfer wrote");
@@ -417,6 +420,11 @@ static void test_empty_and_one(void)
 	T_EQ(pgas__vis_last_runs, 1);
 	T_EQ(pgas_get_strided(&back, (ptrdiff_t[]){ -5 }, t, slot(t) + 8, (ptrdiff_t[]){ 12345 }, 8,
 			      (size_t[]){ 1 }, 1), 0);
+	T_EQ(back, one);
+	/* iput/iget of one element: the strides (here overflowing in bytes) are not used. */
+	T_EQ(pgas_iput(t, slot(t) + 8, PTRDIFF_MAX, &one, PTRDIFF_MIN, 8, 1), 0);
+	back = 0;
+	T_EQ(pgas_iget(&back, -PTRDIFF_MAX, t, slot(t) + 8, PTRDIFF_MAX, 8, 1), 0);
 	T_EQ(back, one);
 	T_EQ(pgas_get(got, t, slot(t), 24), 0);
 	T_CHECK(!memcmp(got, img, 8) && !memcmp(got + 16, img + 16, 8), "neighbours written");
@@ -608,6 +616,7 @@ static void test_refusals(void)
 		"pgas_put_strided: rank");
 	REFUSED(pgas_get_indexed_nbi(1, (void *[]){ loc }, 8, n + 5, 1, sl, 8), PGAS_ERR_RANK,
 		"pgas_get_indexed_nbi: rank");
+	REFUSED(pgas_iput(n, d, PTRDIFF_MAX, loc, 1, 8, 2), PGAS_ERR_RANK, "pgas_iput: rank");
 	REFUSED(pgas_put_strided(t, d, s2, NULL, s2, 8, c2, 2), PGAS_ERR_INVAL,
 		"pgas_put_strided: src is NULL");
 	REFUSED(pgas_get_strided(NULL, s2, t, d, s2, 8, c2, 2), PGAS_ERR_INVAL,
@@ -646,6 +655,23 @@ static void test_refusals(void)
 		"dstlist is NULL with 2 regions");
 	REFUSED(pgas_put_vector(t, 2, v2, 2, (pgas_memvec_t[]){ { loc, 8 }, { NULL, 8 } }),
 		PGAS_ERR_INVAL, "srclist[1] is NULL");
+	/* A put_vector to myself whose first region overwrites the rest of dstlist
+	 * (after the check): the new last entry, outside my segment, is not written. */
+	{
+		static uint64_t victim = 1;
+		char *S = slot(me);
+		pgas_memvec_t *dl = (pgas_memvec_t *)S, evil[2] = { { S + 100, 8 }, { &victim, 8 } };
+		unsigned char sb[48];
+
+		dl[0] = (pgas_memvec_t){ S + 16, 32 };
+		dl[1] = (pgas_memvec_t){ S + 100, 8 };
+		dl[2] = (pgas_memvec_t){ S + 200, 8 };
+		memcpy(sb, evil, 32);
+		memset(sb + 32, 0x66, 16);
+		REFUSED(pgas_put_vector(me, 3, dl, 1, &(pgas_memvec_t){ sb, 48 }), PGAS_ERR_INVAL,
+			"pgas_put_vector: the lists changed during the call");
+		T_EQ(victim, 1);
+	}
 #undef REFUSED
 	T_EQ(pgas_get(got, t, d, AREA), 0);
 	T_CHECK(!memcmp(got, img, AREA), "a refused call wrote");
@@ -653,7 +679,7 @@ static void test_refusals(void)
 	pgas_barrier(50, 0);
 	t_case("refused by name, nothing written: rank, NULL with counts, elemsz 0, stridelevels "
 	       "over %d, NULL count/strides/handle, overflowing extents and totals, list totals "
-	       "that differ", MAXL);
+	       "that differ, a list overwritten by its own copy", MAXL);
 }
 
 /*
