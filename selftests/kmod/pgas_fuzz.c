@@ -1734,7 +1734,14 @@ static void op_mmap(struct world *w)
 			len += PG;
 			break;
 		case 3:
-			pgoff = 1 + (int)rnd(RNG(w), 3);	/* an offset inside the object */
+			/*
+			 * An offset inside the object: never past its end, where the
+			 * next page may be another object's cookie (a kernel page is
+			 * one page; cookie + 2 pages was the next rings' cookie, a
+			 * valid mapping the model took for an invalid one).
+			 */
+			if (size >= 2 * PG)
+				pgoff = 1 + (int)rnd(RNG(w), size / PG - 1 < 3 ? size / PG - 1 : 3);
 			break;
 		default:
 			len = (rnd(RNG(w), 1024) + 1) * PG;
