@@ -156,15 +156,22 @@ static bool reserve_now(struct pgas__peer *p, unsigned chan, unsigned k, uint64_
 	}
 }
 
+/* An immediate Long's payload, copied once its slots are held. */
+struct long_copy {
+	void *dst;
+	const void *src;
+	size_t n;
+};
+
 /*
- * Reserves, writes and publishes one message (see pgas_abi.h); a Long's
- * payload (lcopy) is copied once the slots are reserved, before the
- * header is published.  PGAS_ERR_NOT_READY, with nothing sent, when imm
- * and the ring is full.
+ * Reserves, writes and publishes one message (see pgas_abi.h); lcopy (or
+ * NULL) is copied once the slots are reserved, before the header is
+ * published.  PGAS_ERR_NOT_READY, with nothing sent, when imm and the ring
+ * is full.
  */
 static int am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler,
 		   const uint32_t *args, unsigned nargs, const void *trailer, size_t tlen,
-		   const void *payload, size_t plen, bool imm, const struct piece *lcopy)
+		   const void *payload, size_t plen, bool imm, const struct long_copy *lcopy)
 {
 	struct pgas__peer *p = &pgas__g.peers[rank];
 	size_t aend = args_end(type, nargs);
@@ -191,7 +198,7 @@ static int am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler
 			pgas__mbox_wait_space(rank, chan, t + k);
 	}
 	if (lcopy)
-		pgas__copy((void *)lcopy[0].ptr, lcopy[1].ptr, lcopy[1].len);
+		pgas__copy(lcopy->dst, lcopy->src, lcopy->n);
 	write_body(ring, t, pieces, 4);
 	for (unsigned i = 1; i < k; i++)
 		atomic_store_explicit((_Atomic uint64_t *)&ring[(t + i) & pgas__g.mbox_mask].status,
@@ -330,7 +337,7 @@ static int long_(const char *call, unsigned chan, unsigned rank, unsigned handle
 	if (!imm)
 		pgas__copy(d, buf, nbytes);
 	return am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL,
-		       0, imm, imm ? (const struct piece[2]){ { d, 0 }, { buf, nbytes } } : NULL);
+		       0, imm, imm ? &(const struct long_copy){ d, buf, nbytes } : NULL);
 }
 
 int pgas_am_request_medium(unsigned rank, unsigned handler, const void *buf, size_t nbytes,
@@ -375,7 +382,6 @@ int pgas_am_reply_short(pgas_token_t token, unsigned handler, const uint32_t *ar
 {
 	static const char call[] = "pgas_am_reply_short";
 	int rc = take_token(call, token);
-
 	bool imm;
 
 	if (!rc)

@@ -108,16 +108,24 @@ int pgas_ad_create(pgas_ad_t *ad, pgas_dt_t dt, unsigned ops, unsigned flags)
 	return PGAS_OK;
 }
 
-int pgas_ad_destroy(pgas_ad_t ad)
+/* A domain that is NULL, destroyed or none of ours: its error, else 0. */
+static int ad_refuse(const char *call, pgas_ad_t ad)
 {
-	static const char call[] = "pgas_ad_destroy";
-
 	if (!ad)
 		return pgas__err(PGAS_ERR_INVAL, call, "ad is NULL");
 	if (ad->key == AD_DEAD)
-		return pgas__err(PGAS_ERR_STATE, call, "domain %p was destroyed already", (void *)ad);
+		return pgas__err(PGAS_ERR_STATE, call, "domain %p was destroyed", (void *)ad);
 	if (!ad_live(ad))
 		return pgas__err(PGAS_ERR_INVAL, call, "%p is not an atomic domain", (void *)ad);
+	return PGAS_OK;
+}
+
+int pgas_ad_destroy(pgas_ad_t ad)
+{
+	int rc = ad_refuse("pgas_ad_destroy", ad);
+
+	if (rc)
+		return rc;
 	ad->key = AD_DEAD;
 	return PGAS_OK;
 }
@@ -131,12 +139,9 @@ int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 
 	if (flags & PGAS__AOP_NOHANDLE)
 		return pgas__err(PGAS_ERR_INVAL, call, "handle is NULL");
-	if (!ad)
-		return pgas__err(PGAS_ERR_INVAL, call, "ad is NULL");
-	if (ad->key == AD_DEAD)
-		return pgas__err(PGAS_ERR_STATE, call, "domain %p was destroyed", (void *)ad);
-	if (!ad_live(ad))
-		return pgas__err(PGAS_ERR_INVAL, call, "%p is not an atomic domain", (void *)ad);
+	rc = ad_refuse(call, ad);
+	if (rc)
+		return rc;
 	if (ad_tag(ad) != PGAS__AD_TAG(dt))
 		return pgas__err(PGAS_ERR_INVAL, call,
 				 "the domain's type is %s, this call's is %s",
