@@ -41,6 +41,22 @@ struct pgas_conduit_ep {
 	size_t seg_size;
 };
 
+/*
+ * An endpoint beyond the ranks' primaries (pgas_ep_create), as mapped in
+ * this process.  Its eid names it in the job: primaries are eids
+ * 0..nranks-1, the others nranks..max_eids-1, never reused.  Its region has
+ * the layout of a primary's (bounce areas per source *rank*: the endpoints
+ * of a rank share theirs, claimed by compare-and-swap), and its control
+ * page's 'rank' is its eid.
+ */
+struct pgas_conduit_xep {
+	unsigned eid;
+	unsigned owner;			/* the rank whose process created it */
+	struct pgas_conduit_ep ring;	/* ctrl, mbox, notify, bounce (no seg) */
+	void *map;			/* what ep_close/ep_unmap unmap, or NULL */
+	int fd;				/* kmod, one of mine: its file; else -1 */
+};
+
 struct pgas_conduit_ops;
 
 struct pgas_conduit {
@@ -51,6 +67,7 @@ struct pgas_conduit {
 	struct pgas_geometry geo;
 	struct pgas_region_layout layout;
 	struct pgas_conduit_ep *eps;	/* [nranks] */
+	unsigned max_eids;	/* every eid is below it (open sets it) */
 	/* kmod: this rank's kernel page (read-only; what pgas.ko says), else NULL */
 	const struct pgas_kern_page *kern;
 	void *priv;
@@ -158,6 +175,20 @@ struct pgas_conduit_segment {
  *  close:   unmaps everything; also after a failed open.
  *  wait_fd: an fd to poll() for a wake-up and to PGAS_IOC_WAKE peers on,
  *           or -1: waits sleep on the doorbell's futex.
+ * Endpoints beyond the primaries (after attach; any thread, the core
+ * serialises the calls of one process):
+ *  ep_open:    a new endpoint of this rank: x->eid, x->owner, x->ring
+ *              mapped and its control page filled; peers may send to it
+ *              as soon as this returns.  PGAS_ERR_RESOURCE when this rank
+ *              or the job has no eid left.
+ *  ep_close:   closes one of mine: peers see it closed, its eid is never
+ *              reused, and its mappings here are gone.
+ *  ep_resolve: maps any rank's endpoint eid (nranks <= eid < max_eids):
+ *              0 with x filled; PGAS_ERR_NOT_READY when not created (yet);
+ *              PGAS_ERR_GONE when closed.
+ *  ep_closed:  whether a resolved endpoint has been closed since (called
+ *              from wait loops: cheap, or at least not blocking).
+ *  ep_unmap:   undoes ep_resolve (x is another rank's, or mine resolved).
  * A conduit for peers that are not load/store reachable (libfabric) will
  * add out-of-line data operations here (docs/design-threads-endpoints.md,
  * 5.5); mapped peers keep the inline path.
@@ -170,6 +201,13 @@ struct pgas_conduit_ops {
 	int (*attach)(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
 	void (*close)(struct pgas_conduit *c);
 	int (*wait_fd)(const struct pgas_conduit *c);
+	int (*ep_open)(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
+		       size_t msglen);
+	void (*ep_close)(struct pgas_conduit *c, struct pgas_conduit_xep *x);
+	int (*ep_resolve)(struct pgas_conduit *c, unsigned eid, struct pgas_conduit_xep *x,
+			  char *msg, size_t msglen);
+	bool (*ep_closed)(struct pgas_conduit *c, const struct pgas_conduit_xep *x);
+	void (*ep_unmap)(struct pgas_conduit *c, struct pgas_conduit_xep *x);
 };
 
 extern const struct pgas_conduit_ops pgas_shm_ops;
@@ -180,7 +218,8 @@ const struct pgas_conduit_ops *pgas_conduit_choose(void);
 
 /*
  * kmod: /dev/pgasN.  pgas_kmod_job() is the launcher's side: when the
- * configuration selects pgas.ko it creates the job and returns its id and
+ * configuration selects pgas.ko it creates the job (room for nranks *
+ * PGAS_EP_MAX endpoints) and returns its id and
  * key (to pass to the ranks) and the file that holds it (*fd >= 0); else
  * *fd = -1.
  */

@@ -40,6 +40,7 @@ struct pgas_config {
 	unsigned max_medium;
 	unsigned packet_max;	/* Medium bodies above this use a bounce buffer */
 	unsigned bounce_bufs;
+	unsigned ep_max;	/* endpoints per rank over its life, primary included */
 	size_t segment_size;	/* used when attach gets 0 */
 	int wait_mode;		/* enum pgas_wait_mode, as configured */
 	unsigned spin_limit;

@@ -77,6 +77,10 @@ static const struct env_var vars[] = {
 	  "largest AM body sent as VELO packets; larger Medium payloads use a bounce buffer" },
 	{ "PGAS_BOUNCE_BUFS", ENV_AGREE, VAR_UINT, "8", 1, 64, NULL, CFG(bounce_bufs),
 	  "bounce buffers per source rank and channel" },
+	/* Every rank's slab (shm) and the job's endpoint table (pgas.ko) are
+	 * sized by it; eids are below nranks * PGAS_EP_MAX. */
+	{ "PGAS_EP_MAX", ENV_AGREE, VAR_UINT, "16", 1, 256, NULL, CFG(ep_max),
+	  "endpoints a rank may create over its life, its primary included (pgas_ep_create)" },
 	{ "PGAS_SEGMENT_SIZE", ENV_LOCAL, VAR_SIZE, "64M", 4096, 1ull << 40, NULL,
 	  CFG(segment_size),
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },

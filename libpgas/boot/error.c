@@ -21,7 +21,8 @@ const char *pgas_strerror(int err)
 	case PGAS_ERR_NOT_READY: return "not complete yet";
 	case PGAS_ERR_BARRIER_MISMATCH: return "barrier mismatch";
 	case PGAS_ERR_SIZE: return "size over a limit";
-	case PGAS_ERR_GONE: return "a rank it needs has left the job";
+	case PGAS_ERR_GONE: return "a rank or endpoint it needs has left the job";
+	case PGAS_ERR_RESOURCE: return "no endpoint left (PGAS_EP_MAX)";
 	}
 	return "unknown error";
 }

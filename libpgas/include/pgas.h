@@ -56,7 +56,8 @@ enum pgas_err {
 	PGAS_ERR_NOT_READY = -8,	/* try: not complete yet */
 	PGAS_ERR_BARRIER_MISMATCH = -9,
 	PGAS_ERR_SIZE = -10,		/* size over a limit */
-	PGAS_ERR_GONE = -11,		/* a rank it needs has left the job */
+	PGAS_ERR_GONE = -11,		/* a rank or endpoint it needs has left */
+	PGAS_ERR_RESOURCE = -12,	/* no endpoint left to create */
 };
 
 const char *pgas_strerror(int err);
@@ -290,6 +291,98 @@ static inline int pgas_poll(void);
 		while (!(cond))						\
 			pgas__wait_step(&pgas__w);			\
 	} while (0)
+
+/* ---- endpoints ----------------------------------------------------------- */
+
+/*
+ * Endpoints (GASNet-EX's gex_EP_t, OpenSHMEM's contexts): a rank may create
+ * more endpoints beside its primary one, each with its own mailboxes,
+ * implicit-handle (nbi) state and handler table, and hand one to each
+ * thread: threads on different endpoints share no ring, no counter and no
+ * written cache line on their fast paths (pgas_ep_* below inline as the
+ * primary's calls do).  PGAS_EP_PRIMARY is the endpoint that every call
+ * without "_ep_" uses: today's programs are programs of the primary.
+ *
+ * Addressing.  RMA names a rank: the endpoints of a rank share its one
+ * segment (registered once).  AM names an endpoint index (eid), unique in
+ * the job and never reused: a rank's primary's eid is the rank, so every
+ * AM call without "_ep_" sends from primary to primary.  pgas_ep_lookup
+ * turns (rank, i-th endpoint the rank created) into the eid; a request's
+ * handler learns the sender's eid from pgas_token_ep and replies to it.
+ * Sending to an endpoint that was destroyed fails with PGAS_ERR_GONE where
+ * the sender can tell (a wait for its ring space or bounce buffer, an
+ * out-of-line send); an inline one-slot request may be dropped silently.
+ *
+ * Threads.  Sends and syncs on one endpoint (pgas_ep_put*, pgas_ep_get*,
+ * pgas_ep_am_request_*, pgas_ep_wait_sync*) come from one thread at a time
+ * (OpenSHMEM's SHMEM_CTX_PRIVATE or SERIALIZED contexts): no lock is taken.
+ * Polls of an endpoint (pgas_ep_poll, and the waits inside calls on it)
+ * may come from any thread: one at a time runs its handlers, another that
+ * polls meanwhile returns 0 at once.  A dedicated thread may poll every
+ * endpoint while others send on them (Chapel's pattern).  More than one
+ * thread calling libpgas needs pgas_init_thread's SERIALIZED or MULTIPLE;
+ * at MULTIPLE the primary stays shared as that level says, and extra
+ * endpoints keep their lock-free inline paths.
+ *
+ * Handlers.  An endpoint's handler table is a copy of pgas_attach's, taken
+ * at creation.  Its handlers run in the thread that polls it, inside that
+ * poll; they may reply (the reply leaves from the endpoint the request
+ * arrived on) but not send requests on any endpoint.
+ *
+ * Limits.  A rank creates at most PGAS_EP_MAX - 1 endpoints over its life
+ * (eids are not reused: destroying one does not give its slot back), and
+ * every eid is below pgas_ep_max() = nranks * PGAS_EP_MAX.
+ *
+ * Not yet on extra endpoints: put_signal/notifications, atomics domains,
+ * non-contiguous RMA, memset and access regions (the primary's calls do
+ * them; an extra endpoint's thread may call them at MULTIPLE).
+ */
+typedef struct pgas__state *pgas_ep_t;
+#define PGAS_EP_PRIMARY (&pgas__g)
+
+/* After pgas_attach, not collective; flags 0.  PGAS_ERR_RESOURCE when the
+ * rank or the job has no endpoint left. */
+int pgas_ep_create(pgas_ep_t *ep, unsigned flags);
+/* Local.  No thread may use ep during or after the call; messages that
+ * arrive for it later are dropped. */
+int pgas_ep_destroy(pgas_ep_t ep);
+/* ep's eid (the primary's: this rank). */
+unsigned pgas_ep_index(pgas_ep_t ep);
+/* Every eid of the job is below it (after pgas_attach). */
+unsigned pgas_ep_max(void);
+/* Endpoints rank has created so far, its primary and destroyed ones
+ * included (creation order i = 0 .. count - 1). */
+int pgas_ep_count(unsigned rank, unsigned *count);
+/* The eid of the i-th endpoint rank created (0: its primary).
+ * PGAS_ERR_NOT_READY: not created yet; PGAS_ERR_GONE: destroyed (*eid is
+ * still set). */
+int pgas_ep_lookup(unsigned rank, unsigned i, unsigned *eid);
+/* The rank that created eid, and its creation index there.
+ * PGAS_ERR_NOT_READY: not created yet; PGAS_ERR_GONE: destroyed. */
+int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i);
+/* The eid a message came from (pgas_token_rank: the rank that owns it). */
+int pgas_token_ep(pgas_token_t token, unsigned *eid);
+
+/*
+ * Every call of the primary has an endpoint form with ep first:
+ * RMA (rank-addressed), in pgas_fast.h:
+ *   pgas_ep_put, pgas_ep_get, pgas_ep_put_nb, pgas_ep_get_nb, pgas_ep_put_nbi,
+ *   pgas_ep_get_nbi, pgas_ep_put_val, pgas_ep_get_val,
+ *   pgas_ep_wait_syncnbi_{puts,gets,all}, pgas_ep_try_syncnbi_{puts,gets,all},
+ *   pgas_ep_quiet (a sync covers the operations issued on that endpoint);
+ * AM (eid-addressed): pgas_ep_am_request_short (inline) and the three below;
+ * progress: pgas_ep_poll, pgas_ep_block_until.
+ */
+int pgas_ep_am_request_medium(pgas_ep_t ep, unsigned eid, unsigned handler,
+			      const void *buf, size_t nbytes,
+			      const uint32_t *args, unsigned nargs);
+/* dst: in the segment of the rank that owns eid. */
+int pgas_ep_am_request_long(pgas_ep_t ep, unsigned eid, unsigned handler,
+			    const void *buf, size_t nbytes, void *dst,
+			    const uint32_t *args, unsigned nargs);
+int pgas_ep_am_request_long_async(pgas_ep_t ep, unsigned eid, unsigned handler,
+				  const void *buf, size_t nbytes, void *dst,
+				  const uint32_t *args, unsigned nargs);
 
 /* ---- handler-safe locks ------------------------------------------------------ */
 
