@@ -6,6 +6,14 @@
  * and hands the descriptors to its peers through pgasrun's all-gather; each
  * rank maps all of them.  memfds have no name in any file system, so
  * nothing is left in /dev/shm whatever way a job ends.
+ *
+ * A rank's ring memfd is a slab of PGAS_EP_MAX regions: slot 0 is its
+ * primary's, the others its later endpoints' (pgas_ep_create), so every
+ * peer has mapped every endpoint the rank will ever make and a late one is
+ * reachable without a system call.  The memfd is sparse: a slot costs
+ * memory once touched.  Slot s of rank r is eid nranks + r * (K - 1) +
+ * s - 1; a slot's control page says whether it lives (magic) or was
+ * closed (SLOT_CLOSED), and slots are not reused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,10 +25,16 @@
 #include "../conduit.h"
 #include "pgas.h"
 #include "bootstrap.h"
+#include "boot.h"
 
 struct shm_priv {
 	struct pgas_conduit_maps maps;
+	unsigned slots;		/* K = PGAS_EP_MAX: regions per slab */
+	size_t slab;		/* K * layout.size */
+	unsigned next_slot;	/* my next unused slot (1..K-1) */
 };
+
+#define SLOT_CLOSED 0xdead0000u	/* ctrl->magic of a closed slot */
 
 static int fail_errno(char *msg, size_t msglen, const char *what)
 {
@@ -51,6 +65,19 @@ static void close_fds(int *fds, unsigned n)
 			close(fds[i]);
 }
 
+/* What pgas.ko writes into the control page of a ring region. */
+static void init_ctrl(struct pgas_conduit *c, struct pgas_ctrl_page *ctrl, unsigned eid)
+{
+	ctrl->version = PGAS_ABI_VERSION;
+	ctrl->rank = eid;
+	ctrl->mbox_slots = c->geo.mbox_slots;
+	ctrl->notify_entries = c->geo.notify_entries;
+	ctrl->bounce_bufs = c->geo.bounce_bufs;
+	ctrl->bounce_size = c->geo.bounce_size;
+	/* Last: a peer that reads the magic finds the rest. */
+	__atomic_store_n(&ctrl->magic, PGAS_ABI_MAGIC, __ATOMIC_RELEASE);
+}
+
 static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct shm_priv *priv;
@@ -63,6 +90,11 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 		return rc;
 	pgas_geometry_layout(&c->geo, c->nranks, &c->layout);
 
+	if ((uint64_t)c->nranks * pgas__cfg.ep_max > PGAS_MAX_ENDPOINTS) {
+		snprintf(msg, msglen, "%u ranks x PGAS_EP_MAX %u endpoints exceed the %u endpoints of a job",
+			 c->nranks, pgas__cfg.ep_max, PGAS_MAX_ENDPOINTS);
+		return PGAS_ERR_INVAL;
+	}
 	priv = calloc(1, sizeof(*priv));
 	c->eps = calloc(c->nranks, sizeof(*c->eps));
 	all = calloc(c->nranks, sizeof(*all));
@@ -74,29 +106,22 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 		goto out;
 	}
 
-	fd = memfd_sized("pgas-rings", c->layout.size);
+	priv->slots = pgas__cfg.ep_max;
+	priv->slab = (size_t)priv->slots * c->layout.size;
+	priv->next_slot = 1;
+	c->max_eids = c->nranks * priv->slots;
+	fd = memfd_sized("pgas-rings", priv->slab);
 	if (fd < 0) {
 		rc = fail_errno(msg, msglen, "creating the ring region");
 		goto out;
 	}
-	map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = mmap(NULL, priv->slab, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		rc = fail_errno(msg, msglen, "mapping the ring region");
 		goto out;
 	}
-	{
-		struct pgas_ctrl_page *ctrl = map;
-
-		/* What pgas.ko writes into the control page of a ring region. */
-		ctrl->magic = PGAS_ABI_MAGIC;
-		ctrl->version = PGAS_ABI_VERSION;
-		ctrl->rank = c->rank;
-		ctrl->mbox_slots = c->geo.mbox_slots;
-		ctrl->notify_entries = c->geo.notify_entries;
-		ctrl->bounce_bufs = c->geo.bounce_bufs;
-		ctrl->bounce_size = c->geo.bounce_size;
-	}
 	priv->maps.region[c->rank] = map;
+	init_ctrl(c, map, c->rank);
 
 	mine.magic = PGAS_ABI_MAGIC;
 	mine.version = PGAS_ABI_VERSION;
@@ -110,7 +135,7 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 			goto out;
 		if (r == c->rank)
 			continue;
-		map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
+		map = mmap(NULL, priv->slab, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
 		if (map == MAP_FAILED) {
 			rc = fail_errno(msg, msglen, "mapping a peer's ring region");
 			goto out;
@@ -183,7 +208,7 @@ static void shm_close(struct pgas_conduit *c)
 	struct shm_priv *priv = c->priv;
 
 	if (priv) {
-		pgas_conduit_maps_release(&priv->maps, c->nranks, c->layout.size);
+		pgas_conduit_maps_release(&priv->maps, c->nranks, priv->slab);
 		free(priv);
 	}
 	free(c->eps);
@@ -204,6 +229,86 @@ static int shm_wait_fd(const struct pgas_conduit *c)
 	return -1;	/* futexes on the doorbell */
 }
 
+/* The region of slot s of rank r's slab, as mapped here. */
+static unsigned char *slot_base(struct pgas_conduit *c, unsigned r, unsigned s)
+{
+	struct shm_priv *priv = c->priv;
+
+	return (unsigned char *)priv->maps.region[r] + (size_t)s * c->layout.size;
+}
+
+static int shm_ep_open(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
+		       size_t msglen)
+{
+	struct shm_priv *priv = c->priv;
+	unsigned s = priv->next_slot;
+
+	if (s >= priv->slots) {
+		snprintf(msg, msglen, "this rank has used its %u endpoint slots (PGAS_EP_MAX)",
+			 priv->slots);
+		return PGAS_ERR_RESOURCE;
+	}
+	priv->next_slot++;
+	x->eid = c->nranks + c->rank * (priv->slots - 1) + s - 1;
+	x->owner = c->rank;
+	x->map = NULL;
+	x->fd = -1;
+	pgas_conduit_set_region(&x->ring, slot_base(c, c->rank, s), &c->layout);
+	init_ctrl(c, x->ring.ctrl, x->eid);
+	return PGAS_OK;
+}
+
+static void shm_ep_close(struct pgas_conduit *c, struct pgas_conduit_xep *x)
+{
+	unsigned char *base = (unsigned char *)x->ring.ctrl;
+
+	__atomic_store_n(&x->ring.ctrl->magic, SLOT_CLOSED, __ATOMIC_RELEASE);
+	/* Its memory goes back; the control page stays to say it is closed
+	 * (a late sender writes into fresh zero pages that nobody reads). */
+	madvise(base + c->layout.mbox_off[0], c->layout.size - c->layout.mbox_off[0],
+		MADV_REMOVE);
+}
+
+static int shm_ep_resolve(struct pgas_conduit *c, unsigned eid, struct pgas_conduit_xep *x,
+			  char *msg, size_t msglen)
+{
+	struct shm_priv *priv = c->priv;
+	unsigned k = priv->slots - 1, r, s;
+	uint32_t magic;
+
+	if (eid < c->nranks || eid >= c->max_eids || !k) {
+		snprintf(msg, msglen, "endpoint %u out of range", eid);
+		return PGAS_ERR_NOT_READY;
+	}
+	r = (eid - c->nranks) / k;
+	s = (eid - c->nranks) % k + 1;
+	pgas_conduit_set_region(&x->ring, slot_base(c, r, s), &c->layout);
+	magic = __atomic_load_n(&x->ring.ctrl->magic, __ATOMIC_ACQUIRE);
+	if (magic == SLOT_CLOSED)
+		return PGAS_ERR_GONE;
+	if (magic != PGAS_ABI_MAGIC || x->ring.ctrl->rank != eid) {
+		snprintf(msg, msglen, "endpoint %u is not created (yet)", eid);
+		return PGAS_ERR_NOT_READY;
+	}
+	x->eid = eid;
+	x->owner = r;
+	x->map = NULL;
+	x->fd = -1;
+	return PGAS_OK;
+}
+
+static bool shm_ep_closed(struct pgas_conduit *c, const struct pgas_conduit_xep *x)
+{
+	(void)c;
+	return __atomic_load_n(&x->ring.ctrl->magic, __ATOMIC_ACQUIRE) == SLOT_CLOSED;
+}
+
+static void shm_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
+{
+	(void)c;
+	(void)x;	/* the slab stays mapped until close */
+}
+
 const struct pgas_conduit_ops pgas_shm_ops = {
 	.name = "shm",
 	.kind = PGAS_CONDUIT_SHM,
@@ -212,4 +317,9 @@ const struct pgas_conduit_ops pgas_shm_ops = {
 	.attach = shm_attach,
 	.close = shm_close,
 	.wait_fd = shm_wait_fd,
+	.ep_open = shm_ep_open,
+	.ep_close = shm_ep_close,
+	.ep_resolve = shm_ep_resolve,
+	.ep_closed = shm_ep_closed,
+	.ep_unmap = shm_ep_unmap,
 };

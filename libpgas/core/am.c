@@ -33,35 +33,52 @@ static size_t body_limit(void)
 	return pgas__cfg.packet_max > control ? pgas__cfg.packet_max : control;
 }
 
-int pgas__am_setup(void)
+int pgas__am_ep_setup(struct pgas__state *ep, const struct pgas_conduit_ep *ring)
 {
-	struct pgas_conduit *c = &pgas__job.conduit;
+	const struct pgas_conduit *c = &pgas__job.conduit;
 
-	pgas__g.mbox_mask = c->geo.mbox_slots - 1;
-	pgas__g.mbox_shift = (uint32_t)__builtin_ctz(c->geo.mbox_slots);
-	pgas__g.status_src = PGAS_STATUS(0, c->rank, 0, 0, 0, 0);
-	pgas__g.my_ctrl = c->eps[c->rank].ctrl;
+	ep->mbox_mask = c->geo.mbox_slots - 1;
+	ep->mbox_shift = (uint32_t)__builtin_ctz(c->geo.mbox_slots);
+	ep->my_ctrl = ring->ctrl;
 	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
-		struct pgas__inbox *in = &pgas__g.inbox[ch];
+		struct pgas__inbox *in = &ep->inbox[ch];
 
-		pgas__job.body_buf[ch] = aligned_alloc(PGAS_CACHELINE,
+		ep->priv->body_buf[ch] = aligned_alloc(PGAS_CACHELINE,
 				PGAS__ALIGN_UP(body_limit(), PGAS_CACHELINE));
-		if (!pgas__job.body_buf[ch])
-			return pgas__err(PGAS_ERR_NOMEM, "pgas_attach", "no memory for AM buffers");
-		in->slots = c->eps[c->rank].mbox[ch];
+		if (!ep->priv->body_buf[ch])
+			return PGAS_ERR_NOMEM;
+		in->slots = ring->mbox[ch];
 		in->head = 0;
-		in->lap = pgas__lap(0);
+		in->lap = pgas__ep_lap(ep, 0);
 		in->next = &in->slots[0];
 	}
 	return PGAS_OK;
 }
 
-void pgas__am_teardown(void)
+void pgas__am_ep_teardown(struct pgas__state *ep)
 {
 	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
-		free(pgas__job.body_buf[ch]);
-		pgas__job.body_buf[ch] = NULL;
+		free(ep->priv->body_buf[ch]);
+		ep->priv->body_buf[ch] = NULL;
 	}
+}
+
+int pgas__am_setup(void)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+
+	pgas__g.priv = &pgas__ep0_priv;
+	pgas__ep0_priv.magic = PGAS__EP_MAGIC;
+	pgas__g.status_src = PGAS_STATUS(0, c->rank, 0, 0, 0, 0);
+	if (pgas__am_ep_setup(&pgas__g, &c->eps[c->rank]))
+		return pgas__err(PGAS_ERR_NOMEM, "pgas_attach", "no memory for AM buffers");
+	return PGAS_OK;
+}
+
+void pgas__am_teardown(void)
+{
+	if (pgas__g.priv)
+		pgas__am_ep_teardown(&pgas__g);
 }
 
 unsigned pgas__wait_chanmask(void)
@@ -71,20 +88,46 @@ unsigned pgas__wait_chanmask(void)
 	return pgas__self.handler_depth ? PGAS__CHANMASK_REPLY : PGAS__CHANMASK_ALL;
 }
 
-void pgas__mbox_wait_space(unsigned rank, unsigned chan, uint64_t end)
+static const char *chan_call(unsigned chan)
 {
-	struct pgas__peer *p = &pgas__g.peers[rank];
-	uint64_t nslots = (uint64_t)pgas__g.mbox_mask + 1;
-	struct pgas__waiter w = { .nosleep = 1 };
+	return chan == PGAS_CHAN_REQUEST ? "pgas_am_request_short" : "pgas_am_reply";
+}
 
-	for (;;) {
+uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
+			       uint64_t t, unsigned k)
+{
+	struct pgas__peer *p = pgas__peer_of(ep, chan, eid);
+	uint64_t nslots = (uint64_t)ep->mbox_mask + 1, end;
+	struct pgas__waiter w = { .nosleep = 1, .ep = ep };
+
+	if (PGAS__UNLIKELY(__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != PGAS__PEER_LIVE)) {
+		/* The ticket was a dummy's: resolve eid and take a real one. */
+		int rc = pgas__ep_peer(ep, chan, eid, &p);
+
+		/* Only the inline Short request gets here unchecked. */
+		if (rc == PGAS_ERR_GONE)
+			return (uint64_t)(int64_t)pgas__err(rc, chan_call(chan),
+							    "endpoint %u was destroyed", eid);
+		if (rc)
+			return (uint64_t)(int64_t)pgas__err(PGAS_ERR_RANK, chan_call(chan),
+				"rank (endpoint) %u out of range (job has %u ranks, no endpoint %u)",
+				eid, ep->nranks, eid);
+		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
+					      memory_order_relaxed);
+	}
+	end = t + k;
+	for (unsigned n = 0;; n++) {
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
 
 		/* Relaxed atomic: threads of a MULTIPLE rank share the cache. */
 		__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELAXED);
 		if (end <= nslots || h >= end - nslots)
-			return;
+			return t;
+		/* An endpoint that was destroyed consumes nothing any more. */
+		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid))
+			return (uint64_t)(int64_t)pgas__err(PGAS_ERR_GONE, chan_call(chan),
+							    "endpoint %u was destroyed", eid);
 		pgas__wait_step(&w);
 	}
 }
@@ -96,7 +139,7 @@ struct piece {
 	size_t len;
 };
 
-static void write_body(struct pgas_mbox_slot *ring, uint64_t t,
+static void write_body(const struct pgas__state *ep, struct pgas_mbox_slot *ring, uint64_t t,
 		       const struct piece *pieces, unsigned npieces)
 {
 	size_t pos = 0;
@@ -107,7 +150,7 @@ static void write_body(struct pgas_mbox_slot *ring, uint64_t t,
 
 		while (left) {
 			struct pgas_mbox_slot *s =
-				&ring[(t + pos / PGAS_SLOT_PAYLOAD) & pgas__g.mbox_mask];
+				&ring[(t + pos / PGAS_SLOT_PAYLOAD) & ep->mbox_mask];
 			size_t off = pos % PGAS_SLOT_PAYLOAD;
 			size_t n = PGAS_SLOT_PAYLOAD - off < left ? PGAS_SLOT_PAYLOAD - off : left;
 
@@ -128,10 +171,11 @@ static void write_body(struct pgas_mbox_slot *ring, uint64_t t,
  * now (a compare-and-swap on the tail, where a plain send takes its
  * ticket with a fetch-and-add and then waits for the room).
  */
-static bool reserve_now(struct pgas__peer *p, unsigned chan, unsigned k, uint64_t *t)
+static bool reserve_now(const struct pgas__state *ep, struct pgas__peer *p, unsigned chan,
+			unsigned k, uint64_t *t)
 {
 	_Atomic uint64_t *tail = (_Atomic uint64_t *)&p->ctrl->mbox[chan].tail;
-	uint64_t nslots = (uint64_t)pgas__g.mbox_mask + 1;
+	uint64_t nslots = (uint64_t)ep->mbox_mask + 1;
 	uint64_t tl = atomic_load_explicit(tail, memory_order_relaxed);
 
 	for (;;) {
@@ -169,11 +213,12 @@ struct long_copy {
  * published.  PGAS_ERR_NOT_READY, with nothing sent, when imm and the ring
  * is full.
  */
-static int am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler,
-		   const uint32_t *args, unsigned nargs, const void *trailer, size_t tlen,
-		   const void *payload, size_t plen, bool imm, const struct long_copy *lcopy)
+static int am_send(struct pgas__state *ep, unsigned chan, unsigned eid, unsigned type,
+		   unsigned handler, const uint32_t *args, unsigned nargs, const void *trailer,
+		   size_t tlen, const void *payload, size_t plen, bool imm,
+		   const struct long_copy *lcopy)
 {
-	struct pgas__peer *p = &pgas__g.peers[rank];
+	struct pgas__peer *p = pgas__peer_of(ep, chan, eid);	/* resolved by check_am */
 	size_t aend = args_end(type, nargs);
 	size_t len = aend + tlen + plen;
 	unsigned k = len <= PGAS_SLOT_PAYLOAD ? 1 : (unsigned)((len + PGAS_SLOT_PAYLOAD - 1) /
@@ -188,27 +233,30 @@ static int am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler
 	uint64_t t;
 
 	if (imm) {
-		if (!reserve_now(p, chan, k, &t))
+		if (!reserve_now(ep, p, chan, k, &t))
 			return PGAS_ERR_NOT_READY;
 	} else {
 		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
 					      memory_order_relaxed);
 		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED) >
-		    pgas__g.mbox_mask)
-			pgas__mbox_wait_space(rank, chan, t + k);
+		    ep->mbox_mask) {
+			t = pgas__mbox_wait_space(ep, eid, chan, t, k);
+			if (PGAS__TICKET_FAILED(t))
+				return (int)(int64_t)t;
+		}
 	}
 	if (lcopy)
 		pgas__copy(lcopy->dst, lcopy->src, lcopy->n);
-	write_body(ring, t, pieces, 4);
+	write_body(ep, ring, t, pieces, 4);
 	for (unsigned i = 1; i < k; i++)
-		atomic_store_explicit((_Atomic uint64_t *)&ring[(t + i) & pgas__g.mbox_mask].status,
-				      PGAS_STATUS(pgas__lap(t + i), 0, 0, 0, PGAS_MSG_CONT, 0),
+		atomic_store_explicit((_Atomic uint64_t *)&ring[(t + i) & ep->mbox_mask].status,
+				      PGAS_STATUS(pgas__ep_lap(ep, t + i), 0, 0, 0, PGAS_MSG_CONT, 0),
 				      memory_order_relaxed);
-	atomic_store_explicit((_Atomic uint64_t *)&ring[t & pgas__g.mbox_mask].status,
-			      pgas__g.status_src | pgas__lap(t) |
+	atomic_store_explicit((_Atomic uint64_t *)&ring[t & ep->mbox_mask].status,
+			      ep->status_src | pgas__ep_lap(ep, t) |
 			      PGAS_STATUS(0, 0, len, nargs, type, handler),
 			      memory_order_release);
-	if (pgas__g.wake)
+	if (ep->wake)
 		pgas__ring_doorbell(p->ctrl);
 	return PGAS_OK;
 }
@@ -217,21 +265,30 @@ static int am_send(unsigned chan, unsigned rank, unsigned type, unsigned handler
  * Validation shared by every AM call; chan tells request from reply.
  * *handler loses its PGAS_AM_IMMEDIATE bit, which *imm receives.
  */
-static int check_am(const char *call, unsigned chan, unsigned rank, unsigned *handler_,
-		    const uint32_t *args, unsigned nargs, bool *imm)
+static int check_am(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		    unsigned *handler_, const uint32_t *args, unsigned nargs, bool *imm)
 {
-	int rc = pgas__check_rank(call, rank);
 	unsigned handler = *handler_ & ~PGAS_AM_IMMEDIATE;
+	struct pgas__peer *p;
+	int rc = pgas__check_ep(call, ep);
 
 	*imm = *handler_ & PGAS_AM_IMMEDIATE;
 	*handler_ = handler;
 	if (rc)
 		return rc;
+	/* A rank's primary's eid is the rank: a bad one is named as a rank. */
+	if (eid >= ep->ntargets || (eid >= ep->nranks && pgas__eid_owner(eid) == ~0u))
+		return pgas__err(PGAS_ERR_RANK, call,
+				 "rank (endpoint) %u out of range (job has %u ranks, no endpoint %u)",
+				 eid, ep->nranks, eid);
+	rc = pgas__ep_peer(ep, chan, eid, &p);
+	if (rc)
+		return pgas__err(rc, call, "endpoint %u was destroyed", eid);
 	if (handler == 0 || handler >= PGAS_MAX_HANDLERS)
 		return pgas__err(PGAS_ERR_HANDLER, call,
 				 "handler index %u out of range 1..%d (0 is reserved)",
 				 handler, PGAS_MAX_HANDLERS - 1);
-	if (!pgas__g.handlers[handler])
+	if (!ep->handlers[handler])
 		return pgas__err(PGAS_ERR_HANDLER, call, "handler index %u is not registered",
 				 handler);
 	if (nargs > PGAS_AM_MAX_ARGS)
@@ -249,24 +306,24 @@ static int check_am(const char *call, unsigned chan, unsigned rank, unsigned *ha
 	return PGAS_OK;
 }
 
-int pgas__am_short_slow(unsigned rank, unsigned handler, const uint32_t *args, unsigned nargs)
+int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
+			const uint32_t *args, unsigned nargs)
 {
 	bool imm;
-	int rc = check_am("pgas_am_request_short", PGAS_CHAN_REQUEST, rank, &handler, args, nargs,
-			  &imm);
+	int rc = check_am(ep, "pgas_am_request_short", PGAS_CHAN_REQUEST, eid, &handler, args,
+			  nargs, &imm);
 
 	if (rc)
 		return rc;
-	if (nargs <= PGAS_SLOT_PAYLOAD / 4 && !imm) {	/* one slot: as the inline call sends */
-		pgas__am_short_send(rank, handler, args, nargs, 1);
-		return PGAS_OK;
-	}
-	return am_send(PGAS_CHAN_REQUEST, rank, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
+	if (nargs <= PGAS_SLOT_PAYLOAD / 4 && !imm)	/* one slot: as the inline call sends */
+		return pgas__am_short_send(ep, eid, handler, args, nargs, 1);
+	return am_send(ep, PGAS_CHAN_REQUEST, eid, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
 		       NULL, 0, imm, NULL);
 }
 
-static int medium(const char *call, unsigned chan, unsigned rank, unsigned handler,
-		  const void *buf, size_t nbytes, const uint32_t *args, unsigned nargs)
+static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		  unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		  unsigned nargs)
 {
 	struct pgas__peer *p;
 	const struct pgas_geometry *geo = &pgas__job.conduit.geo;
@@ -274,7 +331,7 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 	struct pgas_bounce_hdr *bh;
 	unsigned char *bb;
 	bool imm;
-	int rc = check_am(call, chan, rank, &handler, args, nargs, &imm);
+	int rc = check_am(ep, call, chan, eid, &handler, args, nargs, &imm);
 
 	if (rc)
 		return rc;
@@ -284,17 +341,18 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu > pgas_am_max_medium() = %u",
 				 nbytes, pgas__cfg.max_medium);
 	if (args_end(PGAS_MSG_MEDIUM, nargs) + nbytes <= pgas__cfg.packet_max)
-		return am_send(chan, rank, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf,
+		return am_send(ep, chan, eid, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf,
 			       nbytes, imm, NULL);
-	p = &pgas__g.peers[rank];
-	/* Threads of a MULTIPLE rank may send at once: the cursor is a
-	 * counter, and a buffer is claimed 0 -> 1 (the target frees it). */
+	p = pgas__peer_of(ep, chan, eid);
+	/* Threads of a MULTIPLE rank, and the endpoints of a rank, share the
+	 * rank's buffers in a target: the cursor is a counter, and a buffer is
+	 * claimed 0 -> 1 (the target frees it). */
 	ref.index = __atomic_fetch_add(&p->bounce_next[chan], 1, __ATOMIC_RELAXED) %
 		    geo->bounce_bufs;
 	ref.nbytes = (uint32_t)nbytes;
 	bb = pgas_bounce_buf(p->bounce, geo, pgas__g.rank, chan, ref.index);
 	bh = (struct pgas_bounce_hdr *)bb;
-	for (struct pgas__waiter w = { .nosleep = 1 };;) {
+	for (struct pgas__waiter w = { .nosleep = 1, .ep = ep };; w.spins++) {
 		uint32_t free_ = 0;
 
 		if (atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)&bh->busy, &free_,
@@ -303,31 +361,34 @@ static int medium(const char *call, unsigned chan, unsigned rank, unsigned handl
 			break;
 		if (imm)
 			return PGAS_ERR_NOT_READY;
+		if (eid >= ep->nranks && !(w.spins & 255) && pgas__ep_peer_closed(ep, eid))
+			return pgas__err(PGAS_ERR_GONE, call, "endpoint %u was destroyed", eid);
 		pgas__wait_step(&w);
 	}
 	pgas__copy(bb + PGAS_CACHELINE, buf, nbytes);
-	rc = am_send(chan, rank, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref, sizeof(ref),
-		     NULL, 0, imm, NULL);
+	rc = am_send(ep, chan, eid, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref,
+		     sizeof(ref), NULL, 0, imm, NULL);
 	if (rc)		/* not sent: the buffer is ours to give back */
 		atomic_store_explicit((_Atomic uint32_t *)&bh->busy, 0, memory_order_release);
 	return rc;
 }
 
-static int long_(const char *call, unsigned chan, unsigned rank, unsigned handler,
-		 const void *buf, size_t nbytes, void *dst, const uint32_t *args,
-		 unsigned nargs)
+static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		 unsigned handler, const void *buf, size_t nbytes, void *dst,
+		 const uint32_t *args, unsigned nargs)
 {
 	struct pgas_long_ref ref = { (uint64_t)(uintptr_t)dst, nbytes };
 	char *d;
 	bool imm;
-	int rc = check_am(call, chan, rank, &handler, args, nargs, &imm);
+	int rc = check_am(ep, call, chan, eid, &handler, args, nargs, &imm);
+	unsigned rank;
 
 	if (rc)
 		return rc;
 	if (!buf && nbytes)
 		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
-	d = pgas__xlate(rank, dst, nbytes);
-	if (!d)
+	rank = pgas__peer_of(ep, chan, eid)->owner;	/* the payload goes to its owner's segment */
+	if (!pgas__ep_map(ep, rank, dst, nbytes, &d))
 		return pgas__rma_fail(call, rank, dst, nbytes);
 	/* An immediate Long: am_send copies the payload once it holds the
 	 * slots (a refused one writes nothing).  A plain one copies first, so
@@ -336,29 +397,49 @@ static int long_(const char *call, unsigned chan, unsigned rank, unsigned handle
 	 * the payload before the header. */
 	if (!imm)
 		pgas__copy(d, buf, nbytes);
-	return am_send(chan, rank, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL,
+	return am_send(ep, chan, eid, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL,
 		       0, imm, imm ? &(const struct long_copy){ d, buf, nbytes } : NULL);
+}
+
+int pgas_ep_am_request_medium(pgas_ep_t ep, unsigned eid, unsigned handler, const void *buf,
+			      size_t nbytes, const uint32_t *args, unsigned nargs)
+{
+	return medium(ep, "pgas_am_request_medium", PGAS_CHAN_REQUEST, eid, handler, buf, nbytes,
+		      args, nargs);
+}
+
+int pgas_ep_am_request_long(pgas_ep_t ep, unsigned eid, unsigned handler, const void *buf,
+			    size_t nbytes, void *dst, const uint32_t *args, unsigned nargs)
+{
+	return long_(ep, "pgas_am_request_long", PGAS_CHAN_REQUEST, eid, handler, buf, nbytes,
+		     dst, args, nargs);
+}
+
+int pgas_ep_am_request_long_async(pgas_ep_t ep, unsigned eid, unsigned handler,
+				  const void *buf, size_t nbytes, void *dst,
+				  const uint32_t *args, unsigned nargs)
+{
+	return long_(ep, "pgas_am_request_long_async", PGAS_CHAN_REQUEST, eid, handler, buf,
+		     nbytes, dst, args, nargs);
 }
 
 int pgas_am_request_medium(unsigned rank, unsigned handler, const void *buf, size_t nbytes,
 			   const uint32_t *args, unsigned nargs)
 {
-	return medium("pgas_am_request_medium", PGAS_CHAN_REQUEST, rank, handler, buf, nbytes,
-		      args, nargs);
+	return pgas_ep_am_request_medium(&pgas__g, rank, handler, buf, nbytes, args, nargs);
 }
 
 int pgas_am_request_long(unsigned rank, unsigned handler, const void *buf, size_t nbytes,
 			 void *dst, const uint32_t *args, unsigned nargs)
 {
-	return long_("pgas_am_request_long", PGAS_CHAN_REQUEST, rank, handler, buf, nbytes, dst,
-		     args, nargs);
+	return pgas_ep_am_request_long(&pgas__g, rank, handler, buf, nbytes, dst, args, nargs);
 }
 
 int pgas_am_request_long_async(unsigned rank, unsigned handler, const void *buf,
 			       size_t nbytes, void *dst, const uint32_t *args, unsigned nargs)
 {
-	return long_("pgas_am_request_long_async", PGAS_CHAN_REQUEST, rank, handler, buf, nbytes,
-		     dst, args, nargs);
+	return pgas_ep_am_request_long_async(&pgas__g, rank, handler, buf, nbytes, dst, args,
+					     nargs);
 }
 
 /* Checks a reply token; on success marks it used. */
@@ -373,7 +454,7 @@ static int take_token(const char *call, pgas_token_t token)
 				 "called from a reply handler (replies cannot be answered)");
 	if (token->replied)
 		return pgas__err(PGAS_ERR_STATE, call,
-				 "second reply to the same request from rank %u", token->src);
+				 "second reply to the same request from endpoint %u", token->src);
 	return PGAS_OK;
 }
 
@@ -385,10 +466,11 @@ int pgas_am_reply_short(pgas_token_t token, unsigned handler, const uint32_t *ar
 	bool imm;
 
 	if (!rc)
-		rc = check_am(call, PGAS_CHAN_REPLY, token->src, &handler, args, nargs, &imm);
+		rc = check_am(token->ep, call, PGAS_CHAN_REPLY, token->src, &handler, args, nargs,
+			      &imm);
 	if (!rc)
-		rc = am_send(PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler, args, nargs,
-			     NULL, 0, NULL, 0, imm, NULL);
+		rc = am_send(token->ep, PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler, args,
+			     nargs, NULL, 0, NULL, 0, imm, NULL);
 	if (!rc)
 		token->replied = true;
 	return rc;
@@ -401,7 +483,8 @@ int pgas_am_reply_medium(pgas_token_t token, unsigned handler, const void *buf,
 	int rc = take_token(call, token);
 
 	if (!rc)
-		rc = medium(call, PGAS_CHAN_REPLY, token->src, handler, buf, nbytes, args, nargs);
+		rc = medium(token->ep, call, PGAS_CHAN_REPLY, token->src, handler, buf, nbytes,
+			    args, nargs);
 	if (!rc)
 		token->replied = true;
 	return rc;
@@ -414,8 +497,8 @@ int pgas_am_reply_long(pgas_token_t token, unsigned handler, const void *buf, si
 	int rc = take_token(call, token);
 
 	if (!rc)
-		rc = long_(call, PGAS_CHAN_REPLY, token->src, handler, buf, nbytes, dst, args,
-			   nargs);
+		rc = long_(token->ep, call, PGAS_CHAN_REPLY, token->src, handler, buf, nbytes, dst,
+			   args, nargs);
 	if (!rc)
 		token->replied = true;
 	return rc;
@@ -426,7 +509,16 @@ int pgas_token_rank(pgas_token_t token, unsigned *rank)
 	if (!token || !rank)
 		return pgas__err(PGAS_ERR_INVAL, "pgas_token_rank", "%s is NULL",
 				 token ? "rank" : "token");
-	*rank = token->src;
+	*rank = pgas__peer_of(token->ep, PGAS_CHAN_REPLY, token->src)->owner;
+	return PGAS_OK;
+}
+
+int pgas_token_ep(pgas_token_t token, unsigned *eid)
+{
+	if (!token || !eid)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_token_ep", "%s is NULL",
+				 token ? "eid" : "token");
+	*eid = token->src;
 	return PGAS_OK;
 }
 
@@ -450,13 +542,14 @@ size_t pgas_am_max_long(unsigned rank)
 
 /* ---- receiving ----------------------------------------------------------- */
 
-/* Handles the message at the head of my ring 'chan'; 0 if there is none. */
-static int handle_one(unsigned chan)
+/* Handles the message at the head of ep's ring 'chan'; 0 if there is none. */
+static int handle_one(struct pgas__state *ep, unsigned chan)
 {
-	struct pgas__inbox *in = &pgas__g.inbox[chan];
+	struct pgas__inbox *in = &ep->inbox[chan];
 	uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&in->next->status,
 					  memory_order_acquire);
-	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false, NULL };
+	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false, NULL, ep };
+	struct pgas__peer *from;
 	unsigned type, len, nargs, handler, k;
 	pgas_handler_fn fn;
 	unsigned char *body;
@@ -471,24 +564,30 @@ static int handle_one(unsigned chan)
 	handler = PGAS_STATUS_HANDLER(s);
 	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
 	aend = args_end(type, nargs);
-	fn = pgas__g.handlers[handler];
+	fn = ep->handlers[handler];
 	if (k == 1) {
 		body = in->next->payload;
 	} else {
 		if (len > body_limit())
 			pgas__fatal("message of %u bytes from rank %u exceeds the %zu-byte limit",
 				    len, tok.src, body_limit());
-		body = pgas__job.body_buf[chan];
+		body = ep->priv->body_buf[chan];
 		for (unsigned i = 0; i < k; i++) {
 			size_t off = (size_t)i * PGAS_SLOT_PAYLOAD;
 			size_t n = len - off < PGAS_SLOT_PAYLOAD ? len - off : PGAS_SLOT_PAYLOAD;
 
-			memcpy(body + off, in->slots[(in->head + i) & pgas__g.mbox_mask].payload, n);
+			memcpy(body + off, in->slots[(in->head + i) & ep->mbox_mask].payload, n);
 		}
 	}
-	if (tok.src >= pgas__g.nranks || !fn || nargs > PGAS_AM_MAX_ARGS || aend > len)
+	if (tok.src >= ep->ntargets || !fn || nargs > PGAS_AM_MAX_ARGS || aend > len)
 		pgas__fatal("bad message on %s ring: src %u handler %u nargs %u len %u",
 			    chan ? "reply" : "request", tok.src, handler, nargs, len);
+	/* A sender's endpoint this one has not met: its entry (its owner,
+	 * for the bounce area and the token; its rings, for the reply). */
+	from = pgas__peer_of(ep, PGAS_CHAN_REPLY, tok.src);
+	if (PGAS__UNLIKELY(__atomic_load_n(&from->state, __ATOMIC_ACQUIRE) != PGAS__PEER_LIVE) &&
+	    pgas__ep_peer(ep, PGAS_CHAN_REPLY, tok.src, &from) && from->owner >= ep->nranks)
+		pgas__fatal("message from endpoint %u, which no rank created", tok.src);
 	switch (type) {
 	case PGAS_MSG_SHORT:
 		break;
@@ -505,7 +604,8 @@ static int handle_one(unsigned chan)
 			pgas__fatal("bad bounce reference %u/%u from rank %u", ref.index,
 				    ref.nbytes, tok.src);
 		tok.bounce = (struct pgas_bounce_hdr *)pgas_bounce_buf(
-				pgas__g.peers[pgas__g.rank].bounce, geo, tok.src, chan, ref.index);
+				ep->priv == &pgas__ep0_priv ? pgas__g.peers[pgas__g.rank].bounce :
+				ep->priv->xep.ring.bounce, geo, from->owner, chan, ref.index);
 		buf = (unsigned char *)tok.bounce + PGAS_CACHELINE;
 		nbytes = ref.nbytes;
 		break;
@@ -528,15 +628,15 @@ static int handle_one(unsigned chan)
 	 * finalize then publishes it (pgas__am_abandon_handlers).
 	 */
 	in->head += k;
-	in->lap = pgas__lap(in->head);
-	in->next = &in->slots[in->head & pgas__g.mbox_mask];
-	pgas__job.handling[chan] = &tok;
+	in->lap = pgas__ep_lap(ep, in->head);
+	in->next = &in->slots[in->head & ep->mbox_mask];
+	ep->priv->handling[chan] = &tok;
 	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
-	pgas__job.handling[chan] = NULL;
+	ep->priv->handling[chan] = NULL;
 
 	if (tok.bounce)
 		atomic_store_explicit((_Atomic uint32_t *)&tok.bounce->busy, 0, memory_order_release);
-	atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[chan].head, in->head,
+	atomic_store_explicit((_Atomic uint64_t *)&ep->my_ctrl->mbox[chan].head, in->head,
 			      memory_order_release);
 	return 1;
 }
@@ -546,7 +646,7 @@ unsigned pgas__am_abandon_handlers(void)
 	unsigned owed = 0;
 
 	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
-		struct pgas_token *tok = pgas__job.handling[ch];
+		struct pgas_token *tok = pgas__g.priv->handling[ch];
 
 		if (!tok)
 			continue;
@@ -555,7 +655,7 @@ unsigned pgas__am_abandon_handlers(void)
 		if (tok->bounce)
 			atomic_store_explicit((_Atomic uint32_t *)&tok->bounce->busy, 0,
 					      memory_order_release);
-		pgas__job.handling[ch] = NULL;
+		pgas__g.priv->handling[ch] = NULL;
 		atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[ch].head,
 				      pgas__g.inbox[ch].head, memory_order_seq_cst);
 	}
@@ -597,23 +697,54 @@ bool pgas__am_job_idle(void)
  * code of the user's runs between two of its handlers): below MULTIPLE
  * its mirror in send_block is set once per batch, not per message.
  */
-int pgas__progress(unsigned chan_mask, int budget)
+static inline __attribute__((always_inline)) int progress_ep(struct pgas__state *ep,
+							    unsigned chan_mask, int budget)
 {
 	struct pgas__thread *me = &pgas__self;
-	unsigned mirror = pgas__mt() ? 0 : PGAS__BLOCK_HANDLER;
+	/* An extra endpoint's send_block stays 0: its sender may be another
+	 * thread than its poller (the thread's handler_depth refuses requests
+	 * in out-of-line sends). */
+	unsigned mirror = pgas__mt() || !pgas__is_primary(ep) ? 0 : PGAS__BLOCK_HANDLER;
 	int n = 0;
 
 	if (!me->handler_depth++ && mirror)
-		pgas__g.send_block |= mirror;
+		ep->send_block |= mirror;
 	/* Replies first: they complete work and free the peers' credits. */
 	if (chan_mask & PGAS__CHANMASK_REPLY)
-		while (n < budget && handle_one(PGAS_CHAN_REPLY))
+		while (n < budget && handle_one(ep, PGAS_CHAN_REPLY))
 			n++;
 	if (chan_mask & (1u << PGAS_CHAN_REQUEST))
-		while (n < budget && handle_one(PGAS_CHAN_REQUEST))
+		while (n < budget && handle_one(ep, PGAS_CHAN_REQUEST))
 			n++;
 	if (!--me->handler_depth && mirror)
-		pgas__g.send_block &= ~mirror;
+		ep->send_block &= ~mirror;
+	return n;
+}
+
+int pgas__ep_progress(struct pgas__state *ep, unsigned chan_mask, int budget)
+{
+	return progress_ep(ep, chan_mask, budget);
+}
+
+/* The primary's, with its address folded in (barrier_notify's count). */
+int pgas__progress(unsigned chan_mask, int budget)
+{
+	return progress_ep(&pgas__g, chan_mask, budget);
+}
+
+int pgas__ep_poll_try(struct pgas__state *ep, unsigned chan_mask)
+{
+	struct pgas__ep_priv *x = ep->priv;
+	void *me = &pgas__self, *none = NULL;
+	int n;
+
+	if (__atomic_load_n(&x->poller, __ATOMIC_RELAXED) == me)	/* from its handler */
+		return pgas__ep_msgs_waiting(ep) ? pgas__ep_progress(ep, chan_mask, 64) : 0;
+	if (!__atomic_compare_exchange_n(&x->poller, &none, me, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return 0;	/* another thread polls it */
+	n = pgas__ep_progress(ep, chan_mask, 64);
+	__atomic_store_n(&x->poller, NULL, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -625,7 +756,7 @@ int pgas__poll_locked(void)
 	return pgas__progress(PGAS__CHANMASK_ALL, 64);
 }
 
-int pgas__poll_slow(void)
+int pgas__poll_slow(struct pgas__state *ep)
 {
 	static const char call[] = "pgas_poll";
 	int rc;
@@ -635,6 +766,10 @@ int pgas__poll_slow(void)
 	rc = pgas__check_thread(call);
 	if (rc)
 		return rc;
+	if (!pgas__is_primary(ep)) {
+		rc = pgas__check_ep("pgas_ep_poll", ep);
+		return rc ? rc : pgas__ep_poll_try(ep, PGAS__CHANMASK_ALL);
+	}
 	if (!pgas__mt())
 		return pgas__poll_locked();
 	/* Another thread is making progress: nothing for this one to do. */

@@ -144,13 +144,21 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	rc = c->ops->attach(c, segsize + area, msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, call, "%s", msg);
-	pgas__g.peers = calloc(c->nranks, sizeof(*pgas__g.peers));
+	/* Every eid of the job: the ranks' primaries first, the others
+	 * unresolved until this endpoint meets them (ep.c). */
+	unsigned ntargets = c->max_eids > c->nranks ? c->max_eids : c->nranks;
+
+	pgas__g.peers = calloc(ntargets, sizeof(*pgas__g.peers));
 	if (!pgas__g.peers)
-		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", ntargets);
+	for (unsigned e = c->nranks; e < ntargets; e++)
+		pgas__peer_unresolved(&pgas__g.peers[e]);
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas__peer *p = &pgas__g.peers[r];
 		const struct pgas_conduit_ep *ep = &c->eps[r];
 
+		p->owner = r;
+		p->state = PGAS__PEER_LIVE;
 		p->seg_remote = (char *)(uintptr_t)ep->seg_remote;
 		p->seg_delta = (intptr_t)ep->seg - (intptr_t)ep->seg_remote;
 		p->seg_size = ep->seg_size - area;
@@ -181,6 +189,9 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		return rc;
 	pgas__job.attached = true;
 	pgas__g.nranks = c->nranks;
+	pgas__g.ntargets = ntargets;
+	if (pgas__ep_tables_setup())
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u endpoints", ntargets);
 	pgas__barrier_setup();
 	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
 	if (pgas__mt())

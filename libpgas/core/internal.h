@@ -22,18 +22,39 @@
 #define PGAS__BLOCK_SHARED	8u
 
 struct pgas_token {
-	unsigned src;
+	unsigned src;		/* the sender's eid */
 	unsigned chan;		/* channel the message arrived on */
 	bool replied;
 	struct pgas_bounce_hdr *bounce;	/* the Medium's bounce buffer, or NULL */
+	struct pgas__state *ep;	/* the endpoint it arrived on (replies leave from it) */
 };
+
+/* What an endpoint keeps off the fast path (pgas__state.priv). */
+struct pgas__ep_priv {
+	uint32_t magic;			/* PGAS__EP_MAGIC while it lives */
+	unsigned index;			/* creation order in this rank: 0 = primary */
+	/* Reassembly buffers of multi-slot messages, one per channel. */
+	unsigned char *body_buf[PGAS_NCHAN];
+	/* The message a handler runs for, per channel (NULL when none). */
+	struct pgas_token *handling[PGAS_NCHAN];
+	/* Extras: who polls it now (a thread's pgas__self, or NULL); the
+	 * primary uses the progress lock instead. */
+	void *poller;
+	struct pgas__peer *rpeers;	/* extras: the table replies use, or NULL */
+	struct pgas_conduit_xep xep;	/* extras: its rings as the conduit made them */
+};
+#define PGAS__EP_MAGIC 0x70657031u	/* "pep1" */
+extern struct pgas__ep_priv pgas__ep0_priv;
+
+static inline bool pgas__is_primary(const struct pgas__state *ep)
+{
+	return ep == &pgas__g;
+}
 
 struct pgas__job {
 	bool initialised;
 	bool attached;
 	struct pgas_conduit conduit;
-	/* Reassembly buffers of multi-slot messages, one per channel. */
-	unsigned char *body_buf[PGAS_NCHAN];
 	/* Barrier state (barrier.c). */
 	uint64_t barrier_epoch;		/* barriers notified so far */
 	uint32_t barrier_wire;		/* its epoch as flags carry it */
@@ -55,8 +76,6 @@ struct pgas__job {
 	bool leaving;		/* in pgas_exit(0): announced, draining */
 	/* What pgas__g.gone reads where nobody sleeps (see pgas_fast.h). */
 	const uint64_t *gone_word;
-	/* The message a handler runs for, per channel (NULL when none). */
-	struct pgas_token *handling[PGAS_NCHAN];
 	int wait_mode;		/* resolved: never PGAS_WAIT_AUTO */
 	unsigned spin_limit;	/* resolved: shorter when oversubscribed */
 };
@@ -159,10 +178,33 @@ static inline void pgas__set_pending(unsigned bit, int on)
 /* am.c */
 int pgas__am_setup(void);
 void pgas__am_teardown(void);
+/* An endpoint's message state (inbox, body buffers) from its rings. */
+int pgas__am_ep_setup(struct pgas__state *ep, const struct pgas_conduit_ep *ring);
+void pgas__am_ep_teardown(struct pgas__state *ep);
 /* What pgas_poll does once it may: barrier, layers, both rings. */
 int pgas__poll_locked(void);
-/* Runs up to 'budget' messages of the channels in chan_mask; returns count. */
-int pgas__progress(unsigned chan_mask, int budget);
+/* Runs up to 'budget' messages of ep's channels in chan_mask; returns count. */
+int pgas__ep_progress(struct pgas__state *ep, unsigned chan_mask, int budget);
+int pgas__progress(unsigned chan_mask, int budget);	/* the primary's */
+/* An extra endpoint's poll, if no other thread polls it: runs its handlers. */
+int pgas__ep_poll_try(struct pgas__state *ep, unsigned chan_mask);
+
+/* ep.c */
+int pgas__ep_tables_setup(void);	/* at attach, once ntargets is known */
+/* The entry that sends on chan from ep to eid use (replies of an extra
+ * endpoint have a table of their own: its poller's). */
+struct pgas__peer *pgas__peer_of(struct pgas__state *ep, unsigned chan, unsigned eid);
+/* That entry, resolved (mapped) if it was not: 0, PGAS_ERR_NOT_READY (not
+ * created yet, or no such eid) or PGAS_ERR_GONE (closed; owner is set). */
+int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pgas__peer **out);
+/* The rank that owns eid (created it), or ~0u if none did yet. */
+unsigned pgas__eid_owner(unsigned eid);
+/* Has the endpoint behind a live entry been closed since?  (wait loops) */
+bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid);
+/* Fills an unresolved entry: sends to it leave the fast path. */
+void pgas__peer_unresolved(struct pgas__peer *p);
+/* Checks ep for a call: a live endpoint of this process. */
+int pgas__check_ep(const char *call, const struct pgas__state *ep);
 #define PGAS__CHANMASK_ALL ((1u << PGAS_CHAN_REQUEST) | (1u << PGAS_CHAN_REPLY))
 #define PGAS__CHANMASK_REPLY (1u << PGAS_CHAN_REPLY)
 /* Which channels a thread may poll while it waits in its current state. */
@@ -190,7 +232,13 @@ struct pgas__rank_state {
 	uint32_t fin_done;	/* ranks that saw the job quiescent (atomic add) */
 	uint32_t fin_gone;	/* ranks other than 0 that will touch no peer again */
 	uint64_t reserved[5];
+	/* Its endpoints beyond the primary, in creation order (ep.c): the
+	 * count is stored (release) after the entry; a destroyed one's entry
+	 * gets PGAS__EP_DIR_CLOSED. */
+	uint32_t ep_extras;
+	uint32_t ep_eid[256];
 };
+#define PGAS__EP_DIR_CLOSED 0x80000000u
 _Static_assert(sizeof(struct pgas__rank_state) <= 4096, "rank state fits its page");
 /* Job rank r's state page, as this process maps it (after attach). */
 struct pgas__rank_state *pgas__rank_state(unsigned job_rank);

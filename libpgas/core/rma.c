@@ -146,9 +146,10 @@ int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n)
 	return pgas__rma_fail(call, rank, addr, n);
 }
 
-int pgas__sync_pending(const char *call, int what, int block)
+int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int block)
 {
 	(void)block;
+	(void)ep;	/* the same for every endpoint: transfers are copies */
 	if (!what)	/* an explicit handle other than PGAS_HANDLE_DONE */
 		return pgas__err(PGAS_ERR_INVAL, call, "not a handle of this job");
 	if ((what & PGAS__NBI_PUTS) && pgas__g.wake) {
@@ -233,7 +234,7 @@ int pgas_end_nbi_accessregion(pgas_handle_t *handle)
 	*handle = PGAS_HANDLE_DONE;
 	/* Block mode: the region's _nbi puts wake their targets now, since
 	 * its handle (DONE) syncs without leaving the fast path. */
-	return pgas__g.wake ? pgas__sync_pending(call, PGAS__NBI_PUTS, 1) : PGAS_OK;
+	return pgas__g.wake ? pgas__sync_pending(&pgas__g, call, PGAS__NBI_PUTS, 1) : PGAS_OK;
 }
 
 int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)

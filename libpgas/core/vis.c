@@ -77,7 +77,7 @@ static int vis_end(const struct vis_call *c, unsigned rank, struct vis_sink *k)
 	/* A put_nbi to a rank that has gone is discarded without a report. */
 	if (!c->get && c->form == VIS_NBI)
 		return PGAS_OK;
-	return pgas__rma_check_dir(c->call, rank, c->get ? PGAS__RMA_GET : 0);
+	return pgas__rma_check_dir(&pgas__g, c->call, rank, c->get ? PGAS__RMA_GET : 0);
 }
 
 static void vis_acquire(const struct vis_call *c)

@@ -222,7 +222,7 @@ static void check_alone(struct pgas__waiter *w)
 }
 
 /* Sleeps on my doorbell, as pgas_abi.h says (block mode). */
-static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl)
+static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl, int fd)
 {
 	if (w->armed != 1) {
 		w->bell = atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell,
@@ -238,7 +238,6 @@ static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl)
 	    atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell, memory_order_seq_cst) ==
 	    w->bell) {
 		struct timespec ts = { 0, 1000000L << w->naps };
-		int fd = wait_fd();
 
 		if (fd >= 0) {
 			/* Readable once a wake cleared 'sleeping' (pgas.ko). */
@@ -272,7 +271,7 @@ static void idle(struct pgas__waiter *w)
 		sched_yield();
 		return;
 	}
-	sleep_on_bell(w, ctrl);
+	sleep_on_bell(w, ctrl, wait_fd());
 }
 
 /*
@@ -326,7 +325,7 @@ static void mt_idle(struct pgas__waiter *w)
 	if (!__atomic_exchange_n(&bell_taken, 1, __ATOMIC_ACQUIRE)) {
 		bool slept = w->armed == 1;
 
-		sleep_on_bell(w, pgas__g.my_ctrl);
+		sleep_on_bell(w, pgas__g.my_ctrl, wait_fd());
 		__atomic_store_n(&bell_taken, 0, __ATOMIC_RELEASE);
 		/* A bell ended the sleep: a put, signal or atomic may have
 		 * changed what a napper waits for. */
@@ -371,8 +370,43 @@ static void mt_wait_step(struct pgas__waiter *w)
 	pgas__plock_retake(holds);
 }
 
+/*
+ * A wait on an extra endpoint (w->ep): it polls that endpoint (unless
+ * another thread does) and, below MULTIPLE, where its thread is the rank's
+ * only one, the primary too; in block mode it sleeps on the endpoint's own
+ * doorbell, which senders to it ring.  Its sender may be waiting for this
+ * rank's primary at MULTIPLE: some other thread polls that one.
+ */
+static void ep_wait_step(struct pgas__waiter *w)
+{
+	struct pgas__state *ep = w->ep;
+	unsigned mask = pgas__wait_chanmask();
+
+	if (mask && pgas__ep_msgs_waiting(ep) && pgas__ep_poll_try(ep, mask) > 0) {
+		w->spins = 0;
+		w->armed = 0;
+		w->naps = 0;
+		return;
+	}
+	if (!pgas__mt() && progress(w))
+		return;
+	if (spinning(w))
+		return;
+	w->stuck = 0;
+	if (pgas__job.wait_mode == PGAS_WAIT_BLOCK && !w->nosleep)
+		sleep_on_bell(w, ep->my_ctrl, ep->priv->xep.fd);
+	else if (pgas__job.wait_mode == PGAS_WAIT_SPIN)
+		cpu_relax();
+	else
+		sched_yield();
+}
+
 void pgas__wait_step(struct pgas__waiter *w)
 {
+	if (w->ep && !pgas__is_primary(w->ep)) {
+		ep_wait_step(w);
+		return;
+	}
 	if (pgas__mt()) {
 		mt_wait_step(w);
 		return;

@@ -44,7 +44,16 @@ struct pgas__peer {
 	unsigned char *bounce;		/* peer's bounce area (for our buffers) */
 	uint32_t bounce_next[PGAS_NCHAN];
 	uint64_t notify_head_seen;
+	unsigned owner;			/* rank that owns this endpoint */
+	unsigned char state;		/* PGAS__PEER_*: an eid resolved here? */
+	unsigned char pad[23];		/* 128 bytes: an index is one shift */
 };
+#define PGAS__PEER_UNRESOLVED	0	/* ctrl is a dummy; head_seen sends out of line */
+#define PGAS__PEER_LIVE		1
+#define PGAS__PEER_CLOSED	2
+#ifndef __cplusplus
+_Static_assert(sizeof(struct pgas__peer) == 128, "a peer entry is 128 bytes");
+#endif
 
 /* One of my own rings, as its consumer. */
 struct pgas__inbox {
@@ -54,11 +63,16 @@ struct pgas__inbox {
 	struct pgas_mbox_slot *next;	/* &slots[head & mask] */
 };
 
+/*
+ * An endpoint (pgas_ep_t): pgas__g is the rank's primary; pgas_ep_create
+ * makes more (core/ep.c).  Only its owner writes it, except where noted.
+ */
 struct pgas__state {
 	/* Hot, read by every inline call. */
 	unsigned nranks;		/* 0 until attached: fails rank checks */
 	unsigned rank;
-	struct pgas__peer *peers;
+	struct pgas__peer *peers;	/* [ntargets], by eid: ranks first */
+	unsigned ntargets;		/* every eid is below it: 0 until attached */
 	/*
 	 * pgas.ko: its kernel page's peers_gone and peers_left as one word,
 	 * non-zero once a peer of the job has left at the kernel's level
@@ -84,6 +98,7 @@ struct pgas__state {
 	/* Implicit-handle operations that may still be pending. */
 	uint64_t nbi_puts_pending;
 	uint64_t nbi_gets_pending;
+	struct pgas__ep_priv *priv;	/* the rest (core/internal.h) */
 };
 
 extern struct pgas__state pgas__g;
@@ -101,18 +116,24 @@ struct pgas__waiter {
 	 * so that a producer may skip ringing a rank that is not asleep. */
 	int (*recheck)(const void *arg);
 	const void *recheck_arg;
+	struct pgas__state *ep;	/* the endpoint it polls and sleeps on (NULL: primary) */
 };
-#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
 /* Out-of-line helpers, in the library's .c files. */
 int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n);
-int pgas__am_short_slow(unsigned rank, unsigned handler,
+int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs);
-void pgas__mbox_wait_space(unsigned rank, unsigned chan, uint64_t need_head);
+/* Waits for room for k slots from ticket t in eid's ring chan; returns the
+ * ticket to write at (another one if eid was not resolved yet), or a
+ * negative PGAS_ERR_* as a uint64_t, reported (eid unknown or closed). */
+#define PGAS__TICKET_FAILED(t) ((int64_t)(t) < 0)
+uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
+			       uint64_t t, unsigned k);
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
-int pgas__poll_slow(void);
-int pgas__sync_pending(const char *call, int what, int block);
+int pgas__poll_slow(struct pgas__state *ep);
+int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int block);
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n);
 int pgas__rma_gone(const char *call, unsigned rank);
 
@@ -127,23 +148,36 @@ int pgas__rma_gone(const char *call, unsigned rank);
  */
 /* get: PGAS__RMA_GET after a get, which wakes nobody (rma.c). */
 #define PGAS__RMA_GET 0x80000000u
-static inline int pgas__rma_check_dir(const char *call, unsigned rank, unsigned get)
+static inline int pgas__rma_check_dir(const struct pgas__state *ep, const char *call,
+				      unsigned rank, unsigned get)
 {
 	PGAS__FENCE(memory_order_acquire);
-	if (PGAS__UNLIKELY(atomic_load_explicit((_Atomic uint64_t *)pgas__g.gone,
+	if (PGAS__UNLIKELY(atomic_load_explicit((_Atomic uint64_t *)ep->gone,
 						memory_order_relaxed)))
 		return pgas__rma_gone(call, rank | get);
 	return PGAS_OK;
 }
 
+static inline int pgas__ep_rma_check(const struct pgas__state *ep, const char *call,
+				     unsigned rank)
+{
+	return pgas__rma_check_dir(ep, call, rank, 0);
+}
+
+static inline int pgas__ep_rma_check_get(const struct pgas__state *ep, const char *call,
+					 unsigned rank)
+{
+	return pgas__rma_check_dir(ep, call, rank, PGAS__RMA_GET);
+}
+
 static inline int pgas__rma_check(const char *call, unsigned rank)
 {
-	return pgas__rma_check_dir(call, rank, 0);
+	return pgas__ep_rma_check(&pgas__g, call, rank);
 }
 
 static inline int pgas__rma_check_get(const char *call, unsigned rank)
 {
-	return pgas__rma_check_dir(call, rank, PGAS__RMA_GET);
+	return pgas__ep_rma_check_get(&pgas__g, call, rank);
 }
 
 /* Every segment is at least this large (pgas_attach rounds up to pages). */
@@ -161,17 +195,23 @@ static inline int pgas__in_segment(const struct pgas__peer *p, uintptr_t off, si
  * Translates addr (in rank's address space) to this process's mapping of
  * rank's segment into *out; false when rank or [addr, addr+n) is bad.
  */
-static inline int pgas__map(unsigned rank, const void *addr, size_t n, char **out)
+static inline int pgas__ep_map(const struct pgas__state *ep, unsigned rank, const void *addr,
+			       size_t n, char **out)
 {
 	const struct pgas__peer *p;
 
-	if (PGAS__UNLIKELY(rank >= pgas__g.nranks))
+	if (PGAS__UNLIKELY(rank >= ep->nranks))
 		return 0;
-	p = &pgas__g.peers[rank];
+	p = &ep->peers[rank];
 	if (PGAS__UNLIKELY(!pgas__in_segment(p, (uintptr_t)addr - (uintptr_t)p->seg_remote, n)))
 		return 0;
 	*out = (char *)addr + p->seg_delta;
 	return 1;
+}
+
+static inline int pgas__map(unsigned rank, const void *addr, size_t n, char **out)
+{
+	return pgas__ep_map(&pgas__g, rank, addr, n, out);
 }
 
 /* The same, NULL when bad (for paths where a pointer result reads better). */
@@ -191,81 +231,113 @@ static inline void pgas__copy(void *dst, const void *src, size_t n)
 		memcpy(dst, src, n);
 }
 
-static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes)
+static inline int pgas_ep_put_nbi(struct pgas__state *ep, unsigned rank, void *dst, const void *src, size_t nbytes)
 {
 	char *d;
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || (!src && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || (!src && nbytes)))
 		return pgas__rma_fail("pgas_put_nbi", rank, dst, nbytes);
 	pgas__copy(d, src, nbytes);
 	return PGAS_OK;
 }
 
-static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t nbytes)
+static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes)
+{
+	return pgas_ep_put_nbi(&pgas__g, rank, dst, src, nbytes);
+}
+
+static inline int pgas_ep_get_nbi(struct pgas__state *ep, void *dst, unsigned rank, const void *src, size_t nbytes)
 {
 	char *s;
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || (!dst && nbytes)))
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__rma_fail("pgas_get_nbi", rank, src, nbytes);
 	pgas__copy(dst, s, nbytes);
-	return pgas__rma_check_get("pgas_get_nbi", rank);
+	return pgas__ep_rma_check_get(ep, "pgas_get_nbi", rank);
+}
+
+static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t nbytes)
+{
+	return pgas_ep_get_nbi(&pgas__g, dst, rank, src, nbytes);
+}
+
+static inline int pgas_ep_put(struct pgas__state *ep, unsigned rank, void *dst, const void *src, size_t nbytes)
+{
+	char *d;
+
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || (!src && nbytes)))
+		return pgas__rma_fail("pgas_put", rank, dst, nbytes);
+	pgas__copy(d, src, nbytes);
+	PGAS__FENCE(memory_order_release);
+	return pgas__ep_rma_check(ep, "pgas_put", rank);
 }
 
 static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes)
 {
-	char *d;
+	return pgas_ep_put(&pgas__g, rank, dst, src, nbytes);
+}
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || (!src && nbytes)))
-		return pgas__rma_fail("pgas_put", rank, dst, nbytes);
-	pgas__copy(d, src, nbytes);
-	PGAS__FENCE(memory_order_release);
-	return pgas__rma_check("pgas_put", rank);
+static inline int pgas_ep_get(struct pgas__state *ep, void *dst, unsigned rank, const void *src, size_t nbytes)
+{
+	char *s;
+
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || (!dst && nbytes)))
+		return pgas__rma_fail("pgas_get", rank, src, nbytes);
+	PGAS__FENCE(memory_order_acquire);
+	pgas__copy(dst, s, nbytes);
+	return pgas__ep_rma_check_get(ep, "pgas_get", rank);
 }
 
 static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nbytes)
 {
-	char *s;
+	return pgas_ep_get(&pgas__g, dst, rank, src, nbytes);
+}
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || (!dst && nbytes)))
-		return pgas__rma_fail("pgas_get", rank, src, nbytes);
-	PGAS__FENCE(memory_order_acquire);
-	pgas__copy(dst, s, nbytes);
-	return pgas__rma_check_get("pgas_get", rank);
+static inline int pgas_ep_put_nb(struct pgas__state *ep, pgas_handle_t *handle, unsigned rank, void *dst,
+			      const void *src, size_t nbytes)
+{
+	char *d;
+
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || !handle || (!src && nbytes)))
+		return pgas__rma_fail("pgas_put_nb", rank, dst, nbytes);
+	pgas__copy(d, src, nbytes);
+	*handle = PGAS_HANDLE_DONE;
+	return pgas__ep_rma_check(ep, "pgas_put_nb", rank);
 }
 
 static inline int pgas_put_nb(pgas_handle_t *handle, unsigned rank, void *dst,
 			      const void *src, size_t nbytes)
 {
-	char *d;
+	return pgas_ep_put_nb(&pgas__g, handle, rank, dst, src, nbytes);
+}
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || !handle || (!src && nbytes)))
-		return pgas__rma_fail("pgas_put_nb", rank, dst, nbytes);
-	pgas__copy(d, src, nbytes);
+static inline int pgas_ep_get_nb(struct pgas__state *ep, pgas_handle_t *handle, void *dst, unsigned rank,
+			      const void *src, size_t nbytes)
+{
+	char *s;
+
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || !handle || (!dst && nbytes)))
+		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
+	pgas__copy(dst, s, nbytes);
 	*handle = PGAS_HANDLE_DONE;
-	return pgas__rma_check("pgas_put_nb", rank);
+	return pgas__ep_rma_check_get(ep, "pgas_get_nb", rank);
 }
 
 static inline int pgas_get_nb(pgas_handle_t *handle, void *dst, unsigned rank,
 			      const void *src, size_t nbytes)
 {
-	char *s;
-
-	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || !handle || (!dst && nbytes)))
-		return pgas__rma_fail("pgas_get_nb", rank, src, nbytes);
-	pgas__copy(dst, s, nbytes);
-	*handle = PGAS_HANDLE_DONE;
-	return pgas__rma_check_get("pgas_get_nb", rank);
+	return pgas_ep_get_nb(&pgas__g, handle, dst, rank, src, nbytes);
 }
 
 /* Natural alignment and a size of 1, 2, 4 or 8, in one test. */
 #define PGAS__VAL_OK(addr, n)						\
 	((n) && (n) <= 8 && !((n) & ((n) - 1)) && !((uintptr_t)(addr) & ((n) - 1)))
 
-static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t nbytes)
+static inline int pgas_ep_put_val(struct pgas__state *ep, unsigned rank, void *dst, uint64_t value, size_t nbytes)
 {
 	char *d;
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, dst, nbytes, &d) || !PGAS__VAL_OK(d, nbytes)))
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || !PGAS__VAL_OK(d, nbytes)))
 		return pgas__val_fail("pgas_put_val", rank, dst, nbytes);
 	switch (nbytes) {
 	case 1: atomic_store_explicit((_Atomic uint8_t *)d, (uint8_t)value, memory_order_release); break;
@@ -273,15 +345,20 @@ static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t 
 	case 4: atomic_store_explicit((_Atomic uint32_t *)d, (uint32_t)value, memory_order_release); break;
 	default: atomic_store_explicit((_Atomic uint64_t *)d, value, memory_order_release); break;
 	}
-	return pgas__rma_check("pgas_put_val", rank);
+	return pgas__ep_rma_check(ep, "pgas_put_val", rank);
 }
 
-static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
+static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t nbytes)
+{
+	return pgas_ep_put_val(&pgas__g, rank, dst, value, nbytes);
+}
+
+static inline int pgas_ep_get_val(struct pgas__state *ep, uint64_t *value, unsigned rank, const void *src,
 			       size_t nbytes)
 {
 	char *s;
 
-	if (PGAS__UNLIKELY(!pgas__map(rank, src, nbytes, &s) || !value ||
+	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || !value ||
 			   !PGAS__VAL_OK(s, nbytes)))
 		return pgas__val_fail("pgas_get_val", rank, src, nbytes);
 	switch (nbytes) {
@@ -290,7 +367,13 @@ static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
 	case 4: *value = atomic_load_explicit((_Atomic uint32_t *)s, memory_order_acquire); break;
 	default: *value = atomic_load_explicit((_Atomic uint64_t *)s, memory_order_acquire); break;
 	}
-	return pgas__rma_check_get("pgas_get_val", rank);
+	return pgas__ep_rma_check_get(ep, "pgas_get_val", rank);
+}
+
+static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,
+			       size_t nbytes)
+{
+	return pgas_ep_get_val(&pgas__g, value, rank, src, nbytes);
 }
 
 /* Values of pgas__sync_pending()'s 'what'. */
@@ -303,7 +386,7 @@ static inline int pgas_wait_syncnb(pgas_handle_t handle)
 		PGAS__FENCE(memory_order_acq_rel);
 		return PGAS_OK;
 	}
-	return pgas__sync_pending("pgas_wait_syncnb", 0, 1);
+	return pgas__sync_pending(&pgas__g, "pgas_wait_syncnb", 0, 1);
 }
 
 static inline int pgas_try_syncnb(pgas_handle_t handle)
@@ -312,25 +395,30 @@ static inline int pgas_try_syncnb(pgas_handle_t handle)
 		PGAS__FENCE(memory_order_acq_rel);
 		return PGAS_OK;
 	}
-	return pgas__sync_pending("pgas_try_syncnb", 0, 0);
+	return pgas__sync_pending(&pgas__g, "pgas_try_syncnb", 0, 0);
 }
 
+/* A sync of an endpoint covers the implicit-handle operations issued on it. */
 #define PGAS__SYNC_NBI(name, mask, block)				\
-	static inline int name(void)					\
+	static inline int pgas_ep_##name(struct pgas__state *ep)	\
 	{								\
-		if (PGAS__LIKELY(!(((mask) & PGAS__NBI_PUTS ? pgas__g.nbi_puts_pending : 0) | \
-				   ((mask) & PGAS__NBI_GETS ? pgas__g.nbi_gets_pending : 0)))) { \
+		if (PGAS__LIKELY(!(((mask) & PGAS__NBI_PUTS ? ep->nbi_puts_pending : 0) | \
+				   ((mask) & PGAS__NBI_GETS ? ep->nbi_gets_pending : 0)))) { \
 			PGAS__FENCE(memory_order_acq_rel);	\
 			return PGAS_OK;					\
 		}							\
-		return pgas__sync_pending(#name, (mask), (block));	\
+		return pgas__sync_pending(ep, "pgas_" #name, (mask), (block)); \
+	}								\
+	static inline int pgas_##name(void)				\
+	{								\
+		return pgas_ep_##name(&pgas__g);			\
 	}
-PGAS__SYNC_NBI(pgas_wait_syncnbi_puts, PGAS__NBI_PUTS, 1)
-PGAS__SYNC_NBI(pgas_wait_syncnbi_gets, PGAS__NBI_GETS, 1)
-PGAS__SYNC_NBI(pgas_wait_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 1)
-PGAS__SYNC_NBI(pgas_try_syncnbi_puts, PGAS__NBI_PUTS, 0)
-PGAS__SYNC_NBI(pgas_try_syncnbi_gets, PGAS__NBI_GETS, 0)
-PGAS__SYNC_NBI(pgas_try_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 0)
+PGAS__SYNC_NBI(wait_syncnbi_puts, PGAS__NBI_PUTS, 1)
+PGAS__SYNC_NBI(wait_syncnbi_gets, PGAS__NBI_GETS, 1)
+PGAS__SYNC_NBI(wait_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 1)
+PGAS__SYNC_NBI(try_syncnbi_puts, PGAS__NBI_PUTS, 0)
+PGAS__SYNC_NBI(try_syncnbi_gets, PGAS__NBI_GETS, 0)
+PGAS__SYNC_NBI(try_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 0)
 #undef PGAS__SYNC_NBI
 
 static inline void pgas_fence(void)
@@ -338,13 +426,18 @@ static inline void pgas_fence(void)
 	PGAS__FENCE(memory_order_release);
 }
 
-static inline int pgas_quiet(void)
+static inline int pgas_ep_quiet(struct pgas__state *ep)
 {
-	if (PGAS__LIKELY(!(pgas__g.nbi_puts_pending | pgas__g.nbi_gets_pending))) {
+	if (PGAS__LIKELY(!(ep->nbi_puts_pending | ep->nbi_gets_pending))) {
 		PGAS__FENCE(memory_order_seq_cst);
 		return PGAS_OK;
 	}
-	return pgas__sync_pending("pgas_quiet", PGAS__NBI_PUTS | PGAS__NBI_GETS, 1);
+	return pgas__sync_pending(ep, "pgas_quiet", PGAS__NBI_PUTS | PGAS__NBI_GETS, 1);
+}
+
+static inline int pgas_quiet(void)
+{
+	return pgas_ep_quiet(&pgas__g);
 }
 
 static inline void *pgas_ptr(unsigned rank, const void *addr)
@@ -355,9 +448,14 @@ static inline void *pgas_ptr(unsigned rank, const void *addr)
 /* ---- active messages ----------------------------------------------------- */
 
 /* Lap number stored in a status word for ring ticket t. */
+static inline uint32_t pgas__ep_lap(const struct pgas__state *ep, uint64_t t)
+{
+	return (uint32_t)((t >> ep->mbox_shift) + 1) & 0xffffu;
+}
+
 static inline uint32_t pgas__lap(uint64_t t)
 {
-	return (uint32_t)((t >> pgas__g.mbox_shift) + 1) & 0xffffu;
+	return pgas__ep_lap(&pgas__g, t);
 }
 
 /*
@@ -365,12 +463,14 @@ static inline uint32_t pgas__lap(uint64_t t)
  * (see pgas_abi.h).  Inline below PGAS_THREAD_MULTIPLE (shared 0: one
  * thread reads the credit cache, a plain load that can be an operand); the
  * out-of-line path sends with it from any thread (shared 1: the cache,
- * which other threads write, is read as a relaxed atomic).
+ * which other threads write, is read as a relaxed atomic).  An eid this
+ * endpoint has not resolved yet has a dummy ring and a credit cache that
+ * sends every request to pgas__mbox_wait_space, which resolves it.
  */
-static inline void pgas__am_short_send(unsigned rank, unsigned handler,
-				       const uint32_t *args, unsigned nargs, int shared)
+static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsigned handler,
+				      const uint32_t *args, unsigned nargs, int shared)
 {
-	struct pgas__peer *p = &pgas__g.peers[rank];
+	struct pgas__peer *p = &ep->peers[eid];
 	struct pgas_mbox_slot *slot;
 	uint64_t t, seen;
 
@@ -379,36 +479,46 @@ static inline void pgas__am_short_send(unsigned rank, unsigned handler,
 	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[PGAS_CHAN_REQUEST],
 					     memory_order_relaxed)
 		      : p->head_seen[PGAS_CHAN_REQUEST];
-	if (PGAS__UNLIKELY(t - seen > pgas__g.mbox_mask))
-		pgas__mbox_wait_space(rank, PGAS_CHAN_REQUEST, t + 1);
-	slot = &p->mbox[PGAS_CHAN_REQUEST][t & pgas__g.mbox_mask];
+	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask)) {
+		t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
+		if (PGAS__UNLIKELY(PGAS__TICKET_FAILED(t)))
+			return (int)(int64_t)t;
+	}
+	slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
 	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
 		((uint32_t *)slot->payload)[i] = args[i];
 	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
-			      pgas__g.status_src | pgas__lap(t) |
+			      ep->status_src | pgas__ep_lap(ep, t) |
 			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
 			      memory_order_release);
-	if (PGAS__UNLIKELY(pgas__g.wake))
+	if (PGAS__UNLIKELY(ep->wake))
 		pgas__ring_doorbell(p->ctrl);
-}
-
-/* AM Short request: one slot inline, otherwise the out-of-line path. */
-static inline int pgas_am_request_short(unsigned rank, unsigned handler,
-					const uint32_t *args, unsigned nargs)
-{
-	if (PGAS__UNLIKELY(rank >= pgas__g.nranks || handler >= PGAS_MAX_HANDLERS ||
-			   !pgas__g.handlers[handler] || nargs > PGAS_SLOT_PAYLOAD / 4 ||
-			   (!args && nargs) || pgas__g.send_block))
-		return pgas__am_short_slow(rank, handler, args, nargs);
-	pgas__am_short_send(rank, handler, args, nargs, 0);
 	return PGAS_OK;
 }
 
-/* Is a message waiting in either of my rings?  (Only once attached.) */
-static inline int pgas__msgs_waiting(void)
+/* AM Short request: one slot inline, otherwise the out-of-line path. */
+static inline int pgas_ep_am_request_short(struct pgas__state *ep, unsigned eid,
+					   unsigned handler, const uint32_t *args,
+					   unsigned nargs)
 {
-	const struct pgas__inbox *req = &pgas__g.inbox[PGAS_CHAN_REQUEST];
-	const struct pgas__inbox *rep = &pgas__g.inbox[PGAS_CHAN_REPLY];
+	if (PGAS__UNLIKELY(eid >= ep->ntargets || handler >= PGAS_MAX_HANDLERS ||
+			   !ep->handlers[handler] || nargs > PGAS_SLOT_PAYLOAD / 4 ||
+			   (!args && nargs) || ep->send_block))
+		return pgas__am_short_slow(ep, eid, handler, args, nargs);
+	return pgas__am_short_send(ep, eid, handler, args, nargs, 0);
+}
+
+static inline int pgas_am_request_short(unsigned rank, unsigned handler,
+					const uint32_t *args, unsigned nargs)
+{
+	return pgas_ep_am_request_short(&pgas__g, rank, handler, args, nargs);
+}
+
+/* Is a message waiting in either of ep's rings?  (Only once attached.) */
+static inline int pgas__ep_msgs_waiting(const struct pgas__state *ep)
+{
+	const struct pgas__inbox *req = &ep->inbox[PGAS_CHAN_REQUEST];
+	const struct pgas__inbox *rep = &ep->inbox[PGAS_CHAN_REPLY];
 
 	return (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
 				     memory_order_relaxed) & 0xffffu) == req->lap ||
@@ -416,18 +526,38 @@ static inline int pgas__msgs_waiting(void)
 				     memory_order_relaxed) & 0xffffu) == rep->lap;
 }
 
-/* Runs handlers if a message waits in either of my rings. */
-static inline int pgas_poll(void)
+static inline int pgas__msgs_waiting(void)
+{
+	return pgas__ep_msgs_waiting(&pgas__g);
+}
+
+/* Runs handlers if a message waits in either of ep's rings. */
+static inline int pgas_ep_poll(struct pgas__state *ep)
 {
 	/* Relaxed: at PGAS_THREAD_MULTIPLE another thread may be changing
 	 * 'pending' (send_block then routes every poll out of line, where a
-	 * lock decides who polls). */
-	if (PGAS__LIKELY((atomic_load_explicit((_Atomic unsigned *)&pgas__g.pending,
-					       memory_order_relaxed) | pgas__g.send_block) == 0 &&
-			 !pgas__msgs_waiting()))
+	 * lock decides who polls).  An extra endpoint's pending and
+	 * send_block stay 0: its slow path takes its poll lock. */
+	if (PGAS__LIKELY((atomic_load_explicit((_Atomic unsigned *)&ep->pending,
+					       memory_order_relaxed) | ep->send_block) == 0 &&
+			 !pgas__ep_msgs_waiting(ep)))
 		return 0;
-	return pgas__poll_slow();
+	return pgas__poll_slow(ep);
 }
+
+static inline int pgas_poll(void)
+{
+	return pgas_ep_poll(&pgas__g);
+}
+
+/* Polls ep (spin, yield or block per PGAS_WAIT_MODE) until cond is true. */
+#define pgas_ep_block_until(ep_, cond)					\
+	do {								\
+		struct pgas__waiter pgas__w = PGAS__WAITER_INIT;	\
+		pgas__w.ep = (ep_);					\
+		while (!(cond))						\
+			pgas__wait_step(&pgas__w);			\
+	} while (0)
 
 #ifdef __cplusplus
 }

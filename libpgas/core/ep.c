@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ep.c - endpoints beyond a rank's primary (pgas.h, "endpoints").
+ *
+ * An endpoint is a struct pgas__state of its own: its rings (made by the
+ * conduit's ep_open), inbox, handler table, nbi counters and a table of
+ * every eid it may send to, whose entries carry its sender caches.  Nothing
+ * of it is written by another endpoint's thread on the fast path.
+ *
+ * Addressing: eids 0..nranks-1 are the primaries, the others are created
+ * by the ranks over the job's life (the conduit says which number; eids
+ * are never reused).  Each rank lists its endpoints, in creation order, in
+ * its rank-state page (written by it only): that directory is how any rank
+ * learns who owns an eid and whether it still lives, without a job-wide
+ * step.  An endpoint meets an eid lazily: its table entry starts with a
+ * dummy ring whose credit cache sends the first request out of line
+ * (pgas__mbox_wait_space), which resolves the eid here; the conduit maps
+ * the eid's rings once per process (the domain's table below) and each
+ * endpoint copies the mapping into its own entry.
+ *
+ * Replies leave an extra endpoint from a second table (priv->rpeers) that
+ * only its poller writes, so that a progress thread's replies never write
+ * an entry that the endpoint's sending thread reads.
+ *
+ * Lock order: ep_lock (this file) is taken with nothing else held but,
+ * at MULTIPLE, the progress lock; the conduit's ep ops run under it.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include "internal.h"
+
+struct pgas__ep_priv pgas__ep0_priv;
+
+/* What this process knows of an eid beyond the primaries. */
+struct eid_info {
+	unsigned char state;		/* PGAS__PEER_*, written under ep_lock */
+	unsigned owner;
+	struct pgas_conduit_xep xep;	/* mapped here when LIVE (not one of mine) */
+	bool mine;
+};
+
+static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct eid_info *eids;		/* [ntargets - nranks] */
+/* Every unresolved entry's ring control: its tail takes dummy tickets. */
+static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
+
+void pgas__peer_unresolved(struct pgas__peer *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctrl = &dummy_ctrl;
+	/* t - head_seen > mbox_mask for every dummy ticket t. */
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+		p->head_seen[ch] = (uint64_t)1 << 63;
+	p->owner = ~0u;
+	p->state = PGAS__PEER_UNRESOLVED;
+}
+
+int pgas__ep_tables_setup(void)
+{
+	unsigned n = pgas__g.ntargets - pgas__g.nranks;
+
+	if (!n)
+		return PGAS_OK;
+	eids = calloc(n, sizeof(*eids));
+	return eids ? PGAS_OK : PGAS_ERR_NOMEM;
+}
+
+int pgas__check_ep(const char *call, const struct pgas__state *ep)
+{
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (!ep)
+		return pgas__err(PGAS_ERR_INVAL, call, "endpoint is NULL");
+	if (!ep->priv || ep->priv->magic != PGAS__EP_MAGIC)
+		return pgas__err(PGAS_ERR_INVAL, call, "%p is not a live endpoint", (const void *)ep);
+	return PGAS_OK;
+}
+
+/* Rank r's directory entry i (0 = the first extra), or 0 when none yet. */
+static uint32_t dir_entry(unsigned r, unsigned i)
+{
+	struct pgas__rank_state *st = pgas__rank_state(r);
+
+	if (i >= __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE))
+		return 0;
+	return __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
+}
+
+/* Which rank created eid, and as its i-th endpoint; false if none did yet. */
+static bool find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
+{
+	if (eid < pgas__g.nranks) {
+		*owner = eid;
+		*idx = 0;
+		*closed = false;
+		return true;
+	}
+	for (unsigned r = 0; r < pgas__g.nranks; r++) {
+		struct pgas__rank_state *st = pgas__rank_state(r);
+		unsigned n = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
+
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t e = __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
+
+			if ((e & ~PGAS__EP_DIR_CLOSED) == eid) {
+				*owner = r;
+				*idx = i + 1;
+				*closed = e & PGAS__EP_DIR_CLOSED;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+unsigned pgas__eid_owner(unsigned eid)
+{
+	unsigned owner, idx;
+	bool closed;
+
+	if (eid >= pgas__g.nranks && eid < pgas__g.ntargets &&
+	    __atomic_load_n(&eids[eid - pgas__g.nranks].state, __ATOMIC_ACQUIRE))
+		return eids[eid - pgas__g.nranks].owner;
+	return find_eid(eid, &owner, &idx, &closed) ? owner : ~0u;
+}
+
+/* The domain's record of eid (>= nranks), resolved if it can be; under ep_lock. */
+static struct eid_info *eid_resolve(unsigned eid)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+	struct eid_info *e = &eids[eid - pgas__g.nranks];
+	unsigned owner, idx;
+	bool closed;
+	char msg[256] = "";
+	int rc;
+
+	if (e->state != PGAS__PEER_UNRESOLVED)
+		return e;
+	if (!find_eid(eid, &owner, &idx, &closed))
+		return e;	/* not created yet */
+	e->owner = owner;
+	if (closed) {
+		__atomic_store_n(&e->state, PGAS__PEER_CLOSED, __ATOMIC_RELEASE);
+		return e;
+	}
+	rc = c->ops->ep_resolve(c, eid, &e->xep, msg, sizeof(msg));
+	if (rc == PGAS_ERR_NOT_READY)
+		return e;
+	if (rc && rc != PGAS_ERR_GONE)
+		pgas__fatal("cannot map endpoint %u of rank %u: %s", eid, owner, msg);
+	__atomic_store_n(&e->state, rc ? PGAS__PEER_CLOSED : PGAS__PEER_LIVE, __ATOMIC_RELEASE);
+	return e;
+}
+
+/* Fills entry p for a live endpoint's rings (the segment is its owner's). */
+static void fill_entry(struct pgas__peer *p, unsigned owner, const struct pgas_conduit_ep *ring)
+{
+	const struct pgas__peer *o = &pgas__g.peers[owner];
+
+	p->seg_remote = o->seg_remote;
+	p->seg_delta = o->seg_delta;
+	p->seg_size = o->seg_size;
+	p->ctrl = ring->ctrl;
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
+		p->mbox[ch] = ring->mbox[ch];
+		p->head_seen[ch] = 0;
+		p->bounce_next[ch] = 0;
+	}
+	p->notify = ring->notify;
+	p->bounce = ring->bounce;
+	p->notify_head_seen = 0;
+	p->owner = owner;
+}
+
+struct pgas__peer *pgas__peer_of(struct pgas__state *ep, unsigned chan, unsigned eid)
+{
+	if (chan == PGAS_CHAN_REPLY && ep->priv->rpeers)
+		return &ep->priv->rpeers[eid];
+	return &ep->peers[eid];
+}
+
+int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pgas__peer **out)
+{
+	struct pgas__peer *p = pgas__peer_of(ep, chan, eid);
+	unsigned char st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+	struct eid_info *e;
+
+	*out = p;
+	if (st == PGAS__PEER_LIVE)
+		return PGAS_OK;
+	if (st == PGAS__PEER_CLOSED)
+		return PGAS_ERR_GONE;
+	if (eid < pgas__g.nranks || eid >= pgas__g.ntargets)
+		return PGAS_ERR_NOT_READY;	/* not attached, or no such eid */
+	pthread_mutex_lock(&ep_lock);
+	e = eid_resolve(eid);
+	if (e->state != PGAS__PEER_UNRESOLVED && p->state == PGAS__PEER_UNRESOLVED) {
+		if (e->state == PGAS__PEER_LIVE)
+			fill_entry(p, e->owner, &e->xep.ring);
+		else
+			p->owner = e->owner;
+		__atomic_store_n(&p->state, e->state, __ATOMIC_RELEASE);
+	}
+	st = p->state;
+	pthread_mutex_unlock(&ep_lock);
+	return st == PGAS__PEER_LIVE ? PGAS_OK :
+	       st == PGAS__PEER_CLOSED ? PGAS_ERR_GONE : PGAS_ERR_NOT_READY;
+}
+
+bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid)
+{
+	unsigned owner, idx;
+	bool closed;
+
+	(void)ep;
+	if (eid < pgas__g.nranks)
+		return false;
+	return find_eid(eid, &owner, &idx, &closed) && closed;
+}
+
+/* An endpoint's table of targets: the primaries' entries as the primary
+ * has them (its caches start cold), every other eid unresolved. */
+static struct pgas__peer *new_table(void)
+{
+	size_t bytes = PGAS__ALIGN_UP((size_t)pgas__g.ntargets * sizeof(struct pgas__peer),
+				      PGAS_CACHELINE);
+	struct pgas__peer *t = aligned_alloc(PGAS_CACHELINE, bytes);
+
+	if (!t)
+		return NULL;
+	for (unsigned i = 0; i < pgas__g.ntargets; i++) {
+		pgas__peer_unresolved(&t[i]);
+		if (i < pgas__g.nranks) {
+			fill_entry(&t[i], i, &(struct pgas_conduit_ep){
+				.ctrl = pgas__g.peers[i].ctrl,
+				.mbox = { pgas__g.peers[i].mbox[0], pgas__g.peers[i].mbox[1] },
+				.notify = pgas__g.peers[i].notify,
+				.bounce = pgas__g.peers[i].bounce });
+			t[i].state = PGAS__PEER_LIVE;
+		}
+	}
+	return t;
+}
+
+static void free_ep(struct pgas__state *ep)
+{
+	if (!ep)
+		return;
+	if (ep->priv) {
+		free(ep->priv->rpeers);
+		free(ep->priv);
+	}
+	free(ep->peers);
+	free(ep);
+}
+
+int pgas_ep_create(pgas_ep_t *out, unsigned flags)
+{
+	static const char call[] = "pgas_ep_create";
+	struct pgas_conduit *c = &pgas__job.conduit;
+	struct pgas__rank_state *me;
+	struct pgas__state *ep = NULL;
+	struct pgas__ep_priv *x;
+	char msg[256] = "";
+	unsigned n;
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (!out)
+		return pgas__err(PGAS_ERR_INVAL, call, "ep is NULL");
+	if (flags)
+		return pgas__err(PGAS_ERR_INVAL, call, "flags %#x (must be 0)", flags);
+	rc = pgas__check_thread(call);
+	if (rc)
+		return rc;
+	if (!c->ops->ep_open || pgas__g.ntargets == pgas__g.nranks)
+		return pgas__err(PGAS_ERR_RESOURCE, call,
+				 "the %s conduit provides no endpoints beyond the primary here",
+				 c->ops->name);
+	me = pgas__rank_state(pgas__g.rank);
+	pthread_mutex_lock(&ep_lock);
+	n = me->ep_extras;
+	if (n + 1 >= pgas__cfg.ep_max) {
+		pthread_mutex_unlock(&ep_lock);
+		return pgas__err(PGAS_ERR_RESOURCE, call,
+				 "this rank has created %u endpoints (its primary included): PGAS_EP_MAX is %u",
+				 n + 1, pgas__cfg.ep_max);
+	}
+	ep = aligned_alloc(PGAS_CACHELINE, PGAS__ALIGN_UP(sizeof(*ep), PGAS_CACHELINE));
+	x = calloc(1, sizeof(*x));
+	if (ep) {
+		memset(ep, 0, sizeof(*ep));
+		ep->priv = x;
+		ep->peers = new_table();
+	}
+	if (x) {
+		x->xep.fd = -1;
+		x->rpeers = new_table();
+	}
+	if (!ep || !x || !ep->peers || !x->rpeers) {
+		rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for an endpoint");
+		goto fail;
+	}
+	rc = c->ops->ep_open(c, &x->xep, msg, sizeof(msg));
+	if (rc) {
+		rc = pgas__err(rc, call, "%s", msg);
+		goto fail;
+	}
+	x->index = n + 1;
+	ep->nranks = pgas__g.nranks;
+	ep->rank = pgas__g.rank;
+	ep->ntargets = pgas__g.ntargets;
+	ep->gone = pgas__g.gone;
+	ep->wake = pgas__g.wake;
+	ep->status_src = PGAS_STATUS(0, x->xep.eid, 0, 0, 0, 0);
+	ep->nbi_puts_pending = pgas__g.nbi_puts_pending;	/* block mode keeps it 1 */
+	memcpy(ep->handlers, pgas__g.handlers, sizeof(ep->handlers));
+	if (pgas__am_ep_setup(ep, &x->xep.ring)) {
+		c->ops->ep_close(c, &x->xep);
+		rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for AM buffers");
+		goto fail;
+	}
+	/* This process knows its own rings: no mapping of them again. */
+	eids[x->xep.eid - pgas__g.nranks].owner = pgas__g.rank;
+	eids[x->xep.eid - pgas__g.nranks].xep = x->xep;
+	eids[x->xep.eid - pgas__g.nranks].mine = true;
+	__atomic_store_n(&eids[x->xep.eid - pgas__g.nranks].state, PGAS__PEER_LIVE,
+			 __ATOMIC_RELEASE);
+	x->magic = PGAS__EP_MAGIC;
+	/* Published: peers find it from now on. */
+	__atomic_store_n(&me->ep_eid[n], x->xep.eid, __ATOMIC_RELEASE);
+	__atomic_store_n(&me->ep_extras, n + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ep_lock);
+	*out = ep;
+	return PGAS_OK;
+fail:
+	pthread_mutex_unlock(&ep_lock);
+	free_ep(ep);
+	if (!ep)
+		free(x);
+	return rc;
+}
+
+int pgas_ep_destroy(pgas_ep_t ep)
+{
+	static const char call[] = "pgas_ep_destroy";
+	struct pgas_conduit *c = &pgas__job.conduit;
+	struct pgas__rank_state *me;
+	struct pgas__ep_priv *x;
+	int rc = pgas__check_ep(call, ep);
+
+	if (rc)
+		return rc;
+	if (pgas__is_primary(ep))
+		return pgas__err(PGAS_ERR_STATE, call, "the primary endpoint lives as long as the job");
+	x = ep->priv;
+	if (__atomic_load_n(&x->poller, __ATOMIC_ACQUIRE))
+		return pgas__err(PGAS_ERR_STATE, call, "endpoint %u is being polled (%s)",
+				 x->xep.eid, __atomic_load_n(&x->poller, __ATOMIC_RELAXED) ==
+				 &pgas__self ? "from its own handler" : "by another thread");
+	me = pgas__rank_state(pgas__g.rank);
+	pthread_mutex_lock(&ep_lock);
+	x->magic = 0;
+	/* Closed for everyone before its rings go: a sender that waits for
+	 * room in them sees it and fails instead of waiting forever. */
+	__atomic_store_n(&me->ep_eid[x->index - 1], x->xep.eid | PGAS__EP_DIR_CLOSED,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&eids[x->xep.eid - pgas__g.nranks].state, PGAS__PEER_CLOSED,
+			 __ATOMIC_RELEASE);
+	c->ops->ep_close(c, &x->xep);
+	pthread_mutex_unlock(&ep_lock);
+	pgas__am_ep_teardown(ep);
+	free_ep(ep);
+	return PGAS_OK;
+}
+
+unsigned pgas_ep_index(pgas_ep_t ep)
+{
+	if (pgas__check_ep("pgas_ep_index", ep))
+		return ~0u;
+	return PGAS_STATUS_SRC(ep->status_src);
+}
+
+unsigned pgas_ep_max(void)
+{
+	return pgas__g.ntargets;
+}
+
+int pgas_ep_count(unsigned rank, unsigned *count)
+{
+	static const char call[] = "pgas_ep_count";
+	int rc = pgas__check_rank(call, rank);
+
+	if (rc)
+		return rc;
+	if (!count)
+		return pgas__err(PGAS_ERR_INVAL, call, "count is NULL");
+	*count = 1 + __atomic_load_n(&pgas__rank_state(rank)->ep_extras, __ATOMIC_ACQUIRE);
+	return PGAS_OK;
+}
+
+int pgas_ep_lookup(unsigned rank, unsigned i, unsigned *eid)
+{
+	static const char call[] = "pgas_ep_lookup";
+	uint32_t e;
+	int rc = pgas__check_rank(call, rank);
+
+	if (rc)
+		return rc;
+	if (!eid)
+		return pgas__err(PGAS_ERR_INVAL, call, "eid is NULL");
+	if (i >= pgas__cfg.ep_max)
+		return pgas__err(PGAS_ERR_INVAL, call, "index %u: a rank has at most PGAS_EP_MAX = %u endpoints",
+				 i, pgas__cfg.ep_max);
+	if (i == 0) {
+		*eid = rank;
+		return PGAS_OK;
+	}
+	e = dir_entry(rank, i - 1);
+	if (!e)
+		return PGAS_ERR_NOT_READY;	/* not an error: ask again */
+	*eid = e & ~PGAS__EP_DIR_CLOSED;
+	return e & PGAS__EP_DIR_CLOSED ? PGAS_ERR_GONE : PGAS_OK;
+}
+
+int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i)
+{
+	static const char call[] = "pgas_ep_locate";
+	unsigned r, idx;
+	bool closed;
+	int rc = pgas__check_attached(call);
+
+	if (rc)
+		return rc;
+	if (eid >= pgas__g.ntargets)
+		return pgas__err(PGAS_ERR_RANK, call, "endpoint %u out of range (pgas_ep_max() = %u)",
+				 eid, pgas__g.ntargets);
+	if (!find_eid(eid, &r, &idx, &closed))
+		return PGAS_ERR_NOT_READY;
+	if (rank)
+		*rank = r;
+	if (i)
+		*i = idx;
+	return closed ? PGAS_ERR_GONE : PGAS_OK;
+}
