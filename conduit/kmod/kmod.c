@@ -469,6 +469,12 @@ static int kmod_ep_open(struct pgas_conduit *c, struct pgas_conduit_xep *x, char
 	}
 	priv->extras++;		/* its eid is taken, whatever happens next */
 	if (ioctl(fd, PGAS_IOC_RINGS_CREATE, &r) < 0) {
+		if (errno == E2BIG) {	/* the primary's region fitted: the job's 4 GiB are full */
+			snprintf(msg, msglen, "the job's ring regions are at pgas.ko's limit (4 GiB): "
+				 "no room for endpoint %u's", j.eid);
+			close(fd);
+			return PGAS_ERR_RESOURCE;
+		}
 		rc = sys_fail(msg, msglen, errno == ENOMEM ?
 			      "PGAS_IOC_RINGS_CREATE of an endpoint (RLIMIT_MEMLOCK too low?)" :
 			      "PGAS_IOC_RINGS_CREATE of an endpoint");
