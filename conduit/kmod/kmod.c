@@ -9,11 +9,24 @@
  * After that the fast path runs on the mappings exactly as over shm.
  * Sleeping (PGAS_WAIT_MODE=block) uses the endpoint's fd: poll() to sleep,
  * PGAS_IOC_WAKE to wake a peer (libpgas/core/wait.c).
+ *
+ * Extra endpoints (pgas_ep_create): the job has room for nranks *
+ * PGAS_EP_MAX endpoints (max_eps).  Each of this rank's extras is a file of
+ * its own, joined with PGAS_JOIN_EXTRA (the kernel hands out the eid) with
+ * a ring region of the primary's geometry; peers find a region with
+ * PGAS_IOC_EP_INFO and map it by its cookie through their primary's file
+ * (any file of the job's endpoints in the mapping process will do).  A
+ * thread that sleeps on an extra poll()s the extra's file; PGAS_IOC_WAKE
+ * names an extra by its eid (its control page's 'rank') on any endpoint's
+ * file of the job, the primary's included.  Closing an extra's file
+ * departs it: pgas.ko revokes its region and writes {eid,
+ * PGAS_GONE_CLOSED} on every rank's kernel page, which ep_closed reads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +41,12 @@ struct kmod_priv {
 	void *kern;		/* its kernel page, mapped read-only, or NULL */
 	int job_fd;		/* a one-rank job's own launcher file, or -1 */
 	struct pgas_conduit_maps maps;	/* my segment is my own memory */
+	uint32_t job_id;	/* what extras join with */
+	uint64_t key;
+	unsigned extras;	/* eids this rank took (JOB_JOIN, PGAS_JOIN_EXTRA) */
+	/* ep_closed: extras known closed, a bit per eid, from the kernel page's events */
+	_Atomic uint64_t *closed;	/* [max_eids / 64 rounded up] */
+	_Atomic uint64_t ev_head;	/* its events read so far */
 };
 
 static int sys_fail(char *msg, size_t msglen, const char *what)
@@ -53,6 +72,14 @@ static bool kmod_probe(void)
 	return !getenv(PGAS_ENV_BOOT_FD) && access(pgas__cfg.device, R_OK | W_OK) == 0;
 }
 
+/* Endpoints of a job for nranks: PGAS_EP_MAX per rank, within pgas.ko's limit. */
+static unsigned job_max_eps(unsigned nranks)
+{
+	uint64_t n = (uint64_t)nranks * (pgas__cfg.ep_max ? pgas__cfg.ep_max : 1);
+
+	return n > PGAS_MAX_ENDPOINTS ? PGAS_MAX_ENDPOINTS : (unsigned)n;
+}
+
 int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
 		  char *msg, size_t msglen)
 {
@@ -66,10 +93,17 @@ int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
 	if (pgas__cfg.conduit == PGAS_CONDUIT_SHM ||
 	    (pgas__cfg.conduit == PGAS_CONDUIT_AUTO && access(pgas__cfg.device, R_OK | W_OK)))
 		return PGAS_OK;
+	c.max_eps = job_max_eps(nranks);
 	*fd = open_device(msg, msglen);
 	if (*fd < 0)
 		return PGAS_ERR_SYS;
-	if (ioctl(*fd, PGAS_IOC_JOB_CREATE, &c) < 0) {
+	rc = ioctl(*fd, PGAS_IOC_JOB_CREATE, &c);
+	if (rc < 0 && errno == E2BIG) {	/* a pgas.ko without extras: a job without them */
+		c.size = PGAS_IOC_JOB_CREATE_SIZE_VER0;
+		c.max_eps = 0;
+		rc = ioctl(*fd, PGAS_IOC_JOB_CREATE, &c);
+	}
+	if (rc < 0) {
 		rc = sys_fail(msg, msglen, "PGAS_IOC_JOB_CREATE");
 		close(*fd);
 		*fd = -1;
@@ -120,6 +154,39 @@ static bool layout_sane(const struct pgas_region_layout *l, uint64_t size,
 	end = l->bounce_off + (uint64_t)nranks * PGAS_NCHAN * geo->bounce_bufs *
 			      (PGAS_CACHELINE + (uint64_t)geo->bounce_size);
 	return end <= size;
+}
+
+/* PGAS_IOC_WAKE of eid: -1 and EINVAL iff eid >= the job's max_eps. */
+static bool eid_in_job(int fd, unsigned eid)
+{
+	struct pgas_ioc_wake w = { .size = sizeof(w), .vpid = eid };
+
+	return ioctl(fd, PGAS_IOC_WAKE, &w) == 0 || errno != EINVAL;
+}
+
+/*
+ * The job's max_eps (c->max_eids), which no ioctl reports: what
+ * pgas_kmod_job asks for, unless the launcher made the job with less (a
+ * 24-byte JOB_CREATE: nranks), which WAKE tells: EINVAL for an eid at or
+ * over max_eps, else ENOENT for one not issued (none above the ranks is
+ * yet: no rank has attached, so none has an extra).  Only eids >= nranks
+ * are asked about: nothing is woken.
+ */
+static unsigned job_eids(int fd, unsigned nranks)
+{
+	unsigned lo = nranks, hi = job_max_eps(nranks);	/* lo eids there, hi at most */
+
+	if (hi <= lo || eid_in_job(fd, hi - 1))
+		return hi > lo ? hi : lo;
+	while (hi - lo > 1) {	/* eid lo - 1 is in, hi - 1 is not */
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (eid_in_job(fd, mid - 1))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
@@ -181,6 +248,15 @@ static int kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	if (ioctl(priv->fd, PGAS_IOC_JOB_JOIN, &j) < 0) {
 		free(all);
 		return sys_fail(msg, msglen, "PGAS_IOC_JOB_JOIN");
+	}
+	priv->job_id = j.job_id;
+	priv->key = j.key;
+	c->max_eids = job_eids(priv->fd, c->nranks);
+	priv->closed = calloc((c->max_eids + 63) / 64, sizeof(*priv->closed));
+	if (!priv->closed) {
+		free(all);
+		snprintf(msg, msglen, "out of memory for %u endpoints", c->max_eids);
+		return PGAS_ERR_NOMEM;
 	}
 	r.mbox_slots = c->geo.mbox_slots;
 	r.notify_entries = c->geo.notify_entries;
@@ -313,6 +389,7 @@ static void kmod_close(struct pgas_conduit *c)
 			close(priv->fd);
 		if (priv->job_fd >= 0)
 			close(priv->job_fd);
+		free(priv->closed);
 		free(priv);
 	}
 	free(c->eps);
@@ -320,6 +397,253 @@ static void kmod_close(struct pgas_conduit *c)
 	c->kern = NULL;
 	c->priv = NULL;
 	pgas_boot_leave();
+}
+
+/* ---- extra endpoints ------------------------------------------------------------ */
+
+/* Whether RINGS_CREATE or EP_INFO's region is the one c->layout describes. */
+static bool same_region(const struct pgas_conduit *c, uint64_t size,
+			const struct pgas_region_layout *l)
+{
+	return size == c->layout.size && (!l->size || !memcmp(l, &c->layout, sizeof(*l)));
+}
+
+static void mark_closed(struct kmod_priv *priv, unsigned max_eids, unsigned eid)
+{
+	if (eid < max_eids)
+		atomic_fetch_or_explicit(&priv->closed[eid / 64], 1ull << (eid % 64),
+					 memory_order_relaxed);
+}
+
+static bool known_closed(struct kmod_priv *priv, unsigned max_eids, unsigned eid)
+{
+	return eid < max_eids &&
+	       atomic_load_explicit(&priv->closed[eid / 64], memory_order_relaxed) &
+	       (1ull << (eid % 64));
+}
+
+static int kmod_ep_open(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
+			size_t msglen)
+{
+	struct kmod_priv *priv = c->priv;
+	struct pgas_ioc_job_join j = {
+		.size = sizeof(j), .flags = PGAS_JOIN_EXTRA, .job_id = priv->job_id,
+		.vpid = c->rank, .key = priv->key,
+	};
+	struct pgas_ioc_rings r = {
+		.size = sizeof(r), .mbox_slots = c->geo.mbox_slots,
+		.notify_entries = c->geo.notify_entries, .bounce_bufs = c->geo.bounce_bufs,
+		.bounce_size = c->geo.bounce_size,
+	};
+	void *map;
+	int fd, rc;
+
+	/* Each rank has PGAS_EP_MAX - 1 eids of the job's: the kernel's are first come. */
+	if (priv->extras + 1 >= pgas__cfg.ep_max) {
+		snprintf(msg, msglen, "rank %u has created its %u endpoints (PGAS_EP_MAX %u)",
+			 c->rank, pgas__cfg.ep_max, pgas__cfg.ep_max);
+		return PGAS_ERR_RESOURCE;
+	}
+	if (c->nranks + priv->extras >= c->max_eids) {
+		snprintf(msg, msglen, "the job has no endpoint left (its launcher made room for %u)",
+			 c->max_eids);
+		return PGAS_ERR_RESOURCE;
+	}
+	fd = open_device(msg, msglen);
+	if (fd < 0)
+		return errno == ENOMEM ? PGAS_ERR_NOMEM : PGAS_ERR_SYS;
+	if (ioctl(fd, PGAS_IOC_JOB_JOIN, &j) < 0) {
+		if (errno == ENOSPC) {
+			snprintf(msg, msglen, "the job has no endpoint left (its %u are taken)",
+				 c->max_eids);
+			rc = PGAS_ERR_RESOURCE;
+		} else if (errno == EMFILE) {
+			snprintf(msg, msglen, "this process has as many endpoints as pgas.ko lets it "
+				 "have (its max_eps_per_mm)");
+			rc = PGAS_ERR_RESOURCE;
+		} else {
+			rc = sys_fail(msg, msglen, "PGAS_IOC_JOB_JOIN of an endpoint");
+		}
+		close(fd);
+		return rc;
+	}
+	priv->extras++;		/* its eid is taken, whatever happens next */
+	if (ioctl(fd, PGAS_IOC_RINGS_CREATE, &r) < 0) {
+		if (errno == E2BIG) {	/* the primary's region fitted: the job's 4 GiB are full */
+			snprintf(msg, msglen, "the job's ring regions are at pgas.ko's limit (4 GiB): "
+				 "no room for endpoint %u's", j.eid);
+			close(fd);
+			return PGAS_ERR_RESOURCE;
+		}
+		rc = sys_fail(msg, msglen, errno == ENOMEM ?
+			      "PGAS_IOC_RINGS_CREATE of an endpoint (RLIMIT_MEMLOCK too low?)" :
+			      "PGAS_IOC_RINGS_CREATE of an endpoint");
+		close(fd);
+		return rc;
+	}
+	if (!same_region(c, r.region_size, &r.layout)) {
+		snprintf(msg, msglen, "pgas.ko made endpoint %u a %" PRIu64 "-byte ring region "
+			 "unlike its rank's (%" PRIu64 " bytes)", j.eid, (uint64_t)r.region_size,
+			 (uint64_t)c->layout.size);
+		close(fd);
+		return PGAS_ERR_INVAL;
+	}
+	map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)r.cookie);
+	if (map == MAP_FAILED) {
+		rc = sys_fail(msg, msglen, "mapping an endpoint's ring region");
+		close(fd);
+		return rc;
+	}
+	x->eid = j.eid;
+	x->owner = c->rank;
+	memset(&x->ring, 0, sizeof(x->ring));
+	pgas_conduit_set_region(&x->ring, map, &c->layout);
+	x->map = map;
+	x->fd = fd;
+	return PGAS_OK;
+}
+
+static void kmod_ep_close(struct pgas_conduit *c, struct pgas_conduit_xep *x)
+{
+	struct kmod_priv *priv = c->priv;
+
+	if (x->map)
+		munmap(x->map, c->layout.size);
+	x->map = NULL;
+	/* The last reference to its file: the endpoint departs (pgas.ko tells the peers). */
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+	mark_closed(priv, c->max_eids, x->eid);
+}
+
+static int kmod_ep_resolve(struct pgas_conduit *c, unsigned eid, struct pgas_conduit_xep *x,
+			   char *msg, size_t msglen)
+{
+	struct kmod_priv *priv = c->priv;
+	struct pgas_ioc_ep_info info = { .size = sizeof(info), .eid = eid };
+	void *map;
+
+	if (eid < c->nranks || eid >= c->max_eids) {
+		snprintf(msg, msglen, "endpoint %u is not an extra endpoint of the job (%u..%u)",
+			 eid, c->nranks, c->max_eids - 1);
+		return PGAS_ERR_INVAL;
+	}
+	if (ioctl(priv->fd, PGAS_IOC_EP_INFO, &info) < 0) {
+		if (errno == ENOENT) {	/* below max_eps: not handed out yet */
+			snprintf(msg, msglen, "endpoint %u has not been created", eid);
+			return PGAS_ERR_NOT_READY;
+		}
+		return sys_fail(msg, msglen, "PGAS_IOC_EP_INFO");
+	}
+	if (info.state == PGAS_EP_STATE_CLOSED) {
+		mark_closed(priv, c->max_eids, eid);
+		snprintf(msg, msglen, "endpoint %u of rank %u has been destroyed", eid, info.owner);
+		return PGAS_ERR_GONE;
+	}
+	if (info.state != PGAS_EP_STATE_LIVE || !info.cookie) {	/* joined, no rings yet */
+		snprintf(msg, msglen, "endpoint %u is not ready", eid);
+		return PGAS_ERR_NOT_READY;
+	}
+	if (info.owner >= c->nranks || !same_region(c, info.region_size, &info.layout)) {
+		snprintf(msg, msglen, "pgas.ko says endpoint %u is rank %u's with a %" PRIu64
+			 "-byte ring region; libpgas expects %" PRIu64 " bytes of one of %u ranks",
+			 eid, info.owner, (uint64_t)info.region_size, (uint64_t)c->layout.size,
+			 c->nranks);
+		return PGAS_ERR_INVAL;
+	}
+	/* Any endpoint of the job in this process may map it: the primary's file. */
+	map = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, priv->fd,
+		   (off_t)info.cookie);
+	if (map == MAP_FAILED) {
+		if (errno == ENXIO) {	/* revoked since EP_INFO: it departed */
+			mark_closed(priv, c->max_eids, eid);
+			snprintf(msg, msglen, "endpoint %u of rank %u has been destroyed", eid,
+				 info.owner);
+			return PGAS_ERR_GONE;
+		}
+		return sys_fail(msg, msglen, "mapping an endpoint's ring region");
+	}
+	x->eid = eid;
+	x->owner = info.owner;
+	memset(&x->ring, 0, sizeof(x->ring));
+	pgas_conduit_set_region(&x->ring, map, &c->layout);
+	x->map = map;
+	x->fd = -1;
+	return PGAS_OK;
+}
+
+/* Every issued extra's state from pgas.ko: after closed events were lost. */
+static void closed_sweep(struct pgas_conduit *c, struct kmod_priv *priv)
+{
+	for (unsigned eid = c->nranks; eid < c->max_eids; eid++) {
+		struct pgas_ioc_ep_info info = { .size = sizeof(info), .eid = eid };
+
+		if (known_closed(priv, c->max_eids, eid))
+			continue;
+		if (ioctl(priv->fd, PGAS_IOC_EP_INFO, &info) < 0)
+			break;	/* ENOENT: not issued, nor any after it */
+		if (info.state == PGAS_EP_STATE_CLOSED)
+			mark_closed(priv, c->max_eids, eid);
+	}
+}
+
+/*
+ * Whether x has departed, from this rank's kernel page: pgas.ko writes an
+ * event {eid, PGAS_GONE_CLOSED} there once an extra's region is revoked.
+ * The events not read yet are read into the closed bitmap (no system
+ * call; from any number of threads at once: bits and the head only move
+ * forward).  A vpid of nranks or more in an event is always an extra's
+ * departure, so a slot that pgas.ko rewrites while it is read still names
+ * one.  When more than PGAS_GONE_EVENTS came since the last look, some
+ * were overwritten: EP_INFO then asks about every issued eid.
+ */
+static bool kmod_ep_closed(struct pgas_conduit *c, const struct pgas_conduit_xep *x)
+{
+	struct kmod_priv *priv = c->priv;
+	const struct pgas_kern_page *kp = c->kern;
+	uint64_t head, tail, now;
+
+	if (known_closed(priv, c->max_eids, x->eid))
+		return true;
+	if (!kp)
+		return false;
+	head = atomic_load_explicit(&priv->ev_head, memory_order_acquire);
+	tail = __atomic_load_n(&kp->gone_tail, __ATOMIC_ACQUIRE);
+	if (tail != head) {
+		if (tail - head <= PGAS_GONE_EVENTS) {
+			for (uint64_t i = head; i < tail; i++) {
+				unsigned v = __atomic_load_n(&kp->gone[i % PGAS_GONE_EVENTS].vpid,
+							     __ATOMIC_RELAXED);
+
+				if (v >= c->nranks)
+					mark_closed(priv, c->max_eids, v);
+			}
+			/* Were the slots read rewritten meanwhile? */
+			now = __atomic_load_n(&kp->gone_tail, __ATOMIC_ACQUIRE);
+			if (now - head > PGAS_GONE_EVENTS)
+				closed_sweep(c, priv);
+		} else {
+			closed_sweep(c, priv);
+		}
+		/* Forward only: another thread may have read further. */
+		while (head < tail &&
+		       !atomic_compare_exchange_weak_explicit(&priv->ev_head, &head, tail,
+							      memory_order_acq_rel,
+							      memory_order_acquire))
+			;
+	}
+	/* pgas.ko took the job away (its NIC was deleted): every endpoint has gone. */
+	if (__atomic_load_n(&kp->peers_gone, __ATOMIC_RELAXED) == PGAS_KERN_REVOKED)
+		return true;
+	return known_closed(priv, c->max_eids, x->eid);
+}
+
+static void kmod_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
+{
+	if (x->map)
+		munmap(x->map, c->layout.size);
+	x->map = NULL;
 }
 
 const struct pgas_conduit_ops pgas_kmod_ops = {
@@ -330,4 +654,9 @@ const struct pgas_conduit_ops pgas_kmod_ops = {
 	.attach = kmod_attach,
 	.close = kmod_close,
 	.wait_fd = kmod_wait_fd,
+	.ep_open = kmod_ep_open,
+	.ep_close = kmod_ep_close,
+	.ep_resolve = kmod_ep_resolve,
+	.ep_closed = kmod_ep_closed,
+	.ep_unmap = kmod_ep_unmap,
 };
