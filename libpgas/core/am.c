@@ -120,8 +120,9 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
 
-		/* Relaxed atomic: threads of a MULTIPLE rank share the cache. */
-		__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELAXED);
+		/* Release: threads of a MULTIPLE rank share the cache, and what
+		 * it says the consumer did happens before their writes. */
+		__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELEASE);
 		if (end <= nslots || h >= end - nslots)
 			return t;
 		/* An endpoint that was destroyed consumes nothing any more. */
@@ -179,12 +180,12 @@ static bool reserve_now(const struct pgas__state *ep, struct pgas__peer *p, unsi
 	uint64_t tl = atomic_load_explicit(tail, memory_order_relaxed);
 
 	for (;;) {
-		uint64_t h = __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED);
+		uint64_t h = __atomic_load_n(&p->head_seen[chan], __ATOMIC_ACQUIRE);
 
 		if (h > tl || tl + k - h > nslots) {
 			h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						 memory_order_acquire);
-			__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELAXED);
+			__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELEASE);
 			if (h > tl) {	/* tl is stale: others sent since */
 				tl = atomic_load_explicit(tail, memory_order_relaxed);
 				continue;
@@ -238,7 +239,7 @@ static int am_send(struct pgas__state *ep, unsigned chan, unsigned eid, unsigned
 	} else {
 		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
 					      memory_order_relaxed);
-		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_RELAXED) >
+		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_ACQUIRE) >
 		    ep->mbox_mask) {
 			t = pgas__mbox_wait_space(ep, eid, chan, t, k);
 			if (PGAS__TICKET_FAILED(t))

@@ -84,15 +84,7 @@ extern struct pgas__job pgas__job;
 
 /* ---- threads (thread.c) --------------------------------------------------- */
 
-/* What belongs to the calling thread, not the process. */
-struct pgas__thread {
-	unsigned handler_depth;	/* handlers it is running, nested */
-	unsigned hsl_held;	/* handler-safe locks it holds */
-	unsigned plock_depth;	/* its holds of the progress lock */
-	bool in_region;		/* inside an nbi access region (rma.c) */
-};
-extern _Thread_local struct pgas__thread pgas__self
-	__attribute__((tls_model("initial-exec")));
+/* What belongs to the calling thread: struct pgas__thread, pgas_fast.h. */
 
 /* The level pgas_init_thread provided (enum pgas_thread_level). */
 extern int pgas__level;

@@ -103,6 +103,17 @@ struct pgas__state {
 
 extern struct pgas__state pgas__g;
 
+/* What belongs to the calling thread, not the process (core/thread.c).
+ * Inline calls on an extra endpoint read it: handlers may not request. */
+struct pgas__thread {
+	unsigned handler_depth;	/* handlers it is running, nested */
+	unsigned hsl_held;	/* handler-safe locks it holds */
+	unsigned plock_depth;	/* its holds of the progress lock */
+	unsigned char in_region;	/* inside an nbi access region (rma.c) */
+};
+extern _Thread_local struct pgas__thread pgas__self
+	__attribute__((tls_model("initial-exec")));
+
 /* State of one wait loop (see wait.c). */
 struct pgas__waiter {
 	unsigned spins;
@@ -476,8 +487,10 @@ static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsi
 
 	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[PGAS_CHAN_REQUEST].tail,
 				      1, memory_order_relaxed);
+	/* Acquire: pairs with the release store of the cache, so that the
+	 * consumer's reads of the slot's last lap happen before this write. */
 	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[PGAS_CHAN_REQUEST],
-					     memory_order_relaxed)
+					     memory_order_acquire)
 		      : p->head_seen[PGAS_CHAN_REQUEST];
 	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask)) {
 		t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
@@ -501,9 +514,13 @@ static inline int pgas_ep_am_request_short(struct pgas__state *ep, unsigned eid,
 					   unsigned handler, const uint32_t *args,
 					   unsigned nargs)
 {
+	/* The primary mirrors its thread's state in send_block; an extra
+	 * endpoint's sender reads its own (the check folds away for the
+	 * primary, whose address is a constant). */
 	if (PGAS__UNLIKELY(eid >= ep->ntargets || handler >= PGAS_MAX_HANDLERS ||
 			   !ep->handlers[handler] || nargs > PGAS_SLOT_PAYLOAD / 4 ||
-			   (!args && nargs) || ep->send_block))
+			   (!args && nargs) || ep->send_block ||
+			   (ep != &pgas__g && (pgas__self.handler_depth | pgas__self.hsl_held))))
 		return pgas__am_short_slow(ep, eid, handler, args, nargs);
 	return pgas__am_short_send(ep, eid, handler, args, nargs, 0);
 }
