@@ -3,7 +3,7 @@
  * threads_eps - per-thread communication endpoints (issue 11).
  *
  *   pgasrun -n N threads_eps [-t THREADS] [-i ITERS] [-r ROUNDS] [-s SEED]
- *                            [-c traffic|progress|churn|misuse|all]
+ *                            [-c all | CASE[,CASE...]]
  *
  * PGAS_THREAD_MULTIPLE.  Each case is collective and prints one TAP line
  * (tap.h); the seed (random unless -s) is printed first.  Endpoint ids are
@@ -244,8 +244,15 @@ static struct tstate *rep_check(unsigned kind, pgas_token_t tok, const uint32_t 
 	if (args[0] != atomic_load_explicit(&s->rep[kind], memory_order_relaxed))
 		FAIL("reply kind %u at eid %u: seq %u, expected %u", kind, s->eid, args[0],
 		     atomic_load(&s->rep[kind]));
-	atomic_store_explicit(&s->rep[kind], args[0] + 1, memory_order_release);
 	return s;
+}
+
+/* The end of a reply's handler: its slot may be used again (in the progress
+ * case the worker, another thread, waits for this). */
+static void rep_done(struct tstate *s, unsigned kind, const uint32_t *args)
+{
+	if (s)
+		atomic_store_explicit(&s->rep[kind], args[0] + 1, memory_order_release);
 }
 
 static void h_short(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args, unsigned nargs)
@@ -321,7 +328,7 @@ static void h_short_rep(pgas_token_t tok, void *buf, size_t nb, const uint32_t *
 			unsigned nargs)
 {
 	(void)buf; (void)nb;
-	rep_check(K_SHORT, tok, args, nargs);
+	rep_done(rep_check(K_SHORT, tok, args, nargs), K_SHORT, args);
 }
 
 static void h_med_rep(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args,
@@ -332,6 +339,7 @@ static void h_med_rep(pgas_token_t tok, void *buf, size_t nb, const uint32_t *ar
 	if (s && (nb != args[2] || t_verify(buf, nb, pseed(K_MED + 8, s->eid, args[0])) != nb))
 		FAIL("medium reply at eid %u seq %u: %zu bytes (sent %u), corrupt", s->eid, args[0],
 		     nb, args[2]);
+	rep_done(s, K_MED, args);
 }
 
 static void h_long_rep(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args,
@@ -348,6 +356,7 @@ static void h_long_rep(pgas_token_t tok, void *buf, size_t nb, const uint32_t *a
 	    t_verify(buf, nb, pseed(K_LONG + 8, s->eid, args[0])) != nb)
 		FAIL("long reply at eid %u seq %u: %zu bytes at %p (sent %u to %p), corrupt", s->eid,
 		     args[0], nb, buf, args[2], (void *)want);
+	rep_done(s, K_LONG, args);
 }
 
 /* One step of a worker's wait: poll my endpoint (not in progress mode). */
@@ -1101,6 +1110,19 @@ static void misuse(void)
 	atomic_store(&bad, 0);
 }
 
+/* -c: "all" or a comma-separated list of cases. */
+static bool wants(const char *which, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (!strcmp(which, "all"))
+		return true;
+	for (const char *p = which; (p = strstr(p, name)); p += l)
+		if ((p == which || p[-1] == ',') && (p[l] == 0 || p[l] == ','))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	static const pgas_handler_entry_t table[] = {
@@ -1167,23 +1189,23 @@ int main(int argc, char **argv)
 		"(pgas_ep_max() %u)", pgas_ep_max());
 	t_case("before attach: pgas_ep_create is PGAS_ERR_STATE; pgas_ep_max() %u", pgas_ep_max());
 
-	if (!strcmp(which, "all") || !strcmp(which, "traffic")) {
+	if (wants(which, "traffic")) {
 		traffic(0);
 		t_case("traffic: %u threads x %u iterations, an endpoint each, polled by its thread: "
 		       "AM Short/Medium/Long(Async) with replies, RMA of every form; exact", nthreads,
 		       iters);
 	}
-	if (!strcmp(which, "all") || !strcmp(which, "progress")) {
+	if (wants(which, "progress")) {
 		traffic(1);
 		t_case("progress: %u threads x %u iterations that never poll; one progress thread "
 		       "polls every endpoint; exact", nthreads, iters);
 	}
-	if (!strcmp(which, "all") || !strcmp(which, "churn")) {
+	if (wants(which, "churn")) {
 		churn();
 		t_case("churn: %u threads create, use and destroy endpoints (%u rounds) while an "
 		       "anchor sends to the live ones", nthreads, rounds);
 	}
-	if (!strcmp(which, "all") || !strcmp(which, "misuse")) {
+	if (wants(which, "misuse")) {
 		misuse();
 		t_case("misuse: NULL, flags, the primary, bad ranks/indices/eids, a destroyed "
 		       "endpoint, PGAS_ERR_RESOURCE past PGAS_EP_MAX");
