@@ -23,7 +23,7 @@
  *  - am_rtt: a worker's round trip (request, the handler replies, the
  *    reply's handler sets a flag that the worker polls for), both partners
  *    at once; the median of each worker's 20000 (-k), averaged over the
- *    workers.  Microseconds.
+ *    workers.  Nanoseconds.
  * Prints "RESULT threads.MODE.METRIC.N VALUE UNIT", one line per metric.
  */
 #define _GNU_SOURCE
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
 	if (me == 0) {
 		printf("RESULT threads.%s.am_short_rate.%u %.0f msg/s\n", mode_name[mode], workers, am);
 		printf("RESULT threads.%s.put8_rate.%u %.0f msg/s\n", mode_name[mode], workers, put);
-		printf("RESULT threads.%s.am_rtt.%u %.3f us\n", mode_name[mode], workers, rtt * 1e6);
+		printf("RESULT threads.%s.am_rtt.%u %.1f ns\n", mode_name[mode], workers, rtt * 1e9);
 		fflush(stdout);
 	}
 	pgas_exit(0);
