@@ -10,8 +10,10 @@ OUT=$B/bench
 mkdir -p "$OUT/peers"
 raw=$OUT/results.txt
 [ "${1:-}" = gups ] && raw=$OUT/gups-results.txt	# the GUPS section alone (below)
+[ "${1:-}" = threads ] && raw=$OUT/threads-results.txt	# the threads section alone (below)
 : >"$raw"
-scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
+[ "${1:-}" = threads ] ||	# the threads section needs no peers
+	scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
 make -s all || exit 1
 
 note() { echo "NOTE $*" >>"$raw"; echo "bench: $*" >&2; }
@@ -127,6 +129,37 @@ if [ "${1:-}" = gups ]; then
 fi
 # ---- end GUPS ---------------------------------------------------------------------
 
+# ---- threads (issue 11): the threads paper's comparison (bench/threads.c) ----
+# On N cores (workers pinned to cores 0..N-1), N = 1, 2, 4, ... up to nproc
+# (and nproc itself): (a) N processes of one thread, (b) one process of N
+# threads each with an endpoint of its own, (c) one process of N threads at
+# PGAS_THREAD_MULTIPLE on the primary.  AM Short rate, 8-byte put rate and
+# AM round trip, best of 5.  `scripts/bench.sh threads` runs this section
+# alone (into build/bench/threads-results.txt and threads-report.txt).
+threads_section() {
+	local n ns= c=$(nproc)
+	for n in 1 2 4 8 16 32 64; do
+		[ "$n" -le "$c" ] && ns="$ns $n"
+	done
+	case " $ns " in *" $c "*) ;; *) [ "$c" -le 64 ] && ns="$ns $c" ;; esac
+	for n in $ns; do
+		run "threads: (a) $n processes" threads $B/bin/pgasrun -n "$n" -t 600 $B/bench/threads -m proc
+		run "threads: (b) $n threads, an endpoint each" threads \
+			$B/bin/pgasrun -n 1 -t 600 $B/bench/threads -m ep -t "$n"
+		run "threads: (c) $n threads on the primary" threads \
+			$B/bin/pgasrun -n 1 -t 600 $B/bench/threads -m shared -t "$n"
+	done
+}
+if [ "${1:-}" = threads ]; then
+	export PGAS_WAIT_MODE=spin
+	threads_section
+	rm -f "$OUT/last.out" "$OUT/last.err"
+	python3 scripts/bench_report.py "$raw" "$OUT/threads-report.txt" "$OUT/threads-report.json" &&
+		sed -n '/^threads /p; /^notes:/,$p' "$OUT/threads-report.txt"
+	exit
+fi
+# ---- end threads ----
+
 export PGAS_WAIT_MODE=spin
 run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench
 # AM Medium through each path, to choose PGAS_AM_PACKET_MAX.
@@ -192,13 +225,7 @@ gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
 # ---- atomics (issue 12): libpgas, the limit and the peers; runs alone too ----
 scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh failed"
 # ---- end atomics ----
-# Processes against threads (the threads paper's comparison; bench/threads_bench.c):
-# N ranks of one thread, and one rank of N threads at PGAS_THREAD_MULTIPLE.
-for n in $(seq 1 "$(nproc)"); do
-	run "threads: $n processes" threads $B/bin/pgasrun -n "$n" -t 600 $B/bench/threads_bench -m proc
-	run "threads: $n threads of one process" threads \
-		$B/bin/pgasrun -n 1 -t 600 $B/bench/threads_bench -m shared -t "$n"
-done
+threads_section	# processes against threads (issue 11)
 # pgas.ko against shm, in one VM boot (TCG: only the ratio means anything).
 if [ -x scripts/vm/run.sh ] && scripts/deps.sh vm >/dev/null 2>&1; then
 	echo "bench: VM, kmod vs shm" >&2

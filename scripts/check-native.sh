@@ -103,6 +103,38 @@ else
 	esac
 fi
 
+# Endpoints (threads_eps.c, issue 11): a thread per endpoint, every AM kind
+# with replies and every RMA form at once, exact counts and data; a progress
+# thread polling every endpoint; endpoints created, used and destroyed while
+# others send to them; misuse and the PGAS_EP_MAX limit.  The plain build:
+# 1, 2, 4 and 8 threads at 1 to 4 ranks (iterations scaled so that each run
+# stays within seconds on 2 cores), and the blocking wait.  The sanitizer
+# builds: 2 and 4 threads at 2 ranks; TSan also every case at 1 rank, and at
+# 2 ranks all but the churn: between processes TSan sees no release of a
+# bounce buffer by its receiver, so the next sender's claim of it looks like
+# a race with the last (the churn's Mediums from threads of one rank).
+if [ "$B" = "$PWD/build" ]; then
+	for n in 1 2 3 4; do
+		for t in 1 2 4 8; do
+			run_tap "threads_eps -n $n -t $t" "$RUN" -n "$n" -t "$TLIMIT" \
+				"$B/tests/threads_eps" -t "$t" -i $((1600 / (n * t) + 20))
+		done
+	done
+	run_tap "threads_eps -n 2 -t 4, block mode" \
+		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads_eps" -t 4 -i 100
+else
+	eps_cases=all
+	case "$B" in *tsan*) eps_cases=traffic,progress,misuse ;; esac
+	for t in 2 4; do
+		case "$B" in *tsan*)
+			run_tap "threads_eps -n 1 -t $t" "$RUN" -n 1 -t "$TLIMIT" \
+				"$B/tests/threads_eps" -t "$t" -i 60 -r 3 ;;
+		esac
+		run_tap "threads_eps -n 2 -t $t -c $eps_cases" "$RUN" -n 2 -t "$TLIMIT" \
+			"$B/tests/threads_eps" -t "$t" -i 60 -r 3 -c "$eps_cases"
+	done
+fi
+
 # The edges of the thread levels (threads_edges.c, from an adversarial
 # review; each failed or hung on the first version): calls made while
 # holding an HSL that a handler in another thread waits for, SERIALIZED

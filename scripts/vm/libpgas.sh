@@ -39,6 +39,11 @@ for n in 1 2; do
 done
 run "threads -n 2 -t 2 over pgas.ko, block mode" \
 	env PGAS_WAIT_MODE=block pgasrun -n 2 -t 600 /tests/threads -t 2 -i 40
+# Endpoints over pgas.ko (threads_eps.c): per-thread endpoints, a progress
+# thread, churn, misuse and the PGAS_EP_MAX limit.
+for n in 1 2; do
+	run "threads_eps -n $n -t 2 over pgas.ko" pgasrun -n $n -t 600 /tests/threads_eps -t 2 -i 30 -r 2
+done
 # pgas_global_exit over pgas.ko: every rank ends with the code (0 included).
 for c in "3 barrier 0" "3 thread 3" "2 handler 0"; do
 	set -- $c
