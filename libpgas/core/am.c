@@ -105,13 +105,17 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		int rc = pgas__ep_peer(ep, chan, eid, &p);
 
 		/* Only the inline Short request gets here unchecked. */
-		if (rc == PGAS_ERR_GONE)
-			return (uint64_t)(int64_t)pgas__err(rc, chan_call(chan),
-							    "endpoint %u was destroyed", eid);
-		if (rc)
-			return (uint64_t)(int64_t)pgas__err(PGAS_ERR_RANK, chan_call(chan),
+		if (rc == PGAS_ERR_GONE) {
+			pgas__self.send_rc = pgas__err(rc, chan_call(chan),
+						       "endpoint %u was destroyed", eid);
+			return 0;
+		}
+		if (rc) {
+			pgas__self.send_rc = pgas__err(PGAS_ERR_RANK, chan_call(chan),
 				"rank (endpoint) %u out of range (job has %u ranks, no endpoint %u)",
 				eid, ep->nranks, eid);
+			return 0;
+		}
 		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
 					      memory_order_relaxed);
 	}
@@ -126,9 +130,11 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		if (end <= nslots || h >= end - nslots)
 			return t;
 		/* An endpoint that was destroyed consumes nothing any more. */
-		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid))
-			return (uint64_t)(int64_t)pgas__err(PGAS_ERR_GONE, chan_call(chan),
-							    "endpoint %u was destroyed", eid);
+		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid)) {
+			pgas__self.send_rc = pgas__err(PGAS_ERR_GONE, chan_call(chan),
+						       "endpoint %u was destroyed", eid);
+			return 0;
+		}
 		pgas__wait_step(&w);
 	}
 }
@@ -242,8 +248,12 @@ static int am_send(struct pgas__state *ep, unsigned chan, unsigned eid, unsigned
 		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_ACQUIRE) >
 		    ep->mbox_mask) {
 			t = pgas__mbox_wait_space(ep, eid, chan, t, k);
-			if (PGAS__TICKET_FAILED(t))
-				return (int)(int64_t)t;
+			if (pgas__self.send_rc) {
+				int rc = pgas__self.send_rc;
+
+				pgas__self.send_rc = 0;
+				return rc;
+			}
 		}
 	}
 	if (lcopy)

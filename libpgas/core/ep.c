@@ -65,6 +65,19 @@ int pgas__ep_tables_setup(void)
 	return eids ? PGAS_OK : PGAS_ERR_NOMEM;
 }
 
+/*
+ * Endpoints a rank may create over its life, its primary included:
+ * PGAS_EP_MAX, or its share of the job's eids where the job has fewer
+ * (pgas.ko's job is sized by the launcher's PGAS_EP_MAX, and hands its
+ * eids out first come).
+ */
+static unsigned per_rank_max(void)
+{
+	unsigned share = pgas__g.ntargets / pgas__g.nranks;
+
+	return share < pgas__cfg.ep_max ? share : pgas__cfg.ep_max;
+}
+
 int pgas__check_ep(const char *call, const struct pgas__state *ep)
 {
 	int rc = pgas__check_attached(call);
@@ -283,11 +296,12 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	me = pgas__rank_state(pgas__g.rank);
 	pthread_mutex_lock(&ep_lock);
 	n = me->ep_extras;
-	if (n + 1 >= pgas__cfg.ep_max) {
+	if (n + 1 >= per_rank_max()) {
 		pthread_mutex_unlock(&ep_lock);
 		return pgas__err(PGAS_ERR_RESOURCE, call,
-				 "this rank has created %u endpoints (its primary included): PGAS_EP_MAX is %u",
-				 n + 1, pgas__cfg.ep_max);
+				 "this rank has created %u endpoints (its primary included): its limit is %u (PGAS_EP_MAX %u, pgas_ep_max() %u for %u ranks)",
+				 n + 1, per_rank_max(), pgas__cfg.ep_max, pgas__g.ntargets,
+				 pgas__g.nranks);
 	}
 	ep = aligned_alloc(PGAS_CACHELINE, PGAS__ALIGN_UP(sizeof(*ep), PGAS_CACHELINE));
 	x = calloc(1, sizeof(*x));
@@ -412,9 +426,9 @@ int pgas_ep_lookup(unsigned rank, unsigned i, unsigned *eid)
 		return rc;
 	if (!eid)
 		return pgas__err(PGAS_ERR_INVAL, call, "eid is NULL");
-	if (i >= pgas__cfg.ep_max)
-		return pgas__err(PGAS_ERR_INVAL, call, "index %u: a rank has at most PGAS_EP_MAX = %u endpoints",
-				 i, pgas__cfg.ep_max);
+	if (i >= per_rank_max())
+		return pgas__err(PGAS_ERR_INVAL, call, "index %u: a rank has at most %u endpoints",
+				 i, per_rank_max());
 	if (i == 0) {
 		*eid = rank;
 		return PGAS_OK;

@@ -329,9 +329,11 @@ static inline int pgas_poll(void);
  * poll; they may reply (the reply leaves from the endpoint the request
  * arrived on) but not send requests on any endpoint.
  *
- * Limits.  A rank creates at most PGAS_EP_MAX - 1 endpoints over its life
- * (eids are not reused: destroying one does not give its slot back), and
- * every eid is below pgas_ep_max() = nranks * PGAS_EP_MAX.
+ * Limits.  A rank creates at most K - 1 endpoints over its life, K =
+ * PGAS_EP_MAX or pgas_ep_max() / nranks if smaller (eids are not reused:
+ * destroying one does not give its slot back), and every eid is below
+ * pgas_ep_max(): nranks * PGAS_EP_MAX, where over pgas.ko the launcher's
+ * PGAS_EP_MAX sizes the job.
  *
  * Not yet on extra endpoints: put_signal/notifications, atomics domains,
  * non-contiguous RMA, memset and access regions (the primary's calls do

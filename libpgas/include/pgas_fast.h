@@ -110,6 +110,7 @@ struct pgas__thread {
 	unsigned hsl_held;	/* handler-safe locks it holds */
 	unsigned plock_depth;	/* its holds of the progress lock */
 	unsigned char in_region;	/* inside an nbi access region (rma.c) */
+	int send_rc;		/* why pgas__mbox_wait_space gave no ticket, or 0 */
 };
 extern _Thread_local struct pgas__thread pgas__self
 	__attribute__((tls_model("initial-exec")));
@@ -137,9 +138,10 @@ int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n);
 int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs);
 /* Waits for room for k slots from ticket t in eid's ring chan; returns the
- * ticket to write at (another one if eid was not resolved yet), or a
- * negative PGAS_ERR_* as a uint64_t, reported (eid unknown or closed). */
-#define PGAS__TICKET_FAILED(t) ((int64_t)(t) < 0)
+ * ticket to write at (another one if eid was not resolved yet), or sets
+ * pgas__self.send_rc to an error it reported (eid unknown or closed): a
+ * ticket of a revoked mapping (pgas.ko) can be any value, so none can
+ * stand for a failure. */
 uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
 			       uint64_t t, unsigned k);
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
@@ -494,8 +496,12 @@ static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsi
 		      : p->head_seen[PGAS_CHAN_REQUEST];
 	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask)) {
 		t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
-		if (PGAS__UNLIKELY(PGAS__TICKET_FAILED(t)))
-			return (int)(int64_t)t;
+		if (PGAS__UNLIKELY(pgas__self.send_rc)) {
+			int rc = pgas__self.send_rc;
+
+			pgas__self.send_rc = 0;
+			return rc;
+		}
 	}
 	slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
 	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */

@@ -892,8 +892,8 @@ static void *anchor(void *arg)
 					ch_gone++;
 					break;
 				} else {
-					FAIL("anchor's send to eid %u (index %u): %s", e, i,
-					     pgas_strerror(rc));
+					FAIL("anchor's send to eid %u (index %u): rc %d, %s (%s)", e, i,
+					     rc, pgas_strerror(rc), pgas_last_error());
 					break;
 				}
 			}
