@@ -169,10 +169,12 @@ fi
 # (each failed before its fix): memset and access-region puts wake a
 # sleeping waiter; a local wait at FUNNELED is not ended as abandoned when
 # the others have left; a plain Long's copy holds up no message behind it;
-# a global exit from a forked child ends its parent rank too.
+# a global exit from a forked child ends its parent rank too.  And of
+# endpoints: a request to an endpoint of a rank in pgas_exit(0) is answered.
 if [ "$B" = "$PWD/build" ]; then
 	for c in "2 block rev_wake memset" "2 block rev_wake region" \
-		"2 spin rev_wait_local" "3 spin rev_long_hol 64"; do
+		"2 spin rev_wait_local" "3 spin rev_long_hol 64" "2 spin rev_ep_exit" \
+		"2 block rev_ep_exit"; do
 		set -- $c
 		n=$1 mode=$2 prog=$3
 		shift 3

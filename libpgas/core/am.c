@@ -687,6 +687,10 @@ unsigned pgas__am_abandon_handlers(void)
 bool pgas__am_job_idle(void)
 {
 	uint64_t heads = 0, tails = 0;
+	struct pgas__peer **xs;
+	/* Extra endpoints count too, the same list for heads and tails (one
+	 * created or destroyed since only makes the sums differ: not idle). */
+	unsigned nx = pgas__eps_job(&xs);
 
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
@@ -694,11 +698,19 @@ bool pgas__am_job_idle(void)
 				 atomic_load_explicit(
 					(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].head,
 					memory_order_seq_cst);
+	for (unsigned i = 0; i < nx; i++)
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			heads += atomic_load_explicit((_Atomic uint64_t *)&xs[i]->ctrl->mbox[ch].head,
+						      memory_order_seq_cst);
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
 			tails += atomic_load_explicit(
 				(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].tail,
 				memory_order_seq_cst);
+	for (unsigned i = 0; i < nx; i++)
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			tails += atomic_load_explicit((_Atomic uint64_t *)&xs[i]->ctrl->mbox[ch].tail,
+						      memory_order_seq_cst);
 	return heads == tails;
 }
 

@@ -41,6 +41,9 @@ struct eid_info {
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct eid_info *eids;		/* [ntargets - nranks] */
+static struct pgas__state **mine;	/* this rank's live extras, [ntargets / nranks] */
+static unsigned nmine;
+static struct pgas__peer **job_eps;	/* pgas__eps_job's list, [ntargets] */
 /* Every unresolved entry's ring control: its tail takes dummy tickets. */
 static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
 
@@ -62,7 +65,9 @@ int pgas__ep_tables_setup(void)
 	if (!n)
 		return PGAS_OK;
 	eids = calloc(n, sizeof(*eids));
-	return eids ? PGAS_OK : PGAS_ERR_NOMEM;
+	mine = calloc(pgas__g.ntargets / pgas__g.nranks, sizeof(*mine));
+	job_eps = calloc(pgas__g.ntargets, sizeof(*job_eps));
+	return eids && mine && job_eps ? PGAS_OK : PGAS_ERR_NOMEM;
 }
 
 /*
@@ -344,6 +349,7 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	__atomic_store_n(&eids[x->xep.eid - pgas__g.nranks].state, PGAS__PEER_LIVE,
 			 __ATOMIC_RELEASE);
 	x->magic = PGAS__EP_MAGIC;
+	mine[nmine++] = ep;
 	/* Published: peers find it from now on. */
 	__atomic_store_n(&me->ep_eid[n], x->xep.eid, __ATOMIC_RELEASE);
 	__atomic_store_n(&me->ep_extras, n + 1, __ATOMIC_RELEASE);
@@ -385,6 +391,11 @@ int pgas_ep_destroy(pgas_ep_t ep)
 	__atomic_store_n(&eids[x->xep.eid - pgas__g.nranks].state, PGAS__PEER_CLOSED,
 			 __ATOMIC_RELEASE);
 	c->ops->ep_close(c, &x->xep);
+	for (unsigned i = 0; i < nmine; i++)
+		if (mine[i] == ep) {
+			mine[i] = mine[--nmine];
+			break;
+		}
 	pthread_mutex_unlock(&ep_lock);
 	pgas__am_ep_teardown(ep);
 	free_ep(ep);
@@ -459,4 +470,45 @@ int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i)
 	if (i)
 		*i = idx;
 	return closed ? PGAS_ERR_GONE : PGAS_OK;
+}
+
+/* Polls outside ep_lock: a handler may meet a new eid (ep_lock). The
+ * caller (pgas_exit) runs when no other thread destroys endpoints. */
+int pgas__eps_poll_mine(void)
+{
+	struct pgas__state *list[256];
+	unsigned k;
+	int n = 0;
+
+	pthread_mutex_lock(&ep_lock);
+	k = nmine < 256 ? nmine : 256;
+	if (k)
+		memcpy(list, mine, k * sizeof(*list));
+	pthread_mutex_unlock(&ep_lock);
+	for (unsigned i = 0; i < k; i++)
+		n += pgas__ep_poll_try(list[i], PGAS__CHANMASK_ALL);
+	return n;
+}
+
+unsigned pgas__eps_job(struct pgas__peer ***out)
+{
+	unsigned k = 0;
+
+	*out = job_eps;
+	if (!job_eps)
+		return 0;
+	for (unsigned r = 0; r < pgas__g.nranks; r++) {
+		struct pgas__rank_state *st = pgas__rank_state(r);
+		unsigned m = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
+
+		for (unsigned i = 0; i < m && k < pgas__g.ntargets; i++) {
+			uint32_t e = __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
+			struct pgas__peer *p;
+
+			if (!(e & PGAS__EP_DIR_CLOSED) &&
+			    !pgas__ep_peer(&pgas__g, PGAS_CHAN_REQUEST, e, &p))
+				job_eps[k++] = p;
+		}
+	}
+	return k;
 }

@@ -195,6 +195,11 @@ unsigned pgas__eid_owner(unsigned eid);
 bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid);
 /* Fills an unresolved entry: sends to it leave the fast path. */
 void pgas__peer_unresolved(struct pgas__peer *p);
+/* Polls every live extra endpoint of this rank (the drain of pgas_exit). */
+int pgas__eps_poll_mine(void);
+/* The primary's entries of every live extra endpoint of the job, resolved
+ * (*out: a list of the library's, valid until the next call); how many. */
+unsigned pgas__eps_job(struct pgas__peer ***out);
 /* Checks ep for a call: a live endpoint of this process. */
 int pgas__check_ep(const char *call, const struct pgas__state *ep);
 #define PGAS__CHANMASK_ALL ((1u << PGAS_CHAN_REQUEST) | (1u << PGAS_CHAN_REPLY))
