@@ -122,7 +122,15 @@ if [ "$B" = "$PWD/build" ]; then
 	done
 	run_tap "threads_eps -n 2 -t 4, block mode" \
 		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads_eps" -t 4 -i 100
+	# The library's progress thread serves PGAS_EP_PROGRESS endpoints
+	# whose threads never poll (ep_progress.c; -f 0 fails: nobody polls).
+	for n in 1 2 3 4; do
+		run_tap "ep_progress -n $n -t 4" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/ep_progress" -t 4
+	done
+	run_tap "ep_progress -n 2 -t 2, block mode" \
+		env PGAS_WAIT_MODE=block "$RUN" -n 2 -t "$TLIMIT" "$B/tests/ep_progress" -t 2 -k 50
 else
+	run_tap "ep_progress -n 1 -t 4" "$RUN" -n 1 -t "$TLIMIT" "$B/tests/ep_progress" -t 4
 	eps_cases=all
 	case "$B" in *tsan*) eps_cases=traffic,progress,misuse ;; esac
 	for t in 2 4; do

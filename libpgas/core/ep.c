@@ -40,9 +40,23 @@ struct eid_info {
 };
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local unsigned ep_lock_depth;	/* this thread's holds: recursive */
+
+static void ep_lock_take(void)
+{
+	if (!ep_lock_depth++)
+		pthread_mutex_lock(&ep_lock);
+}
+
+static void ep_lock_give(void)
+{
+	if (!--ep_lock_depth)
+		pthread_mutex_unlock(&ep_lock);
+}
 static struct eid_info *eids;		/* [ntargets - nranks] */
 static struct pgas__state **mine;	/* this rank's live extras, [ntargets / nranks] */
 static unsigned nmine;
+static unsigned nprogress;		/* of them PGAS_EP_PROGRESS (atomic reads) */
 static struct pgas__peer **job_eps;	/* pgas__eps_job's list, [ntargets] */
 /* Every unresolved entry's ring control: its tail takes dummy tickets. */
 static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
@@ -212,7 +226,7 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 		return PGAS_ERR_GONE;
 	if (eid < pgas__g.nranks || eid >= pgas__g.ntargets)
 		return PGAS_ERR_NOT_READY;	/* not attached, or no such eid */
-	pthread_mutex_lock(&ep_lock);
+	ep_lock_take();
 	e = eid_resolve(eid);
 	if (e->state != PGAS__PEER_UNRESOLVED && p->state == PGAS__PEER_UNRESOLVED) {
 		if (e->state == PGAS__PEER_LIVE)
@@ -222,7 +236,7 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 		__atomic_store_n(&p->state, e->state, __ATOMIC_RELEASE);
 	}
 	st = p->state;
-	pthread_mutex_unlock(&ep_lock);
+	ep_lock_give();
 	return st == PGAS__PEER_LIVE ? PGAS_OK :
 	       st == PGAS__PEER_CLOSED ? PGAS_ERR_GONE : PGAS_ERR_NOT_READY;
 }
@@ -289,8 +303,9 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 		return rc;
 	if (!out)
 		return pgas__err(PGAS_ERR_INVAL, call, "ep is NULL");
-	if (flags)
-		return pgas__err(PGAS_ERR_INVAL, call, "flags %#x (must be 0)", flags);
+	if (flags & ~PGAS_EP_PROGRESS)
+		return pgas__err(PGAS_ERR_INVAL, call, "flags %#x (known: PGAS_EP_PROGRESS %#x)",
+				 flags, PGAS_EP_PROGRESS);
 	rc = pgas__check_thread(call);
 	if (rc)
 		return rc;
@@ -299,10 +314,10 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 				 "the %s conduit provides no endpoints beyond the primary here",
 				 c->ops->name);
 	me = pgas__rank_state(pgas__g.rank);
-	pthread_mutex_lock(&ep_lock);
+	ep_lock_take();
 	n = me->ep_extras;
 	if (n + 1 >= per_rank_max()) {
-		pthread_mutex_unlock(&ep_lock);
+		ep_lock_give();
 		return pgas__err(PGAS_ERR_RESOURCE, call,
 				 "this rank has created %u endpoints (its primary included): its limit is %u (PGAS_EP_MAX %u, pgas_ep_max() %u for %u ranks)",
 				 n + 1, per_rank_max(), pgas__cfg.ep_max, pgas__g.ntargets,
@@ -329,6 +344,7 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 		goto fail;
 	}
 	x->index = n + 1;
+	x->flags = flags;
 	ep->nranks = pgas__g.nranks;
 	ep->rank = pgas__g.rank;
 	ep->ntargets = pgas__g.ntargets;
@@ -350,14 +366,16 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 			 __ATOMIC_RELEASE);
 	x->magic = PGAS__EP_MAGIC;
 	mine[nmine++] = ep;
+	if (flags & PGAS_EP_PROGRESS)
+		__atomic_fetch_add(&nprogress, 1, __ATOMIC_RELAXED);
 	/* Published: peers find it from now on. */
 	__atomic_store_n(&me->ep_eid[n], x->xep.eid, __ATOMIC_RELEASE);
 	__atomic_store_n(&me->ep_extras, n + 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ep_lock);
+	ep_lock_give();
 	*out = ep;
 	return PGAS_OK;
 fail:
-	pthread_mutex_unlock(&ep_lock);
+	ep_lock_give();
 	free_ep(ep);
 	if (!ep)
 		free(x);
@@ -382,7 +400,7 @@ int pgas_ep_destroy(pgas_ep_t ep)
 				 x->xep.eid, __atomic_load_n(&x->poller, __ATOMIC_RELAXED) ==
 				 &pgas__self ? "from its own handler" : "by another thread");
 	me = pgas__rank_state(pgas__g.rank);
-	pthread_mutex_lock(&ep_lock);
+	ep_lock_take();
 	x->magic = 0;
 	/* Closed for everyone before its rings go: a sender that waits for
 	 * room in them sees it and fails instead of waiting forever. */
@@ -396,7 +414,9 @@ int pgas_ep_destroy(pgas_ep_t ep)
 			mine[i] = mine[--nmine];
 			break;
 		}
-	pthread_mutex_unlock(&ep_lock);
+	if (x->flags & PGAS_EP_PROGRESS)
+		__atomic_fetch_sub(&nprogress, 1, __ATOMIC_RELAXED);
+	ep_lock_give();
 	pgas__am_ep_teardown(ep);
 	free_ep(ep);
 	return PGAS_OK;
@@ -472,21 +492,22 @@ int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i)
 	return closed ? PGAS_ERR_GONE : PGAS_OK;
 }
 
-/* Polls outside ep_lock: a handler may meet a new eid (ep_lock). The
- * caller (pgas_exit) runs when no other thread destroys endpoints. */
-int pgas__eps_poll_mine(void)
+/*
+ * Polls under ep_lock, which pgas_ep_destroy takes (so no endpoint goes
+ * while it is polled here) and a handler's first meeting with an eid takes
+ * too: recursive for this thread (ep_owner).
+ */
+int pgas__eps_poll_mine(bool progress_only)
 {
-	struct pgas__state *list[256];
-	unsigned k;
 	int n = 0;
 
-	pthread_mutex_lock(&ep_lock);
-	k = nmine < 256 ? nmine : 256;
-	if (k)
-		memcpy(list, mine, k * sizeof(*list));
-	pthread_mutex_unlock(&ep_lock);
-	for (unsigned i = 0; i < k; i++)
-		n += pgas__ep_poll_try(list[i], PGAS__CHANMASK_ALL);
+	if (progress_only && !__atomic_load_n(&nprogress, __ATOMIC_RELAXED))
+		return 0;
+	ep_lock_take();
+	for (unsigned i = 0; i < nmine; i++)
+		if (!progress_only || (mine[i]->priv->flags & PGAS_EP_PROGRESS))
+			n += pgas__ep_poll_try(mine[i], PGAS__CHANMASK_ALL);
+	ep_lock_give();
 	return n;
 }
 

@@ -271,7 +271,7 @@ static void leave_job(unsigned how)
 	/* 4. Drain: run handlers (replies to requests, a split-phase barrier I
 	 *    notified) until every rank has left and nothing is in flight. */
 	while (pgas__leavers() < n || !pgas__am_job_idle()) {
-		pgas__eps_poll_mine();	/* requests to my endpoints get their replies */
+		pgas__eps_poll_mine(false);	/* requests to my endpoints get their replies */
 		pgas__wait_step(&w);
 		if (PGAS__UNLIKELY(me->barrier_busy) && !(pgas__pending() & PGAS__PENDING_BARRIER))
 			atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, 0,

@@ -33,6 +33,7 @@ struct pgas_token {
 struct pgas__ep_priv {
 	uint32_t magic;			/* PGAS__EP_MAGIC while it lives */
 	unsigned index;			/* creation order in this rank: 0 = primary */
+	unsigned flags;			/* pgas_ep_create's */
 	/* Reassembly buffers of multi-slot messages, one per channel. */
 	unsigned char *body_buf[PGAS_NCHAN];
 	/* The message a handler runs for, per channel (NULL when none). */
@@ -195,8 +196,9 @@ unsigned pgas__eid_owner(unsigned eid);
 bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid);
 /* Fills an unresolved entry: sends to it leave the fast path. */
 void pgas__peer_unresolved(struct pgas__peer *p);
-/* Polls every live extra endpoint of this rank (the drain of pgas_exit). */
-int pgas__eps_poll_mine(void);
+/* Polls every live extra endpoint of this rank (the drain of pgas_exit),
+ * or (progress_only) those created with PGAS_EP_PROGRESS. */
+int pgas__eps_poll_mine(bool progress_only);
 /* The primary's entries of every live extra endpoint of the job, resolved
  * (*out: a list of the library's, valid until the next call); how many. */
 unsigned pgas__eps_job(struct pgas__peer ***out);

@@ -191,6 +191,13 @@ static bool progress(struct pgas__waiter *w)
 	}
 	if (pgas__job.attached)
 		pgas__notify_room();
+	/* The progress thread serves the endpoints flagged PGAS_EP_PROGRESS. */
+	if (w->poller && pgas__job.attached && pgas__eps_poll_mine(true) > 0) {
+		w->spins = 0;
+		w->armed = 0;
+		w->naps = 0;
+		return true;
+	}
 	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
 		w->spins = 0;
 		w->armed = 0;

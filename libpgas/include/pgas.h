@@ -342,9 +342,19 @@ static inline int pgas_poll(void);
 typedef struct pgas__state *pgas_ep_t;
 #define PGAS_EP_PRIMARY (&pgas__g)
 
-/* After pgas_attach, not collective; flags 0.  PGAS_ERR_RESOURCE when the
- * rank or the job has no endpoint left. */
+/* After pgas_attach, not collective.  PGAS_ERR_RESOURCE when the rank or
+ * the job has no endpoint left.  flags: 0 or PGAS_EP_PROGRESS. */
 int pgas_ep_create(pgas_ep_t *ep, unsigned flags);
+/*
+ * The library's progress thread (pgas_progress_thread_start) polls this
+ * endpoint too, as it polls the primary: the endpoint's own thread may
+ * then send and compute without ever polling (Chapel's pattern).  Which
+ * endpoints carry the flag is the progress thread's polling mask.  In the
+ * block wait mode it sleeps on the primary's doorbell: a message to such
+ * an endpoint is handled within its nap (1-8 ms), or at once if anything
+ * rings the primary.
+ */
+#define PGAS_EP_PROGRESS 1u
 /* Local.  No thread may use ep during or after the call; messages that
  * arrive for it later are dropped. */
 int pgas_ep_destroy(pgas_ep_t ep);

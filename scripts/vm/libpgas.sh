@@ -44,6 +44,7 @@ run "threads -n 2 -t 2 over pgas.ko, block mode" \
 for n in 1 2; do
 	run "threads_eps -n $n -t 2 over pgas.ko" pgasrun -n $n -t 600 /tests/threads_eps -t 2 -i 30 -r 2
 done
+run "ep_progress -n 2 -t 2 over pgas.ko" pgasrun -n 2 -t 600 /tests/ep_progress -t 2 -k 50
 # pgas_global_exit over pgas.ko: every rank ends with the code (0 included).
 for c in "3 barrier 0" "3 thread 3" "2 handler 0"; do
 	set -- $c
