@@ -156,6 +156,7 @@ if [ "${1:-}" = threads ]; then
 	rm -f "$OUT/last.out" "$OUT/last.err"
 	python3 scripts/bench_report.py "$raw" "$OUT/threads-report.txt" "$OUT/threads-report.json" &&
 		sed -n '/^threads /p; /^notes:/,$p' "$OUT/threads-report.txt"
+	python3 scripts/plot_threads.py "$raw" "$OUT/threads.svg" "$(nproc) cpus, $(uname -n)"
 	exit
 fi
 # ---- end threads ----
@@ -226,6 +227,8 @@ gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
 scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh failed"
 # ---- end atomics ----
 threads_section	# processes against threads (issue 11)
+python3 scripts/plot_threads.py "$raw" "$OUT/threads.svg" "$(nproc) cpus" ||
+	note "threads: no plot"
 # pgas.ko against shm, in one VM boot (TCG: only the ratio means anything).
 if [ -x scripts/vm/run.sh ] && scripts/deps.sh vm >/dev/null 2>&1; then
 	echo "bench: VM, kmod vs shm" >&2
