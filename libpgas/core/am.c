@@ -321,7 +321,8 @@ int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs)
 {
 	bool imm;
-	int rc = check_am(ep, "pgas_am_request_short", PGAS_CHAN_REQUEST, eid, &handler, args,
+	int rc = check_am(ep, ep == &pgas__g ? "pgas_am_request_short" :
+			  "pgas_ep_am_request_short", PGAS_CHAN_REQUEST, eid, &handler, args,
 			  nargs, &imm);
 
 	if (rc)
@@ -415,22 +416,24 @@ static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsign
 int pgas_ep_am_request_medium(pgas_ep_t ep, unsigned eid, unsigned handler, const void *buf,
 			      size_t nbytes, const uint32_t *args, unsigned nargs)
 {
-	return medium(ep, "pgas_am_request_medium", PGAS_CHAN_REQUEST, eid, handler, buf, nbytes,
+	return medium(ep, pgas__is_primary(ep) ? "pgas_am_request_medium" :
+		      "pgas_ep_am_request_medium", PGAS_CHAN_REQUEST, eid, handler, buf, nbytes,
 		      args, nargs);
 }
 
 int pgas_ep_am_request_long(pgas_ep_t ep, unsigned eid, unsigned handler, const void *buf,
 			    size_t nbytes, void *dst, const uint32_t *args, unsigned nargs)
 {
-	return long_(ep, "pgas_am_request_long", PGAS_CHAN_REQUEST, eid, handler, buf, nbytes,
-		     dst, args, nargs);
+	return long_(ep, pgas__is_primary(ep) ? "pgas_am_request_long" : "pgas_ep_am_request_long",
+		     PGAS_CHAN_REQUEST, eid, handler, buf, nbytes, dst, args, nargs);
 }
 
 int pgas_ep_am_request_long_async(pgas_ep_t ep, unsigned eid, unsigned handler,
 				  const void *buf, size_t nbytes, void *dst,
 				  const uint32_t *args, unsigned nargs)
 {
-	return long_(ep, "pgas_am_request_long_async", PGAS_CHAN_REQUEST, eid, handler, buf,
+	return long_(ep, pgas__is_primary(ep) ? "pgas_am_request_long_async" :
+		     "pgas_ep_am_request_long_async", PGAS_CHAN_REQUEST, eid, handler, buf,
 		     nbytes, dst, args, nargs);
 }
 

@@ -369,8 +369,9 @@ int pgas_ep_count(unsigned rank, unsigned *count);
  * PGAS_ERR_NOT_READY: not created yet; PGAS_ERR_GONE: destroyed (*eid is
  * still set). */
 int pgas_ep_lookup(unsigned rank, unsigned i, unsigned *eid);
-/* The rank that created eid, and its creation index there.
- * PGAS_ERR_NOT_READY: not created yet; PGAS_ERR_GONE: destroyed. */
+/* The rank that created eid, and its creation index there (either pointer
+ * may be NULL).  PGAS_ERR_NOT_READY: not created yet; PGAS_ERR_GONE:
+ * destroyed (both still set). */
 int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i);
 /* The eid a message came from (pgas_token_rank: the rank that owns it). */
 int pgas_token_ep(pgas_token_t token, unsigned *eid);

@@ -1019,7 +1019,7 @@ static void misuse(void)
 	T_EQ(pgas_ep_max() % n, 0);
 	T_EQ(pgas_ep_index(PGAS_EP_PRIMARY), me);
 	T_EQ(pgas_ep_create(NULL, 0), PGAS_ERR_INVAL);
-	T_EQ(pgas_ep_create(&ep, 1), PGAS_ERR_INVAL);
+	T_EQ(pgas_ep_create(&ep, 2), PGAS_ERR_INVAL);
 	T_EQ(pgas_ep_create(&ep, 0x80000000u), PGAS_ERR_INVAL);
 	T_CHECK(ep == NULL, "(a refused create set the endpoint)");
 	T_EQ(pgas_ep_destroy(PGAS_EP_PRIMARY), PGAS_ERR_STATE);
