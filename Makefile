@@ -73,6 +73,14 @@ $(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
 $(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit
 $(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 
+# The OpenSHMEM layer (shmem/, docs/shmem.md): libshmem.a above libpgas,
+# using libpgas's public API only (no internal include path).
+SHMEM_SRCS := $(wildcard shmem/*.c)
+SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(B)/obj/%.o)
+SHMEM_HDRS := shmem/include/shmem.h shmem/shmem_internal.h
+SHMEM_TEST_SRCS := $(wildcard selftests/shmem/*.c)
+SHMEM_TESTS := $(SHMEM_TEST_SRCS:selftests/shmem/%.c=$(B)/tests/shmem/%)
+
 TEST_SRCS  := $(wildcard selftests/libpgas/*.c)
 TESTS      := $(TEST_SRCS:selftests/libpgas/%.c=$(B)/tests/%)
 EX_SRCS    := $(wildcard examples/*.c)
@@ -85,10 +93,10 @@ KDIR ?= /lib/modules/$(KVER)/build
 VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
 VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
-.PHONY: all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
+.PHONY: shmem all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
         bench demo deps install clean modules modules_install install-kmod vmtests
 
-all: lib tools examples tests benches
+all: lib tools examples tests benches shmem
 
 ifeq ($(STATIC),)
 lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
@@ -97,6 +105,7 @@ lib: $(B)/lib/libpgas.a
 endif
 tools: $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune
 tests: $(TESTS)
+shmem: $(B)/lib/libshmem.a $(B)/bin/oshcc $(B)/bin/oshrun $(SHMEM_TESTS)
 examples: $(EXAMPLES)
 benches: $(BENCHES)
 
@@ -117,6 +126,31 @@ $(B)/lib/libpgas.so: $(LIB_OBJS) $(B)/lib/libpgas.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libpgas.so.0 -Wl,--version-script=$(B)/lib/libpgas.map \
 		$(LDFLAGS) -o $@ $(LIB_OBJS)
+
+$(B)/obj/shmem/%.o: shmem/%.c $(SHMEM_HDRS) $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ishmem/include $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
+
+$(B)/lib/libshmem.a: $(SHMEM_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# oshcc of the build tree: this checkout's headers and archives.
+$(B)/bin/oshcc: shmem/oshcc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include $(SANFLAGS)|' \
+	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a|' $< >$@
+	chmod 755 $@
+
+$(B)/bin/oshrun: shmem/oshrun
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+# The OpenSHMEM tests build with oshcc, as a user's program would.
+$(B)/tests/shmem/%: selftests/shmem/%.c selftests/shmem/stap.h $(B)/bin/oshcc \
+		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(B)/bin/oshcc $(CFLAGS) -o $@ $<
 
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
@@ -205,7 +239,7 @@ demo:
 	$(MAKE) all
 	$(B)/bin/pgasrun -n 4 -t 60 $(B)/examples/demo
 
-install: lib tools
+install: lib tools $(B)/lib/libshmem.a
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas \
 	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
@@ -214,6 +248,14 @@ install: lib tools
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/pgas/
 	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
+	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 shmem/include/shmem.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 shmem/oshrun $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include|' \
+	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a|' shmem/oshcc.in \
+	    > $(DESTDIR)$(PREFIX)/bin/oshcc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/oshcc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' shmem/shmem.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmem.pc
 
 clean:
 	rm -rf build

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stap.h - a TAP harness for OpenSHMEM tests, written with OpenSHMEM
+ * calls only (as selftests/libpgas/tap.h is with libpgas's).
+ *
+ * Checks run on every PE; st_case() is collective: each PE adds its
+ * failure count to a symmetric counter on PE 0, and PE 0 prints one
+ * "ok"/"not ok" line.  st_done() prints the plan and finalizes.  Failed
+ * checks print "# PE p: file:line: ..." on stderr.
+ */
+#ifndef SHMEM_STAP_H
+#define SHMEM_STAP_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <shmem.h>
+
+static unsigned st_failed_here, st_cases;
+static long *st_counter;	/* symmetric: PE 0's sums the failures */
+
+__attribute__((format(printf, 4, 5)))
+static inline void st_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "# PE %d: %s:%d: check failed: %s %s\n", shmem_my_pe(), file, line, expr,
+		msg);
+	st_failed_here++;
+}
+
+#define T_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond))						\
+			st_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);\
+	} while (0)
+#define T_EQ(a, b)							\
+	do {								\
+		long long t_a_ = (long long)(a), t_b_ = (long long)(b);	\
+		if (t_a_ != t_b_)					\
+			st_fail(__FILE__, __LINE__, #a " == " #b,	\
+				"(%lld != %lld)", t_a_, t_b_);		\
+	} while (0)
+
+/* After shmem_init (collective). */
+static inline void st_init(void)
+{
+	st_counter = shmem_calloc(1, sizeof(long));
+	if (!st_counter) {
+		fprintf(stderr, "# harness: shmem_calloc failed\n");
+		shmem_global_exit(2);
+	}
+}
+
+static inline void st_case(const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (st_failed_here)
+		shmem_long_atomic_add(st_counter, (long)st_failed_here, 0);
+	st_failed_here = 0;
+	shmem_barrier_all();
+	st_cases++;
+	if (shmem_my_pe() == 0) {
+		long sum = shmem_long_atomic_fetch(st_counter, 0);
+
+		printf("%s %u - %s [%d PEs]%s\n", sum ? "not ok" : "ok", st_cases, name,
+		       shmem_n_pes(), sum ? " (see stderr)" : "");
+		fflush(stdout);
+		shmem_long_atomic_set(st_counter, 0, 0);
+	}
+	shmem_barrier_all();
+}
+
+static inline int st_done(void)
+{
+	if (shmem_my_pe() == 0) {
+		printf("1..%u\n", st_cases);
+		fflush(stdout);
+	}
+	shmem_free(st_counter);
+	shmem_finalize();
+	return 0;
+}
+
+/* Deterministic bytes: a function of (seed, position). */
+static inline unsigned char st_byte(uint64_t seed, size_t i)
+{
+	uint64_t x = seed * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull;
+
+	x ^= x >> 31;
+	x *= 0x94D049BB133111EBull;
+	return (unsigned char)(x >> 56);
+}
+
+static inline void st_fill(void *buf, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		((unsigned char *)buf)[i] = st_byte(seed, i);
+}
+
+/* Index of the first byte that differs from st_fill(seed), or n. */
+static inline size_t st_verify(const void *buf, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((const unsigned char *)buf)[i] != st_byte(seed, i))
+			return i;
+	return n;
+}
+
+#endif /* SHMEM_STAP_H */

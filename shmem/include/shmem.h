@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shmem.h - OpenSHMEM 1.5 over libpgas (docs/shmem.md says what is
+ * implemented and what is not yet).
+ *
+ * A thin layer: the symmetric heap lives in this PE's libpgas segment, a
+ * symmetric address is translated for a peer by its offset in the segment,
+ * RMA is pgas_put/pgas_get, AMOs are pgas_ad_op_* on atomic domains made at
+ * shmem_init, waits are pgas_wait_until_*, barriers pgas_barrier.  The
+ * layer uses libpgas's public API only.
+ *
+ * Errors: the spec leaves them undefined; here a call given what it cannot
+ * do (a non-symmetric address, a PE out of range, a call before shmem_init)
+ * prints "shmem: <call>: <why>" on stderr and ends the whole job with exit
+ * code 1 (pgas_global_exit).  Collective allocations that PEs call with
+ * different sizes return NULL on every PE with a message from PE 0.
+ */
+#ifndef SHMEM_H
+#define SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- constants (OpenSHMEM 1.5, section 6 / 9) ------------------------------ */
+
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN 256
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING "libpgas OpenSHMEM"
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+
+#define SHMEM_THREAD_SINGLE 0
+#define SHMEM_THREAD_FUNNELED 1
+#define SHMEM_THREAD_SERIALIZED 2
+#define SHMEM_THREAD_MULTIPLE 3
+
+/* Comparison operators of the waits (the values are libpgas's). */
+#define SHMEM_CMP_EQ 1
+#define SHMEM_CMP_NE 2
+#define SHMEM_CMP_GT 3
+#define SHMEM_CMP_GE 4
+#define SHMEM_CMP_LT 5
+#define SHMEM_CMP_LE 6
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+
+#define SHMEM_SIGNAL_SET 1
+#define SHMEM_SIGNAL_ADD 2
+
+/* shmem_malloc_with_hints: accepted, no effect yet. */
+#define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+
+/* pSync / pWrk sizes of the 1.4 active-set collectives (not implemented
+ * yet; defined so that programs that only declare the arrays compile). */
+#define SHMEM_SYNC_VALUE 0L
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define SHMEM_BCAST_SYNC_SIZE 64
+#define SHMEM_REDUCE_SYNC_SIZE 64
+#define SHMEM_BARRIER_SYNC_SIZE 64
+#define SHMEM_COLLECT_SYNC_SIZE 64
+#define SHMEM_ALLTOALL_SYNC_SIZE 64
+#define SHMEM_ALLTOALLS_SYNC_SIZE 64
+#define SHMEM_SYNC_SIZE 64
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 64
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+/* ---- setup, exit and query ------------------------------------------------- */
+
+void shmem_init(void);
+int shmem_init_thread(int requested, int *provided);
+void shmem_query_thread(int *provided);
+void shmem_finalize(void);
+void shmem_global_exit(int status) __attribute__((noreturn));
+int shmem_my_pe(void);
+int shmem_n_pes(void);
+int shmem_pe_accessible(int pe);
+int shmem_addr_accessible(const void *addr, int pe);
+void *shmem_ptr(const void *dest, int pe);
+void shmem_info_get_version(int *major, int *minor);
+void shmem_info_get_name(char *name);
+void shmem_pcontrol(const int level, ...);
+
+/* Deprecated (1.2) names, still in many programs. */
+void start_pes(int npes);
+int _my_pe(void);
+int _num_pes(void);
+
+/* ---- symmetric heap -------------------------------------------------------- */
+
+void *shmem_malloc(size_t size);
+void *shmem_calloc(size_t count, size_t size);
+void *shmem_align(size_t alignment, size_t size);
+void *shmem_realloc(void *ptr, size_t size);
+void shmem_free(void *ptr);
+void *shmem_malloc_with_hints(size_t size, long hints);
+
+/* ---- type tables ------------------------------------------------------------ */
+
+/* Standard RMA types (1.5 table 5): X(TYPE, TYPENAME). */
+#define SHMEM__RMA_TYPES(X)							\
+	X(float, float) X(double, double) X(long double, longdouble)		\
+	X(char, char) X(signed char, schar) X(short, short) X(int, int)		\
+	X(long, long) X(long long, longlong) X(unsigned char, uchar)		\
+	X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)	\
+	X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16)	\
+	X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)			\
+	X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64)		\
+	X(size_t, size) X(ptrdiff_t, ptrdiff)
+
+/* Standard AMO types (table 6; also the bitwise ones where B is 1). */
+#define SHMEM__AMO_TYPES(X)							\
+	X(int, int, 0) X(long, long, 0) X(long long, longlong, 0)		\
+	X(unsigned int, uint, 1) X(unsigned long, ulong, 1)			\
+	X(unsigned long long, ulonglong, 1) X(int32_t, int32, 1)		\
+	X(int64_t, int64, 1) X(uint32_t, uint32, 1) X(uint64_t, uint64, 1)	\
+	X(size_t, size, 0) X(ptrdiff_t, ptrdiff, 0)
+/* Extended AMO types beyond the standard ones: fetch, set, swap only. */
+#define SHMEM__EXT_AMO_TYPES(X) X(float, float, 0) X(double, double, 0)
+
+/* Point-to-point synchronization types (table 9). */
+#define SHMEM__P2P_TYPES(X)							\
+	X(short, short) X(int, int) X(long, long) X(long long, longlong)	\
+	X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)	\
+	X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64)	\
+	X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)			\
+	X(ptrdiff_t, ptrdiff)
+
+/* ---- RMA ------------------------------------------------------------------- */
+
+#define SHMEM__RMA_DECL(T, N)								\
+void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);		\
+void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);		\
+void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);	\
+void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);	\
+void shmem_##N##_p(T *dest, T value, int pe);					\
+T shmem_##N##_g(const T *source, int pe);					\
+void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,	\
+		      size_t nelems, int pe);						\
+void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,	\
+		      size_t nelems, int pe);						\
+void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,		\
+			    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);	\
+void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,	\
+				uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM__RMA_TYPES(SHMEM__RMA_DECL)
+#undef SHMEM__RMA_DECL
+
+#define SHMEM__SIZE_DECL(S)								\
+void shmem_put##S(void *dest, const void *source, size_t nelems, int pe);		\
+void shmem_get##S(void *dest, const void *source, size_t nelems, int pe);		\
+void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe);	\
+void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe);	\
+void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+		   size_t nelems, int pe);						\
+void shmem_iget##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+		   size_t nelems, int pe);
+SHMEM__SIZE_DECL(8)
+SHMEM__SIZE_DECL(16)
+SHMEM__SIZE_DECL(32)
+SHMEM__SIZE_DECL(64)
+SHMEM__SIZE_DECL(128)
+#undef SHMEM__SIZE_DECL
+
+void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
+void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
+void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+void shmem_putmem_signal(void *dest, const void *source, size_t nelems,
+			 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+			     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- memory ordering ---------------------------------------------------------- */
+
+void shmem_fence(void);
+void shmem_quiet(void);
+
+/* ---- AMOs ------------------------------------------------------------------- */
+
+#define SHMEM__AMO_FSS_DECL(T, N, B)							\
+T shmem_##N##_atomic_fetch(const T *source, int pe);					\
+void shmem_##N##_atomic_set(T *dest, T value, int pe);				\
+T shmem_##N##_atomic_swap(T *dest, T value, int pe);					\
+void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);		\
+void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+#define SHMEM__AMO_STD_DECL(T, N, B)							\
+SHMEM__AMO_FSS_DECL(T, N, B)								\
+T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);			\
+T shmem_##N##_atomic_fetch_inc(T *dest, int pe);					\
+void shmem_##N##_atomic_inc(T *dest, int pe);						\
+T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);				\
+void shmem_##N##_atomic_add(T *dest, T value, int pe);				\
+void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);	\
+void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);			\
+void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
+#define SHMEM__AMO_BIT_DECL(T, N)							\
+T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe);				\
+void shmem_##N##_atomic_and(T *dest, T value, int pe);				\
+T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe);				\
+void shmem_##N##_atomic_or(T *dest, T value, int pe);					\
+T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);				\
+void shmem_##N##_atomic_xor(T *dest, T value, int pe);				\
+void shmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);		\
+void shmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);		\
+void shmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
+#define SHMEM__AMO_DECL(T, N, B) SHMEM__AMO_STD_DECL(T, N, B) SHMEM__AMO_BIT_DECL(T, N)
+/* Bitwise AMOs: the types of table 7 (unsigned and fixed-width). */
+#define SHMEM__AMO_ANY_DECL(T, N, B) SHMEM__AMO_STD_DECL(T, N, B)
+SHMEM__AMO_TYPES(SHMEM__AMO_ANY_DECL)
+SHMEM__EXT_AMO_TYPES(SHMEM__AMO_FSS_DECL)
+SHMEM__AMO_BIT_DECL(unsigned int, uint)
+SHMEM__AMO_BIT_DECL(unsigned long, ulong)
+SHMEM__AMO_BIT_DECL(unsigned long long, ulonglong)
+SHMEM__AMO_BIT_DECL(int32_t, int32)
+SHMEM__AMO_BIT_DECL(int64_t, int64)
+SHMEM__AMO_BIT_DECL(uint32_t, uint32)
+SHMEM__AMO_BIT_DECL(uint64_t, uint64)
+#undef SHMEM__AMO_ANY_DECL
+#undef SHMEM__AMO_DECL
+
+/* Deprecated (1.3) AMO names. */
+#define SHMEM__AMO_OLD_DECL(T, N)							\
+T shmem_##N##_fetch(const T *source, int pe);						\
+void shmem_##N##_set(T *dest, T value, int pe);					\
+T shmem_##N##_swap(T *dest, T value, int pe);
+#define SHMEM__AMO_OLD_STD_DECL(T, N)							\
+SHMEM__AMO_OLD_DECL(T, N)								\
+T shmem_##N##_cswap(T *dest, T cond, T value, int pe);				\
+T shmem_##N##_finc(T *dest, int pe);							\
+void shmem_##N##_inc(T *dest, int pe);						\
+T shmem_##N##_fadd(T *dest, T value, int pe);						\
+void shmem_##N##_add(T *dest, T value, int pe);
+SHMEM__AMO_OLD_STD_DECL(int, int)
+SHMEM__AMO_OLD_STD_DECL(long, long)
+SHMEM__AMO_OLD_STD_DECL(long long, longlong)
+SHMEM__AMO_OLD_DECL(float, float)
+SHMEM__AMO_OLD_DECL(double, double)
+#undef SHMEM__AMO_OLD_DECL
+#undef SHMEM__AMO_OLD_STD_DECL
+
+/* ---- barriers and point-to-point synchronization -------------------------------- */
+
+void shmem_barrier_all(void);
+void shmem_sync_all(void);
+
+#define SHMEM__P2P_DECL(T, N)								\
+void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);				\
+void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,	\
+				T cmp_value);						\
+size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,\
+				  T cmp_value);						\
+size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,		\
+				   const int *status, int cmp, T cmp_value);		\
+void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,	\
+				       int cmp, T *cmp_values);				\
+size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,	\
+					 int cmp, T *cmp_values);			\
+size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,	\
+					  const int *status, int cmp, T *cmp_values);	\
+int shmem_##N##_test(T *ivar, int cmp, T cmp_value);					\
+int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,		\
+			 T cmp_value);							\
+size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,	\
+			    T cmp_value);						\
+size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,		\
+			     const int *status, int cmp, T cmp_value);			\
+int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,	\
+				T *cmp_values);						\
+size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status,	\
+				   int cmp, T *cmp_values);				\
+size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,	\
+				    const int *status, int cmp, T *cmp_values);	\
+void shmem_##N##_wait(T *ivar, T cmp_value);
+SHMEM__P2P_TYPES(SHMEM__P2P_DECL)
+#undef SHMEM__P2P_DECL
+
+/* ---- C11 type-generic interfaces ------------------------------------------------- */
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+/* The standard C types only: int8_t etc. are the same types as some of
+ * them, and _Generic takes each type once. */
+#define SHMEM__GEN_RMA(F, dest, ...)							\
+	_Generic(*(dest),								\
+		float: shmem_float_##F, double: shmem_double_##F,			\
+		long double: shmem_longdouble_##F, char: shmem_char_##F,		\
+		signed char: shmem_schar_##F, short: shmem_short_##F,			\
+		int: shmem_int_##F, long: shmem_long_##F,				\
+		long long: shmem_longlong_##F, unsigned char: shmem_uchar_##F,		\
+		unsigned short: shmem_ushort_##F, unsigned int: shmem_uint_##F,	\
+		unsigned long: shmem_ulong_##F,						\
+		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
+#define shmem_put(dest, ...) SHMEM__GEN_RMA(put, dest, __VA_ARGS__)
+#define shmem_get(dest, ...) SHMEM__GEN_RMA(get, dest, __VA_ARGS__)
+#define shmem_put_nbi(dest, ...) SHMEM__GEN_RMA(put_nbi, dest, __VA_ARGS__)
+#define shmem_get_nbi(dest, ...) SHMEM__GEN_RMA(get_nbi, dest, __VA_ARGS__)
+#define shmem_p(dest, ...) SHMEM__GEN_RMA(p, dest, __VA_ARGS__)
+#define shmem_g(src, ...) SHMEM__GEN_RMA(g, src, __VA_ARGS__)
+#define shmem_iput(dest, ...) SHMEM__GEN_RMA(iput, dest, __VA_ARGS__)
+#define shmem_iget(dest, ...) SHMEM__GEN_RMA(iget, dest, __VA_ARGS__)
+#define shmem_put_signal(dest, ...) SHMEM__GEN_RMA(put_signal, dest, __VA_ARGS__)
+#define shmem_put_signal_nbi(dest, ...) SHMEM__GEN_RMA(put_signal_nbi, dest, __VA_ARGS__)
+
+#define SHMEM__GEN_AMO(F, dest, ...)							\
+	_Generic(*(dest),								\
+		int: shmem_int_##F, long: shmem_long_##F,				\
+		long long: shmem_longlong_##F, unsigned int: shmem_uint_##F,		\
+		unsigned long: shmem_ulong_##F,						\
+		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
+#define SHMEM__GEN_EXT(F, dest, ...)							\
+	_Generic(*(dest),								\
+		float: shmem_float_##F, double: shmem_double_##F,			\
+		int: shmem_int_##F, long: shmem_long_##F,				\
+		long long: shmem_longlong_##F, unsigned int: shmem_uint_##F,		\
+		unsigned long: shmem_ulong_##F,						\
+		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
+#define SHMEM__GEN_BIT(F, dest, ...)							\
+	_Generic(*(dest),								\
+		unsigned int: shmem_uint_##F, unsigned long: shmem_ulong_##F,		\
+		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
+#define shmem_atomic_fetch(src, ...) SHMEM__GEN_EXT(atomic_fetch, src, __VA_ARGS__)
+#define shmem_atomic_set(dest, ...) SHMEM__GEN_EXT(atomic_set, dest, __VA_ARGS__)
+#define shmem_atomic_swap(dest, ...) SHMEM__GEN_EXT(atomic_swap, dest, __VA_ARGS__)
+#define shmem_atomic_compare_swap(dest, ...) SHMEM__GEN_AMO(atomic_compare_swap, dest, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(dest, ...) SHMEM__GEN_AMO(atomic_fetch_inc, dest, __VA_ARGS__)
+#define shmem_atomic_inc(dest, ...) SHMEM__GEN_AMO(atomic_inc, dest, __VA_ARGS__)
+#define shmem_atomic_fetch_add(dest, ...) SHMEM__GEN_AMO(atomic_fetch_add, dest, __VA_ARGS__)
+#define shmem_atomic_add(dest, ...) SHMEM__GEN_AMO(atomic_add, dest, __VA_ARGS__)
+#define shmem_atomic_fetch_and(dest, ...) SHMEM__GEN_BIT(atomic_fetch_and, dest, __VA_ARGS__)
+#define shmem_atomic_and(dest, ...) SHMEM__GEN_BIT(atomic_and, dest, __VA_ARGS__)
+#define shmem_atomic_fetch_or(dest, ...) SHMEM__GEN_BIT(atomic_fetch_or, dest, __VA_ARGS__)
+#define shmem_atomic_or(dest, ...) SHMEM__GEN_BIT(atomic_or, dest, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(dest, ...) SHMEM__GEN_BIT(atomic_fetch_xor, dest, __VA_ARGS__)
+#define shmem_atomic_xor(dest, ...) SHMEM__GEN_BIT(atomic_xor, dest, __VA_ARGS__)
+
+#define SHMEM__GEN_P2P(F, ivars, ...)							\
+	_Generic(*(ivars),								\
+		short: shmem_short_##F, int: shmem_int_##F, long: shmem_long_##F,	\
+		long long: shmem_longlong_##F, unsigned short: shmem_ushort_##F,	\
+		unsigned int: shmem_uint_##F, unsigned long: shmem_ulong_##F,		\
+		unsigned long long: shmem_ulonglong_##F)(ivars, __VA_ARGS__)
+#define shmem_wait_until(ivar, ...) SHMEM__GEN_P2P(wait_until, ivar, __VA_ARGS__)
+#define shmem_wait_until_all(ivars, ...) SHMEM__GEN_P2P(wait_until_all, ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...) SHMEM__GEN_P2P(wait_until_any, ivars, __VA_ARGS__)
+#define shmem_wait_until_some(ivars, ...) SHMEM__GEN_P2P(wait_until_some, ivars, __VA_ARGS__)
+#define shmem_wait_until_all_vector(ivars, ...) SHMEM__GEN_P2P(wait_until_all_vector, ivars, __VA_ARGS__)
+#define shmem_wait_until_any_vector(ivars, ...) SHMEM__GEN_P2P(wait_until_any_vector, ivars, __VA_ARGS__)
+#define shmem_wait_until_some_vector(ivars, ...) SHMEM__GEN_P2P(wait_until_some_vector, ivars, __VA_ARGS__)
+#define shmem_test(ivar, ...) SHMEM__GEN_P2P(test, ivar, __VA_ARGS__)
+#define shmem_test_all(ivars, ...) SHMEM__GEN_P2P(test_all, ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...) SHMEM__GEN_P2P(test_any, ivars, __VA_ARGS__)
+#define shmem_test_some(ivars, ...) SHMEM__GEN_P2P(test_some, ivars, __VA_ARGS__)
+#define shmem_test_all_vector(ivars, ...) SHMEM__GEN_P2P(test_all_vector, ivars, __VA_ARGS__)
+#define shmem_test_any_vector(ivars, ...) SHMEM__GEN_P2P(test_any_vector, ivars, __VA_ARGS__)
+#define shmem_test_some_vector(ivars, ...) SHMEM__GEN_P2P(test_some_vector, ivars, __VA_ARGS__)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMEM_H */

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * setup.c - OpenSHMEM setup, exit and query; the symmetric heap.
+ *
+ * The heap is this PE's libpgas segment, whole (pgas_attach's segsize:
+ * SHMEM_SYMMETRIC_SIZE, else libpgas's PGAS_SEGMENT_SIZE).  Its allocator
+ * keeps its block list in private memory, never in the segment, and is
+ * deterministic: PEs that run the same sequence of collective calls get
+ * the same offsets, so a symmetric object is at the same offset in every
+ * PE's segment.  Each collective allocation call checks that every PE
+ * passed the same arguments (one reduction, which is the call's barrier).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "shmem_internal.h"
+
+struct shmem__state shmem__s;
+
+void shmem__fatal(const char *call, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "shmem: PE %d: %s: ", shmem__s.initialised ? shmem__s.me : -1, call);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	pgas_global_exit(1);
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+/* SHMEM_SYMMETRIC_SIZE: bytes, with an optional K, M, G or T suffix. */
+static size_t heap_size_env(void)
+{
+	const char *s = getenv("SHMEM_SYMMETRIC_SIZE");
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return 0;	/* libpgas's PGAS_SEGMENT_SIZE */
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	case 't': case 'T': v <<= 40; end++; break;
+	default: break;
+	}
+	if (errno || *end || end == s || v == 0)
+		shmem__fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s is not a size", s);
+	return (size_t)v;
+}
+
+static void heap_reset(void);
+
+/* The operations the AMOs use (pgas_atomic.h's public set). */
+#define AOPS_FP (PGAS_AOP_GET | PGAS_AOP_SET | PGAS_AOP_SWAP)
+#define AOPS_INT (AOPS_FP | PGAS_AOP_FCAS | PGAS_AOP_ADD | PGAS_AOP_FADD | PGAS_AOP_INC |	\
+		  PGAS_AOP_FINC | PGAS_AOP_AND | PGAS_AOP_FAND | PGAS_AOP_OR | PGAS_AOP_FOR |	\
+		  PGAS_AOP_XOR | PGAS_AOP_FXOR)
+
+static int do_init(const char *call, int requested, int *provided)
+{
+	int rc, got = 0;
+
+	if (shmem__s.initialised) {	/* again: no effect (as most implementations) */
+		if (provided)
+			*provided = pgas_query_thread();
+		return 0;
+	}
+	if (shmem__s.finalised)
+		shmem__fatal(call, "called after shmem_finalize");
+	if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+		shmem__fatal(call, "unknown thread level %d", requested);
+	rc = pgas_init_thread(NULL, NULL, requested, &got);
+	if (rc == 0)
+		rc = pgas_attach(NULL, 0, heap_size_env());
+	if (rc)
+		shmem__fatal(call, "%s", pgas_last_error());
+	shmem__s.me = (int)pgas_rank();
+	shmem__s.npes = (int)pgas_nranks();
+	shmem__s.bases = calloc((size_t)shmem__s.npes, sizeof(*shmem__s.bases));
+	shmem__s.sizes = calloc((size_t)shmem__s.npes, sizeof(*shmem__s.sizes));
+	if (!shmem__s.bases || !shmem__s.sizes)
+		shmem__fatal(call, "out of memory");
+	for (int r = 0; r < shmem__s.npes; r++) {
+		shmem__s.bases[r] = pgas_segment_addr((unsigned)r);
+		shmem__s.sizes[r] = pgas_segment_size((unsigned)r);
+	}
+	shmem__s.base = shmem__s.bases[shmem__s.me];
+	shmem__s.size = shmem__s.sizes[shmem__s.me];
+	/* Integers of one size share a domain (the bits of int and unsigned
+	 * add alike), so that mixing them on a word stays atomic. */
+	if ((rc = pgas_ad_create(&shmem__s.ad_u32, PGAS_DT_U32, AOPS_INT, 0)) ||
+	    (rc = pgas_ad_create(&shmem__s.ad_u64, PGAS_DT_U64, AOPS_INT, 0)) ||
+	    (rc = pgas_ad_create(&shmem__s.ad_flt, PGAS_DT_FLT,
+				 AOPS_FP, 0)) ||
+	    (rc = pgas_ad_create(&shmem__s.ad_dbl, PGAS_DT_DBL,
+				 AOPS_FP, 0)))
+		shmem__fatal(call, "%s", pgas_last_error());
+	heap_reset();
+	shmem__s.initialised = 1;
+	if (provided)
+		*provided = got;
+	/* Every PE's heap exists before any PE returns. */
+	SHMEM__CHECK(call, pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
+	return 0;
+}
+
+void shmem_init(void)
+{
+	do_init("shmem_init", SHMEM_THREAD_SINGLE, NULL);
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+	return do_init("shmem_init_thread", requested, provided);
+}
+
+void start_pes(int npes)
+{
+	(void)npes;
+	do_init("start_pes", SHMEM_THREAD_SINGLE, NULL);
+}
+
+void shmem_query_thread(int *provided)
+{
+	shmem__need_init("shmem_query_thread");
+	if (!provided)
+		shmem__fatal("shmem_query_thread", "provided is NULL");
+	*provided = pgas_query_thread();
+}
+
+/*
+ * The spec's finalize returns, and the process may go on without
+ * OpenSHMEM; libpgas's pgas_exit(0) does not return.  So: complete this
+ * PE's communication, wait for every PE (a barrier, as the spec says), and
+ * leave the libpgas finalize to the process's exit (libpgas's exit hook:
+ * exit(0) or a return from main is pgas_exit(0)).
+ */
+void shmem_finalize(void)
+{
+	shmem__need_init("shmem_finalize");
+	SHMEM__CHECK("shmem_finalize", pgas_quiet());
+	SHMEM__CHECK("shmem_finalize", pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
+	shmem__s.initialised = 0;
+	shmem__s.finalised = 1;
+}
+
+void shmem_global_exit(int status)
+{
+	fflush(NULL);
+	pgas_global_exit(status);
+}
+
+int shmem_my_pe(void)
+{
+	shmem__need_init("shmem_my_pe");
+	return shmem__s.me;
+}
+
+int shmem_n_pes(void)
+{
+	shmem__need_init("shmem_n_pes");
+	return shmem__s.npes;
+}
+
+int _my_pe(void)
+{
+	return shmem_my_pe();
+}
+
+int _num_pes(void)
+{
+	return shmem_n_pes();
+}
+
+int shmem_pe_accessible(int pe)
+{
+	shmem__need_init("shmem_pe_accessible");
+	return pe >= 0 && pe < shmem__s.npes;
+}
+
+int shmem_addr_accessible(const void *addr, int pe)
+{
+	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)shmem__s.base;
+
+	shmem__need_init("shmem_addr_accessible");
+	return pe >= 0 && pe < shmem__s.npes && a >= b && a - b < shmem__s.size;
+}
+
+void *shmem_ptr(const void *dest, int pe)
+{
+	uintptr_t a = (uintptr_t)dest, b = (uintptr_t)shmem__s.base;
+
+	shmem__need_init("shmem_ptr");
+	if (pe < 0 || pe >= shmem__s.npes || a < b || a - b >= shmem__s.size)
+		return NULL;
+	return pgas_ptr((unsigned)pe, shmem__s.bases[pe] + (a - b));
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+	if (major)
+		*major = SHMEM_MAJOR_VERSION;
+	if (minor)
+		*minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+	if (name) {
+		strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+		name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+	}
+}
+
+void shmem_pcontrol(const int level, ...)
+{
+	(void)level;
+}
+
+/* ---- the symmetric heap ---------------------------------------------------- */
+
+/* Blocks in address order, covering the heap; neighbours are never both free. */
+struct blk {
+	size_t off, len;
+	int used;
+	struct blk *prev, *next;
+};
+static struct blk *heap_head;
+
+#define HEAP_ALIGN ((size_t)64)	/* every block: a cache line (max_align_t is 16) */
+
+static void heap_reset(void)
+{
+	while (heap_head) {
+		struct blk *n = heap_head->next;
+
+		free(heap_head);
+		heap_head = n;
+	}
+	heap_head = calloc(1, sizeof(*heap_head));
+	if (!heap_head)
+		shmem__fatal("shmem_init", "out of memory");
+	heap_head->off = 0;
+	heap_head->len = shmem__s.size & ~(HEAP_ALIGN - 1);
+}
+
+static struct blk *blk_new(size_t off, size_t len, int used)
+{
+	struct blk *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		shmem__fatal("shmem_malloc", "out of memory (heap bookkeeping)");
+	b->off = off;
+	b->len = len;
+	b->used = used;
+	return b;
+}
+
+static void blk_insert_after(struct blk *at, struct blk *b)
+{
+	b->prev = at;
+	b->next = at->next;
+	if (at->next)
+		at->next->prev = b;
+	at->next = b;
+}
+
+static void blk_unlink_free(struct blk *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		heap_head = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	free(b);
+}
+
+/* A free block: merged with free neighbours. */
+static void blk_release(struct blk *b)
+{
+	b->used = 0;
+	if (b->next && !b->next->used) {
+		b->len += b->next->len;
+		blk_unlink_free(b->next);
+	}
+	if (b->prev && !b->prev->used) {
+		b->prev->len += b->len;
+		blk_unlink_free(b);
+	}
+}
+
+/* Splits used block b at len: the tail becomes free. */
+static void blk_trim(struct blk *b, size_t len)
+{
+	if (b->len > len) {
+		struct blk *t = blk_new(b->off + len, b->len - len, 0);
+
+		blk_insert_after(b, t);
+		b->len = len;
+		if (t->next && !t->next->used) {
+			t->len += t->next->len;
+			blk_unlink_free(t->next);
+		}
+	}
+}
+
+static size_t round_len(size_t size)
+{
+	return (size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
+}
+
+/* First fit; NULL when nothing fits. */
+static struct blk *heap_alloc(size_t size, size_t align)
+{
+	size_t len = round_len(size);
+
+	if (len < size)
+		return NULL;
+	for (struct blk *b = heap_head; b; b = b->next) {
+		size_t start, pad;
+
+		if (b->used)
+			continue;
+		start = (b->off + align - 1) & ~(align - 1);
+		pad = start - b->off;
+		if (start < b->off || pad > b->len || b->len - pad < len)
+			continue;
+		if (pad) {	/* the padding stays a free block before it */
+			struct blk *a = blk_new(start, b->len - pad, 0);
+
+			b->len = pad;
+			blk_insert_after(b, a);
+			b = a;
+		}
+		b->used = 1;
+		blk_trim(b, len);
+		return b;
+	}
+	return NULL;
+}
+
+static struct blk *heap_find(const char *call, const void *ptr)
+{
+	uintptr_t a = (uintptr_t)ptr, base = (uintptr_t)shmem__s.base;
+
+	if (a >= base && a - base < shmem__s.size)
+		for (struct blk *b = heap_head; b; b = b->next)
+			if (b->off == a - base && b->used)
+				return b;
+	shmem__fatal(call, "%p was not returned by shmem_malloc (or was freed)", ptr);
+}
+
+/*
+ * The collective check and barrier of an allocation call: every PE passed
+ * the same (a, b, c).  One reduction of the values and their complements
+ * with MAX: they agree iff max(v) == ~max(~v), which every PE computes
+ * alike.  It completes this PE's RMA first, as shmem_barrier_all does.
+ */
+static int agree(const char *call, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t v[6] = { a, b, c, ~a, ~b, ~c }, m[6];
+
+	SHMEM__CHECK(call, pgas_quiet());
+	SHMEM__CHECK(call, pgas_reduce_all(pgas_team_all(), m, v, 6, PGAS_UINT64, PGAS_OP_MAX,
+					   PGAS_COLL_ALLSYNC));
+	for (int i = 0; i < 3; i++)
+		if (m[i] != ~m[i + 3]) {
+			if (shmem__s.me == 0)
+				fprintf(stderr, "shmem: %s: the PEs passed different arguments "
+					"(argument %d from %llu to %llu): every PE returns NULL\n",
+					call, i + 1, (unsigned long long)~m[i + 3],
+					(unsigned long long)m[i]);
+			return 0;
+		}
+	return 1;
+}
+
+static void barrier(const char *call)
+{
+	SHMEM__CHECK(call, pgas_quiet());
+	SHMEM__CHECK(call, pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
+}
+
+static void *alloc_call(const char *call, size_t size, size_t align, uint64_t kind)
+{
+	struct blk *b;
+
+	shmem__need_init(call);
+	if (!agree(call, size, align, kind))
+		return NULL;
+	if (size == 0)
+		return NULL;
+	if (align == 0 || (align & (align - 1)))
+		return NULL;	/* the same on every PE (they agreed) */
+	b = heap_alloc(size, align < HEAP_ALIGN ? HEAP_ALIGN : align);
+	/* The same on every PE: their heaps have the same history. */
+	return b ? shmem__s.base + b->off : NULL;
+}
+
+void *shmem_malloc(size_t size)
+{
+	return alloc_call("shmem_malloc", size, HEAP_ALIGN, 1);
+}
+
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+	/* Hints only advise; the PEs must still agree on them. */
+	return alloc_call("shmem_malloc_with_hints", size, HEAP_ALIGN, 2 + (uint64_t)hints);
+}
+
+void *shmem_align(size_t alignment, size_t size)
+{
+	return alloc_call("shmem_align", size, alignment, 1);
+}
+
+void *shmem_calloc(size_t count, size_t size)
+{
+	void *p;
+
+	if (size && count > SIZE_MAX / size) {
+		shmem__need_init("shmem_calloc");
+		(void)agree("shmem_calloc", SIZE_MAX, SIZE_MAX, 3);
+		return NULL;
+	}
+	p = alloc_call("shmem_calloc", count * size, HEAP_ALIGN, 3);
+	if (p) {
+		memset(p, 0, count * size);
+		/* Nobody puts into it before every PE has zeroed it. */
+		barrier("shmem_calloc");
+	}
+	return p;
+}
+
+void shmem_free(void *ptr)
+{
+	uint64_t off = ptr ? (uint64_t)((char *)ptr - shmem__s.base) : UINT64_MAX;
+
+	shmem__need_init("shmem_free");
+	if (ptr)
+		(void)heap_find("shmem_free", ptr);
+	/* The barrier at entry: no PE frees what a peer still accesses. */
+	if (!agree("shmem_free", off, 0, 4))
+		return;
+	if (ptr)
+		blk_release(heap_find("shmem_free", ptr));
+}
+
+/*
+ * In place when it fits (shrinking, or growing into a free block behind
+ * it), else a new block, the old contents copied (min of the sizes), the
+ * old one freed.  Barriers at entry (the check) and exit.
+ */
+void *shmem_realloc(void *ptr, size_t size)
+{
+	const char *call = "shmem_realloc";
+	uint64_t off = ptr ? (uint64_t)((char *)ptr - shmem__s.base) : UINT64_MAX;
+	struct blk *b, *nb;
+	size_t len = round_len(size), old;
+	void *p;
+
+	shmem__need_init(call);
+	b = ptr ? heap_find(call, ptr) : NULL;
+	if (!agree(call, off, size, 5))
+		return NULL;
+	if (!ptr) {
+		nb = size ? heap_alloc(size, HEAP_ALIGN) : NULL;
+		p = nb ? shmem__s.base + nb->off : NULL;
+		goto out;
+	}
+	if (size == 0) {	/* as free */
+		blk_release(b);
+		p = NULL;
+		goto out;
+	}
+	old = b->len;
+	if (len <= old) {
+		blk_trim(b, len);
+		p = ptr;
+	} else if (b->next && !b->next->used && b->next->len >= len - old) {
+		struct blk *n = b->next;
+
+		b->len += n->len;
+		blk_unlink_free(n);
+		blk_trim(b, len);
+		p = ptr;
+	} else if ((nb = heap_alloc(size, HEAP_ALIGN))) {
+		p = shmem__s.base + nb->off;
+		memcpy(p, ptr, old);
+		blk_release(b);
+	} else {
+		p = NULL;	/* the old block stays, as realloc */
+	}
+out:
+	barrier(call);
+	return p;
+}
