@@ -60,6 +60,9 @@ static size_t heap_size_env(void)
 
 static void heap_reset(void);
 
+#define HEAP_ALIGN ((size_t)64)	/* every block: a cache line (max_align_t is 16) */
+#define HEAP_START ((size_t)64 << 10)	/* the heap's alignment in every PE */
+
 /* The operations the AMOs use (pgas_atomic.h's public set). */
 #define AOPS_FP (PGAS_AOP_GET | PGAS_AOP_SET | PGAS_AOP_SWAP)
 #define AOPS_INT (AOPS_FP | PGAS_AOP_FCAS | PGAS_AOP_ADD | PGAS_AOP_FADD | PGAS_AOP_INC |	\
@@ -94,8 +97,25 @@ static int do_init(const char *call, int requested, int *provided)
 		shmem__s.bases[r] = pgas_segment_addr((unsigned)r);
 		shmem__s.sizes[r] = pgas_segment_size((unsigned)r);
 	}
+	/*
+	 * The heap of PE q starts at its segment's first HEAP_START-aligned
+	 * address, so that an offset aligned to up to HEAP_START is aligned in
+	 * every PE's address space (segments need only be page-aligned), and
+	 * is as long as the shortest of them.
+	 */
+	size_t len = SIZE_MAX;
+
+	for (int r = 0; r < shmem__s.npes; r++) {
+		uintptr_t b = (uintptr_t)shmem__s.bases[r];
+		size_t pad = (size_t)(((b + HEAP_START - 1) & ~(uintptr_t)(HEAP_START - 1)) - b);
+
+		shmem__s.bases[r] += pad;
+		shmem__s.sizes[r] = shmem__s.sizes[r] > pad ? shmem__s.sizes[r] - pad : 0;
+		if (shmem__s.sizes[r] < len)
+			len = shmem__s.sizes[r];
+	}
 	shmem__s.base = shmem__s.bases[shmem__s.me];
-	shmem__s.size = shmem__s.sizes[shmem__s.me];
+	shmem__s.size = len & ~(HEAP_ALIGN - 1);
 	/* Integers of one size share a domain (the bits of int and unsigned
 	 * add alike), so that mixing them on a word stays atomic. */
 	if ((rc = pgas_ad_create(&shmem__s.ad_u32, PGAS_DT_U32, AOPS_INT, 0)) ||
@@ -236,8 +256,6 @@ struct blk {
 	struct blk *prev, *next;
 };
 static struct blk *heap_head;
-
-#define HEAP_ALIGN ((size_t)64)	/* every block: a cache line (max_align_t is 16) */
 
 static void heap_reset(void)
 {
@@ -403,6 +421,16 @@ static void *alloc_call(const char *call, size_t size, size_t align, uint64_t ki
 		return NULL;
 	if (align == 0 || (align & (align - 1)))
 		return NULL;	/* the same on every PE (they agreed) */
+	if (align > HEAP_START)
+		for (int r = 0; r < shmem__s.npes; r++)
+			if ((uintptr_t)shmem__s.bases[r] & (align - 1)) {
+				/* The same answer on every PE: bases are known to all. */
+				if (shmem__s.me == 0)
+					fprintf(stderr, "shmem: %s: alignment %zu: PE %d's heap "
+						"is not so aligned (at most %zu is): NULL\n",
+						call, align, r, HEAP_START);
+				return NULL;
+			}
 	b = heap_alloc(size, align < HEAP_ALIGN ? HEAP_ALIGN : align);
 	/* The same on every PE: their heaps have the same history. */
 	return b ? shmem__s.base + b->off : NULL;
