@@ -274,6 +274,70 @@ else
 fi
 }
 
+# OpenSHMEM (shmem/, docs/shmem.md; issue 13): each conformance program at
+# 1-4 PEs under oshrun (-np), built with oshcc; the waits in every wait mode;
+# setup at each thread level; shmem_global_exit, a returning
+# shmem_finalize and misuse that must end the job with a message; the
+# project's OpenSHMEM peer programs build with our oshcc unchanged.
+OSHRUN="$B/bin/oshrun"
+for n in 1 2 3 4; do
+	for t in setup heap rma amo wait; do
+		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
+	done
+done
+for mode in yield block; do
+	run_tap "shmem/wait -np 3, PGAS_WAIT_MODE=$mode" \
+		env PGAS_WAIT_MODE=$mode "$OSHRUN" -np 3 -t 60 "$B/tests/shmem/wait"
+done
+for l in single funneled serialized multiple; do
+	run_tap "shmem/setup -n 2 -l $l" "$OSHRUN" -n 2 -t 60 "$B/tests/shmem/setup" -l $l
+done
+run_tap "shmem/heap -np 3, another seed, 1000 operations" \
+	"$OSHRUN" -np 3 -t 60 "$B/tests/shmem/heap" -s 987654321 -k 1000
+out=$("$OSHRUN" -v -np 3 -t 30 "$B/tests/shmem/setup" -x 6 2>&1)
+rc=$?
+if [ $rc -eq 6 ] && [ "$(echo "$out" | grep -c 'exited with code 6$')" -eq 3 ]; then
+	ok "shmem_global_exit(6) from one PE: every PE ends with 6"
+else
+	notok "shmem_global_exit(6): exit $rc"
+	echo "$out" | tail -n 5 | sed 's/^/    # /'
+fi
+out=$("$OSHRUN" -np 3 -t 30 "$B/tests/shmem/setup" -f 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c 'after shmem_finalize$')" -eq 3 ]; then
+	ok "shmem_finalize returns on every PE and the job ends with 0"
+else
+	notok "shmem_finalize: exit $rc"
+	echo "$out" | tail -n 5 | sed 's/^/    # /'
+fi
+for c in "put:shmem_int_p: .* is not in the symmetric heap" \
+	"free:shmem_free: .* was not returned by shmem_malloc" \
+	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
+	"init:shmem_my_pe: called before shmem_init"; do
+	m=${c%%:*}
+	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/setup" -m "$m" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE -*[0-9]*: ${c#*:}"; then
+		ok "shmem misuse '$m' ends the job with 1, naming the call"
+	else
+		notok "shmem misuse '$m': exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+done
+if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
+if [ "$B" = "$PWD/build" ]; then
+	osh=$(mktemp -d)
+	for p in shmem_bench shmem_atomic shmem_gups; do
+		if "$B/bin/oshcc" -O2 -o "$osh/$p" "bench/peers/$p.c" 2>"$osh/err"; then
+			ok "bench/peers/$p.c builds with oshcc"
+		else
+			notok "bench/peers/$p.c does not build with oshcc"
+			tail -n 5 "$osh/err" | sed 's/^/    # /'
+		fi
+	done
+	rm -rf "$osh"
+fi
+
 # GUPS (bench/gups.c, issue 12): each variant on a 2^14-word table at 1, 2
 # and 4 ranks with HPCC's verification (atomic and AM exact, get-modify-put
 # within HPCC's 1%: exit 1 otherwise); a table spoiled on purpose (-x) must

@@ -22,13 +22,18 @@ struct shmem__state shmem__s;
 
 void shmem__fatal(const char *call, const char *fmt, ...)
 {
+	char msg[1024];
+	int len;
 	va_list ap;
 
-	fprintf(stderr, "shmem: PE %d: %s: ", shmem__s.initialised ? shmem__s.me : -1, call);
+	/* One write, so that the PEs' messages do not interleave. */
+	len = snprintf(msg, sizeof(msg), "shmem: PE %d: %s: ",
+		       shmem__s.initialised ? shmem__s.me : -1, call);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (len >= 0 && (size_t)len < sizeof(msg))
+		vsnprintf(msg + len, sizeof(msg) - (size_t)len, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", msg);
 	fflush(stderr);
 	pgas_global_exit(1);
 }
