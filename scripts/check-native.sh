@@ -581,6 +581,30 @@ if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/pkgconfig/pgas.pc" ]; then
 		notok "make install: #include <pgas/pgas.h> with pkg-config's flags: $(head -n 3 "$log")"
 	fi
 fi
+# OpenSHMEM from an installed tree under a prefix of its own: oshcc and
+# oshrun build and run a conformance program, and so do pkg-config's shmem
+# flags (<shmem.h> in <prefix>/include; libshmem.a over libpgas.a).
+if [ "$B" = "$PWD/build" ]; then
+	oinst=$(mktemp -d)
+	if make -s install PREFIX="$oinst" >/dev/null 2>"$log" &&
+		"$oinst/bin/oshcc" -std=c11 -Wall -Werror -Iselftests/shmem -o "$oinst/rma" \
+			selftests/shmem/rma.c 2>>"$log" &&
+		"$oinst/bin/oshrun" -np 2 -t 60 "$oinst/rma" 2>>"$log" >"$oinst/out" &&
+		grep -q '^1\.\.6$' "$oinst/out" && ! grep -q '^not ok' "$oinst/out"; then
+		ok "make install PREFIX=...: the installed oshcc and oshrun build and run shmem/rma"
+	else
+		notok "installed oshcc/oshrun: $(tail -n 3 "$log")"
+	fi
+	if cc -std=c11 -Wall -Werror -Iselftests/shmem -o "$oinst/amo" selftests/shmem/amo.c \
+		$(PKG_CONFIG_LIBDIR="$oinst/lib/pkgconfig" pkg-config --cflags --libs shmem) 2>"$log" &&
+		"$oinst/bin/oshrun" -n 2 -t 60 "$oinst/amo" 2>>"$log" >"$oinst/out" &&
+		grep -q '^1\.\.5$' "$oinst/out" && ! grep -q '^not ok' "$oinst/out"; then
+		ok "make install PREFIX=...: pkg-config shmem builds shmem/amo, which runs"
+	else
+		notok "pkg-config shmem: $(tail -n 3 "$log")"
+	fi
+	rm -rf "$oinst"
+fi
 # The shared library: a program linked against it runs, and it exports what
 # the installed headers name and nothing else (scripts/export-map.sh).
 if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/libpgas.so.0" ]; then
