@@ -316,6 +316,7 @@ fi
 for c in "put:shmem_int_p: .* is not in the symmetric heap" \
 	"free:shmem_free: .* was not returned by shmem_malloc" \
 	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
+	"overflow:shmem_long_put: [0-9]* elements of 8 bytes overflow size_t" \
 	"init:shmem_my_pe: called before shmem_init"; do
 	m=${c%%:*}
 	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/setup" -m "$m" 2>&1)

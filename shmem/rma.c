@@ -7,32 +7,48 @@
 #include <string.h>
 #include "shmem_internal.h"
 
-static inline void putmem(const char *call, void *dest, const void *src, size_t n, int pe)
+/* nelems elements of size bytes, refused (fatal) where it overflows. */
+static inline size_t nbytes(const char *call, size_t nelems, size_t size)
 {
+	if (__builtin_expect(size && nelems > SIZE_MAX / size, 0))
+		shmem__fatal(call, "%zu elements of %zu bytes overflow size_t", nelems, size);
+	return nelems * size;
+}
+
+static inline void putmem(const char *call, void *dest, const void *src, size_t nelems,
+			  size_t size, int pe)
+{
+	size_t n = nbytes(call, nelems, size);
 	void *d = shmem__xlate(call, dest, n, pe);
 
 	if (n)
 		SHMEM__CHECK(call, pgas_put((unsigned)pe, d, src, n));
 }
 
-static inline void getmem(const char *call, void *dest, const void *src, size_t n, int pe)
+static inline void getmem(const char *call, void *dest, const void *src, size_t nelems,
+			  size_t size, int pe)
 {
+	size_t n = nbytes(call, nelems, size);
 	const void *s = shmem__xlate(call, src, n, pe);
 
 	if (n)
 		SHMEM__CHECK(call, pgas_get(dest, (unsigned)pe, s, n));
 }
 
-static inline void putmem_nbi(const char *call, void *dest, const void *src, size_t n, int pe)
+static inline void putmem_nbi(const char *call, void *dest, const void *src, size_t nelems,
+			  size_t size, int pe)
 {
+	size_t n = nbytes(call, nelems, size);
 	void *d = shmem__xlate(call, dest, n, pe);
 
 	if (n)
 		SHMEM__CHECK(call, pgas_put_nbi((unsigned)pe, d, src, n));
 }
 
-static inline void getmem_nbi(const char *call, void *dest, const void *src, size_t n, int pe)
+static inline void getmem_nbi(const char *call, void *dest, const void *src, size_t nelems,
+			  size_t size, int pe)
 {
+	size_t n = nbytes(call, nelems, size);
 	const void *s = shmem__xlate(call, src, n, pe);
 
 	if (n)
@@ -59,9 +75,11 @@ static inline void igetmem(const char *call, void *dest, const void *src, ptrdif
 		SHMEM__CHECK(call, pgas_iget(dest, dst, (unsigned)pe, s, sst, elem, n));
 }
 
-static inline void put_signal(const char *call, void *dest, const void *src, size_t n,
-			      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
+static inline void put_signal(const char *call, void *dest, const void *src, size_t nelems,
+			      size_t size, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+			      int nbi)
 {
+	size_t n = nbytes(call, nelems, size);
 	void *d = shmem__xlate(call, dest, n, pe);
 	uint64_t *s = shmem__xlate(call, sig_addr, sizeof(*sig_addr), pe);
 	int op;
@@ -80,19 +98,19 @@ static inline void put_signal(const char *call, void *dest, const void *src, siz
 #define SHMEM__RMA_DEF(T, N)								\
 void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)			\
 {											\
-	putmem("shmem_" #N "_put", dest, source, nelems * sizeof(T), pe);		\
+	putmem("shmem_" #N "_put", dest, source, nelems, sizeof(T), pe);		\
 }											\
 void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)			\
 {											\
-	getmem("shmem_" #N "_get", dest, source, nelems * sizeof(T), pe);		\
+	getmem("shmem_" #N "_get", dest, source, nelems, sizeof(T), pe);		\
 }											\
 void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)		\
 {											\
-	putmem_nbi("shmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe);	\
+	putmem_nbi("shmem_" #N "_put_nbi", dest, source, nelems, sizeof(T), pe);	\
 }											\
 void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)		\
 {											\
-	getmem_nbi("shmem_" #N "_get_nbi", dest, source, nelems * sizeof(T), pe);	\
+	getmem_nbi("shmem_" #N "_get_nbi", dest, source, nelems, sizeof(T), pe);	\
 }											\
 void shmem_##N##_p(T *dest, T value, int pe)						\
 {											\
@@ -133,13 +151,13 @@ void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,		\
 void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,			\
 			    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)	\
 {											\
-	put_signal("shmem_" #N "_put_signal", dest, source, nelems * sizeof(T),	\
+	put_signal("shmem_" #N "_put_signal", dest, source, nelems, sizeof(T),	\
 		   sig_addr, signal, sig_op, pe, 0);					\
 }											\
 void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,		\
 				uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)\
 {											\
-	put_signal("shmem_" #N "_put_signal_nbi", dest, source, nelems * sizeof(T),	\
+	put_signal("shmem_" #N "_put_signal_nbi", dest, source, nelems, sizeof(T),	\
 		   sig_addr, signal, sig_op, pe, 1);					\
 }
 SHMEM__RMA_TYPES(SHMEM__RMA_DEF)
@@ -148,19 +166,19 @@ SHMEM__RMA_TYPES(SHMEM__RMA_DEF)
 #define SHMEM__SIZE_DEF(S)								\
 void shmem_put##S(void *dest, const void *source, size_t nelems, int pe)		\
 {											\
-	putmem("shmem_put" #S, dest, source, nelems * (S / 8), pe);			\
+	putmem("shmem_put" #S, dest, source, nelems, S / 8, pe);			\
 }											\
 void shmem_get##S(void *dest, const void *source, size_t nelems, int pe)		\
 {											\
-	getmem("shmem_get" #S, dest, source, nelems * (S / 8), pe);			\
+	getmem("shmem_get" #S, dest, source, nelems, S / 8, pe);			\
 }											\
 void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe)	\
 {											\
-	putmem_nbi("shmem_put" #S "_nbi", dest, source, nelems * (S / 8), pe);	\
+	putmem_nbi("shmem_put" #S "_nbi", dest, source, nelems, S / 8, pe);	\
 }											\
 void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe)	\
 {											\
-	getmem_nbi("shmem_get" #S "_nbi", dest, source, nelems * (S / 8), pe);	\
+	getmem_nbi("shmem_get" #S "_nbi", dest, source, nelems, S / 8, pe);	\
 }											\
 void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
 		   size_t nelems, int pe)						\
@@ -180,34 +198,34 @@ SHMEM__SIZE_DEF(128)
 
 void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
-	putmem("shmem_putmem", dest, source, nelems, pe);
+	putmem("shmem_putmem", dest, source, nelems, 1, pe);
 }
 
 void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
-	getmem("shmem_getmem", dest, source, nelems, pe);
+	getmem("shmem_getmem", dest, source, nelems, 1, pe);
 }
 
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	putmem_nbi("shmem_putmem_nbi", dest, source, nelems, pe);
+	putmem_nbi("shmem_putmem_nbi", dest, source, nelems, 1, pe);
 }
 
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	getmem_nbi("shmem_getmem_nbi", dest, source, nelems, pe);
+	getmem_nbi("shmem_getmem_nbi", dest, source, nelems, 1, pe);
 }
 
 void shmem_putmem_signal(void *dest, const void *source, size_t nelems,
 			 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	put_signal("shmem_putmem_signal", dest, source, nelems, sig_addr, signal, sig_op, pe, 0);
+	put_signal("shmem_putmem_signal", dest, source, nelems, 1, sig_addr, signal, sig_op, pe, 0);
 }
 
 void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
 			     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	put_signal("shmem_putmem_signal_nbi", dest, source, nelems, sig_addr, signal, sig_op,
+	put_signal("shmem_putmem_signal_nbi", dest, source, nelems, 1, sig_addr, signal, sig_op,
 		   pe, 1);
 }
 

@@ -107,7 +107,7 @@ static int wait16(const char *call, const void *ivars, int sgn, size_t n, const 
 			*out = SIZE_MAX;
 		if (kind == WM_SOME)
 			*count = 0;
-		return kind == WM_ALL || !test ? (test ? 1 : 0) : 0;
+		return kind == WM_ALL && test;	/* test_all: holds; the rest: none */
 	}
 	for (;;) {
 		r = pass16(ivars, sgn, n, status, cmp, values, vector, kind, out);

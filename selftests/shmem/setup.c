@@ -6,7 +6,7 @@
  *   setup -x CODE      the last PE calls shmem_global_exit(CODE) while the
  *                      others wait in a barrier: every PE ends with CODE
  *   setup -f           shmem_finalize returns, the program goes on, exit 0
- *   setup -m put|free|pe|init   misuse: the job ends with 1 and a message
+ *   setup -m put|free|pe|overflow|init   misuse: the job ends with 1 and a message
  */
 #define _GNU_SOURCE
 #include <unistd.h>
@@ -63,6 +63,8 @@ int main(int argc, char **argv)
 				shmem_free(obj + 1);		/* never allocated */
 			else if (!strcmp(misuse, "pe"))
 				shmem_long_p(obj, 1, n);	/* no such PE */
+			else if (!strcmp(misuse, "overflow"))	/* bytes wrap to 8 */
+				shmem_long_put(obj, obj, SIZE_MAX / 8 + 2, 0);
 		}
 		shmem_barrier_all();
 		return 0;

@@ -86,7 +86,11 @@ void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
 void shmem_query_thread(int *provided);
 void shmem_finalize(void);
+#if defined(__GNUC__) || defined(__clang__)
 void shmem_global_exit(int status) __attribute__((noreturn));
+#else
+void shmem_global_exit(int status);
+#endif
 int shmem_my_pe(void);
 int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
