@@ -45,6 +45,15 @@ for n in 1 2; do
 	run "threads_eps -n $n -t 2 over pgas.ko" pgasrun -n $n -t 600 /tests/threads_eps -t 2 -i 30 -r 2
 done
 run "ep_progress -n 2 -t 2 over pgas.ko" pgasrun -n 2 -t 600 /tests/ep_progress -t 2 -k 50
+# OpenSHMEM over pgas.ko (docs/shmem.md): each conformance program at 1-3
+# PEs, the waits in the block mode.
+for n in 1 2 3; do
+	for t in setup heap rma amo wait; do
+		[ -x /tests/shmem_$t ] && run "shmem/$t -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/shmem_$t
+	done
+done
+[ -x /tests/shmem_wait ] && run "shmem/wait -n 2 over pgas.ko, block mode" \
+	env PGAS_WAIT_MODE=block pgasrun -n 2 -t 600 /tests/shmem_wait
 # pgas_global_exit over pgas.ko: every rank ends with the code (0 included).
 for c in "3 barrier 0" "3 thread 3" "2 handler 0"; do
 	set -- $c

@@ -85,7 +85,8 @@ for applet in $(/bin/busybox --list); do
 done
 cp scripts/vm/init "$OUT/root/init"
 cp "${VM_MODULE:-kmod/pgas.ko}" "$OUT/root/pgas.ko" || fail "no module ${VM_MODULE:-}"
-cp build/static/tests/* build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
+find build/static/tests -maxdepth 1 -type f -exec cp {} "$OUT/root/tests/" \;
+cp build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
 mv "$OUT/root/tests/pgasrun" "$OUT/root/bin/"
 cp build/static/bin/pgasctl "$OUT/root/bin/"
 if [ "${VM_TESTS:-all}" != kmod ]; then
@@ -101,6 +102,11 @@ fi
 # GUPS (issue 12): bench/gups verifies its own updates; libpgas.sh runs it.
 make -s STATIC=1 build/static/bench/gups >>"$OUT.build.log" 2>&1 &&
 	cp build/static/bench/gups "$OUT/root/tests/" || fail "building the static gups"
+# OpenSHMEM (docs/shmem.md): the conformance programs, as /tests/shmem_NAME.
+make -s STATIC=1 shmem >>"$OUT.build.log" 2>&1 || fail "building the static OpenSHMEM tests"
+for t in build/static/tests/shmem/*; do
+	cp "$t" "$OUT/root/tests/shmem_${t##*/}"
+done
 if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
 	make -s STATIC=1 benches >>"$OUT.build.log" 2>&1 || fail "building static benchmarks"
 	cp build/static/bench/pgas_bench "$OUT/root/tests/"
