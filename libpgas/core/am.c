@@ -317,6 +317,32 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 	return PGAS_OK;
 }
 
+int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
+			const uint32_t *args, unsigned nargs, uint64_t t)
+{
+	struct pgas_mbox_slot *slot;
+	struct pgas__peer *p;
+
+	t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
+	if (pgas__self.send_rc) {
+		int rc = pgas__self.send_rc;
+
+		pgas__self.send_rc = 0;
+		return rc;
+	}
+	p = pgas__peer_of(ep, PGAS_CHAN_REQUEST, eid);	/* resolved now */
+	slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
+	for (unsigned i = 0; i < nargs; i++)
+		((uint32_t *)slot->payload)[i] = args[i];
+	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
+			      ep->status_src | pgas__ep_lap(ep, t) |
+			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
+			      memory_order_release);
+	if (ep->wake)
+		pgas__ring_doorbell(p->ctrl);
+	return PGAS_OK;
+}
+
 int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs)
 {

@@ -144,6 +144,10 @@ int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
  * stand for a failure. */
 uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
 			       uint64_t t, unsigned k);
+/* The rest of a one-slot request whose ticket t found no room (or a dummy
+ * ring): waits for room, writes and publishes it, or fails. */
+int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
+			const uint32_t *args, unsigned nargs, uint64_t t);
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
 int pgas__poll_slow(struct pgas__state *ep);
 int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int block);
@@ -494,15 +498,8 @@ static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsi
 	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[PGAS_CHAN_REQUEST],
 					     memory_order_acquire)
 		      : p->head_seen[PGAS_CHAN_REQUEST];
-	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask)) {
-		t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
-		if (PGAS__UNLIKELY(pgas__self.send_rc)) {
-			int rc = pgas__self.send_rc;
-
-			pgas__self.send_rc = 0;
-			return rc;
-		}
-	}
+	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask))	/* waits, then sends */
+		return pgas__am_short_full(ep, eid, handler, args, nargs, t);
 	slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
 	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
 		((uint32_t *)slot->payload)[i] = args[i];
