@@ -681,24 +681,33 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	return 1;
 }
 
-unsigned pgas__am_abandon_handlers(void)
+/* One endpoint's part of it; *owed: 1 + the requester's rank, if any. */
+static void abandon_ep(struct pgas__state *ep, unsigned *owed)
 {
-	unsigned owed = 0;
-
 	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
-		struct pgas_token *tok = pgas__g.priv->handling[ch];
+		struct pgas_token *tok = ep->priv->handling[ch];
 
 		if (!tok)
 			continue;
-		if (ch == PGAS_CHAN_REQUEST && !tok->replied)
-			owed = tok->src + 1;
+		if (ch == PGAS_CHAN_REQUEST && !tok->replied)	/* src is an eid */
+			*owed = pgas__peer_of(ep, PGAS_CHAN_REPLY, tok->src)->owner + 1;
 		if (tok->bounce)
 			atomic_store_explicit((_Atomic uint32_t *)&tok->bounce->busy, 0,
 					      memory_order_release);
-		pgas__g.priv->handling[ch] = NULL;
-		atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[ch].head,
-				      pgas__g.inbox[ch].head, memory_order_seq_cst);
+		ep->priv->handling[ch] = NULL;
+		atomic_store_explicit((_Atomic uint64_t *)&ep->my_ctrl->mbox[ch].head,
+				      ep->inbox[ch].head, memory_order_seq_cst);
 	}
+}
+
+unsigned pgas__am_abandon_handlers(void)
+{
+	struct pgas__state *list[256];
+	unsigned owed = 0, n = pgas__eps_mine(list, 256);
+
+	abandon_ep(&pgas__g, &owed);
+	for (unsigned i = 0; i < n; i++)	/* pgas_exit(0) in an endpoint's handler */
+		abandon_ep(list[i], &owed);
 	pgas__self.handler_depth = 0;
 	pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
 	return owed;
@@ -753,14 +762,18 @@ static inline __attribute__((always_inline)) int progress_ep(struct pgas__state 
 							    unsigned chan_mask, int budget)
 {
 	struct pgas__thread *me = &pgas__self;
-	/* An extra endpoint's send_block stays 0: its sender may be another
-	 * thread than its poller (the thread's handler_depth refuses requests
-	 * in out-of-line sends). */
-	unsigned mirror = pgas__mt() || !pgas__is_primary(ep) ? 0 : PGAS__BLOCK_HANDLER;
+	/*
+	 * Below MULTIPLE the primary's send_block mirrors the calling thread's
+	 * state, whichever endpoint's handlers it runs (the primary's inline
+	 * calls read no TLS).  An extra endpoint's send_block stays 0: its
+	 * sender may be another thread than its poller; its inline request
+	 * reads the thread's handler depth itself.
+	 */
+	unsigned mirror = pgas__mt() ? 0 : PGAS__BLOCK_HANDLER;
 	int n = 0;
 
 	if (!me->handler_depth++ && mirror)
-		ep->send_block |= mirror;
+		pgas__g.send_block |= mirror;
 	/* Replies first: they complete work and free the peers' credits. */
 	if (chan_mask & PGAS__CHANMASK_REPLY)
 		while (n < budget && handle_one(ep, PGAS_CHAN_REPLY))
@@ -769,7 +782,7 @@ static inline __attribute__((always_inline)) int progress_ep(struct pgas__state 
 		while (n < budget && handle_one(ep, PGAS_CHAN_REQUEST))
 			n++;
 	if (!--me->handler_depth && mirror)
-		ep->send_block &= ~mirror;
+		pgas__g.send_block &= ~mirror;
 	return n;
 }
 

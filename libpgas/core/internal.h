@@ -198,7 +198,11 @@ bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid);
 void pgas__peer_unresolved(struct pgas__peer *p);
 /* Polls every live extra endpoint of this rank (the drain of pgas_exit),
  * or (progress_only) those created with PGAS_EP_PROGRESS. */
-int pgas__eps_poll_mine(bool progress_only);
+int pgas__eps_poll_mine(bool progress_only, unsigned chan_mask);
+/* A snapshot of this rank's live extra endpoints (at most max); how many. */
+unsigned pgas__eps_mine(struct pgas__state **list, unsigned max);
+/* init.c: this process is a fork of the rank, not a member of the job. */
+bool pgas__forked(void);
 /* The primary's entries of every live extra endpoint of the job, resolved
  * (*out: a list of the library's, valid until the next call); how many. */
 unsigned pgas__eps_job(struct pgas__peer ***out);
