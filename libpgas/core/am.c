@@ -93,8 +93,8 @@ static const char *chan_call(unsigned chan)
 	return chan == PGAS_CHAN_REQUEST ? "pgas_am_request_short" : "pgas_am_reply";
 }
 
-uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
-			       uint64_t t, unsigned k)
+int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, uint64_t *t,
+			  unsigned k)
 {
 	struct pgas__peer *p = pgas__peer_of(ep, chan, eid);
 	uint64_t nslots = (uint64_t)ep->mbox_mask + 1, end;
@@ -105,21 +105,16 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		int rc = pgas__ep_peer(ep, chan, eid, &p);
 
 		/* Only the inline Short request gets here unchecked. */
-		if (rc == PGAS_ERR_GONE) {
-			pgas__self.send_rc = pgas__err(rc, chan_call(chan),
-						       "endpoint %u was destroyed", eid);
-			return 0;
-		}
-		if (rc) {
-			pgas__self.send_rc = pgas__err(PGAS_ERR_RANK, chan_call(chan),
+		if (rc == PGAS_ERR_GONE)
+			return pgas__err(rc, chan_call(chan), "endpoint %u was destroyed", eid);
+		if (rc)
+			return pgas__err(PGAS_ERR_RANK, chan_call(chan),
 				"rank (endpoint) %u out of range (job has %u ranks, no endpoint %u)",
 				eid, ep->nranks, eid);
-			return 0;
-		}
-		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
-					      memory_order_relaxed);
+		*t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
+					       memory_order_relaxed);
 	}
-	end = t + k;
+	end = *t + k;
 	for (unsigned n = 0;; n++) {
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
@@ -128,13 +123,11 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		 * it says the consumer did happens before their writes. */
 		__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELEASE);
 		if (end <= nslots || h >= end - nslots)
-			return t;
+			return PGAS_OK;
 		/* An endpoint that was destroyed consumes nothing any more. */
-		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid)) {
-			pgas__self.send_rc = pgas__err(PGAS_ERR_GONE, chan_call(chan),
-						       "endpoint %u was destroyed", eid);
-			return 0;
-		}
+		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid))
+			return pgas__err(PGAS_ERR_GONE, chan_call(chan),
+					 "endpoint %u was destroyed", eid);
 		pgas__wait_step(&w);
 	}
 }
@@ -247,13 +240,10 @@ static int am_send(struct pgas__state *ep, unsigned chan, unsigned eid, unsigned
 					      memory_order_relaxed);
 		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_ACQUIRE) >
 		    ep->mbox_mask) {
-			t = pgas__mbox_wait_space(ep, eid, chan, t, k);
-			if (pgas__self.send_rc) {
-				int rc = pgas__self.send_rc;
+			int rc = pgas__mbox_wait_space(ep, eid, chan, &t, k);
 
-				pgas__self.send_rc = 0;
+			if (rc)
 				return rc;
-			}
 		}
 	}
 	if (lcopy)
@@ -320,26 +310,13 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs, uint64_t t)
 {
-	struct pgas_mbox_slot *slot;
-	struct pgas__peer *p;
+	int rc = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, &t, 1);
 
-	t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
-	if (pgas__self.send_rc) {
-		int rc = pgas__self.send_rc;
-
-		pgas__self.send_rc = 0;
+	if (rc)
 		return rc;
-	}
-	p = pgas__peer_of(ep, PGAS_CHAN_REQUEST, eid);	/* resolved now */
-	slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
-	for (unsigned i = 0; i < nargs; i++)
-		((uint32_t *)slot->payload)[i] = args[i];
-	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
-			      ep->status_src | pgas__ep_lap(ep, t) |
-			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
-			      memory_order_release);
-	if (ep->wake)
-		pgas__ring_doorbell(p->ctrl);
+	/* Resolved now, if it was not. */
+	pgas__am_short_write(ep, pgas__peer_of(ep, PGAS_CHAN_REQUEST, eid), t, handler, args,
+			     nargs);
 	return PGAS_OK;
 }
 

@@ -182,6 +182,15 @@ int pgas__progress(unsigned chan_mask, int budget);	/* the primary's */
 /* An extra endpoint's poll, if no other thread polls it: runs its handlers. */
 int pgas__ep_poll_try(struct pgas__state *ep, unsigned chan_mask);
 
+/*
+ * Waits for room for k slots from ticket *t in eid's ring chan: 0, with
+ * *t the ticket to write at (another one if eid was not resolved yet), or
+ * an error it reported (eid unknown or closed).  A ticket of a revoked
+ * mapping (pgas.ko) can be any value, so none could stand for a failure.
+ */
+int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, uint64_t *t,
+			  unsigned k);
+
 /* ep.c */
 int pgas__ep_tables_setup(void);	/* at attach, once ntargets is known */
 /* The entry that sends on chan from ep to eid use (replies of an extra
