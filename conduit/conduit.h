@@ -182,7 +182,9 @@ struct pgas_conduit_segment {
  *              as soon as this returns.  PGAS_ERR_RESOURCE when this rank
  *              or the job has no eid left.
  *  ep_close:   closes one of mine: peers see it closed, its eid is never
- *              reused, and its mappings here are gone.
+ *              reused, and its rings here are memory that nobody reads
+ *              (still mapped: a thread of this process may still be
+ *              sending to it).
  *  ep_resolve: maps any rank's endpoint eid (nranks <= eid < max_eids):
  *              0 with x filled; PGAS_ERR_NOT_READY when not created (yet);
  *              PGAS_ERR_GONE when closed.

@@ -189,6 +189,34 @@ if [ "$B" = "$PWD/build" ]; then
 		run_clean "$prog -n $n $* ($mode)" \
 			env PGAS_WAIT_MODE="$mode" "$RUN" -n "$n" -t 60 "$B/tests/$prog" "$@"
 	done
+	# A review of endpoints (issue 11; each failed or hung before its fix):
+	# requests from an endpoint's handler refused below MULTIPLE; the exit
+	# drain of endpoints (floods, a reply, messages that fit); waits that
+	# serve the thread's other endpoints (a barrier, sends to itself); the
+	# progress thread serving PGAS_EP_PROGRESS endpoints; a forked child
+	# cannot destroy or create the rank's endpoints; a send to a destroyed
+	# endpoint of the same process.
+	for c in "1 rev_ep_handler_request" "2 rev_ep_exit_flood ep" \
+		"2 rev_ep_exit_flood primary" "2 rev_ep_exit_flood reply" \
+		"2 rev_ep_exit_flood few" "2 rev_ep_barrier_deadlock" "1 rev_ep_self_wait" \
+		"1 rev_ep_self_wait short" "1 rev_ep_progress_thread" "2 rev_ep_fork_destroy" \
+		"2 rev_ep_fork_destroy create" "1 rev_ep_destroy_local_send"; do
+		set -- $c
+		n=$1 prog=$2
+		shift 2
+		run_clean "$prog -n $n $*" env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t 60 \
+			"$B/tests/$prog" "$@"
+	done
+	# pgas_exit(0) in an endpoint's handler without a reply: the requester
+	# ends with 70, naming the leaver (it waited forever before).
+	out=$("$RUN" -n 2 -t 60 "$B/tests/rev_ep_exit_in_handler" 2>&1)
+	rc=$?
+	if [ $rc -eq 70 ] && echo "$out" | grep -q "inside the handler of a request"; then
+		ok "rev_ep_exit_in_handler: a request left unanswered by a leaver ends the requester (70)"
+	else
+		notok "rev_ep_exit_in_handler: exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
 	out=$("$RUN" -v -n 2 -t 60 "$B/tests/rev_ge_fork" 2>&1)
 	rc=$?
 	if [ $rc -eq 5 ] && [ "$(echo "$out" | grep -c 'exited with code 5$')" -eq 2 ]; then

@@ -507,7 +507,16 @@ static void kmod_ep_close(struct pgas_conduit *c, struct pgas_conduit_xep *x)
 {
 	struct kmod_priv *priv = c->priv;
 
-	if (x->map)
+	/*
+	 * Not unmapped: another thread of this process may still send to it
+	 * (its sends fail once they see it closed, but a one-slot request may
+	 * already be on its way).  Private zero pages replace the rings in
+	 * place, so such a write lands nowhere instead of faulting; the
+	 * kernel's pages go with the file.
+	 */
+	if (x->map &&
+	    mmap(x->map, c->layout.size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		munmap(x->map, c->layout.size);
 	x->map = NULL;
 	/* The last reference to its file: the endpoint departs (pgas.ko tells the peers). */

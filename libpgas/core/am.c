@@ -93,8 +93,8 @@ static const char *chan_call(unsigned chan)
 	return chan == PGAS_CHAN_REQUEST ? "pgas_am_request_short" : "pgas_am_reply";
 }
 
-uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
-			       uint64_t t, unsigned k)
+int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, uint64_t *t,
+			  unsigned k)
 {
 	struct pgas__peer *p = pgas__peer_of(ep, chan, eid);
 	uint64_t nslots = (uint64_t)ep->mbox_mask + 1, end;
@@ -105,21 +105,16 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		int rc = pgas__ep_peer(ep, chan, eid, &p);
 
 		/* Only the inline Short request gets here unchecked. */
-		if (rc == PGAS_ERR_GONE) {
-			pgas__self.send_rc = pgas__err(rc, chan_call(chan),
-						       "endpoint %u was destroyed", eid);
-			return 0;
-		}
-		if (rc) {
-			pgas__self.send_rc = pgas__err(PGAS_ERR_RANK, chan_call(chan),
+		if (rc == PGAS_ERR_GONE)
+			return pgas__err(rc, chan_call(chan), "endpoint %u was destroyed", eid);
+		if (rc)
+			return pgas__err(PGAS_ERR_RANK, chan_call(chan),
 				"rank (endpoint) %u out of range (job has %u ranks, no endpoint %u)",
 				eid, ep->nranks, eid);
-			return 0;
-		}
-		t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
-					      memory_order_relaxed);
+		*t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, k,
+					       memory_order_relaxed);
 	}
-	end = t + k;
+	end = *t + k;
 	for (unsigned n = 0;; n++) {
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
@@ -128,13 +123,11 @@ uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned ch
 		 * it says the consumer did happens before their writes. */
 		__atomic_store_n(&p->head_seen[chan], h, __ATOMIC_RELEASE);
 		if (end <= nslots || h >= end - nslots)
-			return t;
+			return PGAS_OK;
 		/* An endpoint that was destroyed consumes nothing any more. */
-		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid)) {
-			pgas__self.send_rc = pgas__err(PGAS_ERR_GONE, chan_call(chan),
-						       "endpoint %u was destroyed", eid);
-			return 0;
-		}
+		if (eid >= ep->nranks && !(n & 255) && pgas__ep_peer_closed(ep, eid))
+			return pgas__err(PGAS_ERR_GONE, chan_call(chan),
+					 "endpoint %u was destroyed", eid);
 		pgas__wait_step(&w);
 	}
 }
@@ -247,13 +240,10 @@ static int am_send(struct pgas__state *ep, unsigned chan, unsigned eid, unsigned
 					      memory_order_relaxed);
 		if (t + k - 1 - __atomic_load_n(&p->head_seen[chan], __ATOMIC_ACQUIRE) >
 		    ep->mbox_mask) {
-			t = pgas__mbox_wait_space(ep, eid, chan, t, k);
-			if (pgas__self.send_rc) {
-				int rc = pgas__self.send_rc;
+			int rc = pgas__mbox_wait_space(ep, eid, chan, &t, k);
 
-				pgas__self.send_rc = 0;
+			if (rc)
 				return rc;
-			}
 		}
 	}
 	if (lcopy)
@@ -314,6 +304,19 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 			return pgas__err(PGAS_ERR_STATE, call,
 					 "called while holding a handler-safe lock");
 	}
+	return PGAS_OK;
+}
+
+int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
+			const uint32_t *args, unsigned nargs, uint64_t t)
+{
+	int rc = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, &t, 1);
+
+	if (rc)
+		return rc;
+	/* Resolved now, if it was not. */
+	pgas__am_short_write(ep, pgas__peer_of(ep, PGAS_CHAN_REQUEST, eid), t, handler, args,
+			     nargs);
 	return PGAS_OK;
 }
 
@@ -655,24 +658,33 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	return 1;
 }
 
-unsigned pgas__am_abandon_handlers(void)
+/* One endpoint's part of it; *owed: 1 + the requester's rank, if any. */
+static void abandon_ep(struct pgas__state *ep, unsigned *owed)
 {
-	unsigned owed = 0;
-
 	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++) {
-		struct pgas_token *tok = pgas__g.priv->handling[ch];
+		struct pgas_token *tok = ep->priv->handling[ch];
 
 		if (!tok)
 			continue;
-		if (ch == PGAS_CHAN_REQUEST && !tok->replied)
-			owed = tok->src + 1;
+		if (ch == PGAS_CHAN_REQUEST && !tok->replied)	/* src is an eid */
+			*owed = pgas__peer_of(ep, PGAS_CHAN_REPLY, tok->src)->owner + 1;
 		if (tok->bounce)
 			atomic_store_explicit((_Atomic uint32_t *)&tok->bounce->busy, 0,
 					      memory_order_release);
-		pgas__g.priv->handling[ch] = NULL;
-		atomic_store_explicit((_Atomic uint64_t *)&pgas__g.my_ctrl->mbox[ch].head,
-				      pgas__g.inbox[ch].head, memory_order_seq_cst);
+		ep->priv->handling[ch] = NULL;
+		atomic_store_explicit((_Atomic uint64_t *)&ep->my_ctrl->mbox[ch].head,
+				      ep->inbox[ch].head, memory_order_seq_cst);
 	}
+}
+
+unsigned pgas__am_abandon_handlers(void)
+{
+	struct pgas__state *list[256];
+	unsigned owed = 0, n = pgas__eps_mine(list, 256);
+
+	abandon_ep(&pgas__g, &owed);
+	for (unsigned i = 0; i < n; i++)	/* pgas_exit(0) in an endpoint's handler */
+		abandon_ep(list[i], &owed);
 	pgas__self.handler_depth = 0;
 	pgas__g.send_block &= ~PGAS__BLOCK_HANDLER;
 	return owed;
@@ -727,14 +739,18 @@ static inline __attribute__((always_inline)) int progress_ep(struct pgas__state 
 							    unsigned chan_mask, int budget)
 {
 	struct pgas__thread *me = &pgas__self;
-	/* An extra endpoint's send_block stays 0: its sender may be another
-	 * thread than its poller (the thread's handler_depth refuses requests
-	 * in out-of-line sends). */
-	unsigned mirror = pgas__mt() || !pgas__is_primary(ep) ? 0 : PGAS__BLOCK_HANDLER;
+	/*
+	 * Below MULTIPLE the primary's send_block mirrors the calling thread's
+	 * state, whichever endpoint's handlers it runs (the primary's inline
+	 * calls read no TLS).  An extra endpoint's send_block stays 0: its
+	 * sender may be another thread than its poller; its inline request
+	 * reads the thread's handler depth itself.
+	 */
+	unsigned mirror = pgas__mt() ? 0 : PGAS__BLOCK_HANDLER;
 	int n = 0;
 
 	if (!me->handler_depth++ && mirror)
-		ep->send_block |= mirror;
+		pgas__g.send_block |= mirror;
 	/* Replies first: they complete work and free the peers' credits. */
 	if (chan_mask & PGAS__CHANMASK_REPLY)
 		while (n < budget && handle_one(ep, PGAS_CHAN_REPLY))
@@ -743,7 +759,7 @@ static inline __attribute__((always_inline)) int progress_ep(struct pgas__state 
 		while (n < budget && handle_one(ep, PGAS_CHAN_REQUEST))
 			n++;
 	if (!--me->handler_depth && mirror)
-		ep->send_block &= ~mirror;
+		pgas__g.send_block &= ~mirror;
 	return n;
 }
 

@@ -309,6 +309,9 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	rc = pgas__check_thread(call);
 	if (rc)
 		return rc;
+	if (pgas__forked())
+		return pgas__err(PGAS_ERR_STATE, call,
+				 "called in a forked child of the rank (not a member of the job)");
 	if (!c->ops->ep_open || pgas__g.ntargets == pgas__g.nranks)
 		return pgas__err(PGAS_ERR_RESOURCE, call,
 				 "the %s conduit provides no endpoints beyond the primary here",
@@ -365,7 +368,8 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	__atomic_store_n(&eids[x->xep.eid - pgas__g.nranks].state, PGAS__PEER_LIVE,
 			 __ATOMIC_RELEASE);
 	x->magic = PGAS__EP_MAGIC;
-	mine[nmine++] = ep;
+	__atomic_store_n(&nmine, nmine + 1, __ATOMIC_RELAXED);
+	mine[nmine - 1] = ep;
 	if (flags & PGAS_EP_PROGRESS)
 		__atomic_fetch_add(&nprogress, 1, __ATOMIC_RELAXED);
 	/* Published: peers find it from now on. */
@@ -394,6 +398,9 @@ int pgas_ep_destroy(pgas_ep_t ep)
 		return rc;
 	if (pgas__is_primary(ep))
 		return pgas__err(PGAS_ERR_STATE, call, "the primary endpoint lives as long as the job");
+	if (pgas__forked())
+		return pgas__err(PGAS_ERR_STATE, call,
+				 "called in a forked child of the rank (not a member of the job)");
 	x = ep->priv;
 	if (__atomic_load_n(&x->poller, __ATOMIC_ACQUIRE))
 		return pgas__err(PGAS_ERR_STATE, call, "endpoint %u is being polled (%s)",
@@ -411,7 +418,8 @@ int pgas_ep_destroy(pgas_ep_t ep)
 	c->ops->ep_close(c, &x->xep);
 	for (unsigned i = 0; i < nmine; i++)
 		if (mine[i] == ep) {
-			mine[i] = mine[--nmine];
+			mine[i] = mine[nmine - 1];
+			__atomic_store_n(&nmine, nmine - 1, __ATOMIC_RELAXED);
 			break;
 		}
 	if (x->flags & PGAS_EP_PROGRESS)
@@ -497,18 +505,30 @@ int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i)
  * while it is polled here) and a handler's first meeting with an eid takes
  * too: recursive for this thread (ep_owner).
  */
-int pgas__eps_poll_mine(bool progress_only)
+int pgas__eps_poll_mine(bool progress_only, unsigned chan_mask)
 {
 	int n = 0;
 
-	if (progress_only && !__atomic_load_n(&nprogress, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(progress_only ? &nprogress : &nmine, __ATOMIC_RELAXED) || !chan_mask)
 		return 0;
 	ep_lock_take();
 	for (unsigned i = 0; i < nmine; i++)
 		if (!progress_only || (mine[i]->priv->flags & PGAS_EP_PROGRESS))
-			n += pgas__ep_poll_try(mine[i], PGAS__CHANMASK_ALL);
+			n += pgas__ep_poll_try(mine[i], chan_mask);
 	ep_lock_give();
 	return n;
+}
+
+unsigned pgas__eps_mine(struct pgas__state **list, unsigned max)
+{
+	unsigned k;
+
+	ep_lock_take();
+	k = nmine < max ? nmine : max;
+	for (unsigned i = 0; i < k; i++)
+		list[i] = mine[i];
+	ep_lock_give();
+	return k;
 }
 
 unsigned pgas__eps_job(struct pgas__peer ***out)

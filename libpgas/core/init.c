@@ -30,6 +30,11 @@ struct pgas__job pgas__job;
 static bool finalized;		/* pgas_exit(0) ran its finalize */
 static bool hooked;		/* exit_hook registered */
 static bool forked_child;	/* a fork of the rank: not a member of the job */
+
+bool pgas__forked(void)
+{
+	return forked_child;
+}
 static void exit_hook(int status, void *arg);
 static void global_exit_hook(void);
 static void forked(void)
@@ -271,7 +276,7 @@ static void leave_job(unsigned how)
 	/* 4. Drain: run handlers (replies to requests, a split-phase barrier I
 	 *    notified) until every rank has left and nothing is in flight. */
 	while (pgas__leavers() < n || !pgas__am_job_idle()) {
-		pgas__eps_poll_mine(false);	/* requests to my endpoints get their replies */
+		pgas__eps_poll_mine(false, PGAS__CHANMASK_ALL);	/* requests to my endpoints are answered */
 		pgas__wait_step(&w);
 		if (PGAS__UNLIKELY(me->barrier_busy) && !(pgas__pending() & PGAS__PENDING_BARRIER))
 			atomic_store_explicit((_Atomic uint32_t *)&me->barrier_busy, 0,

@@ -182,6 +182,15 @@ int pgas__progress(unsigned chan_mask, int budget);	/* the primary's */
 /* An extra endpoint's poll, if no other thread polls it: runs its handlers. */
 int pgas__ep_poll_try(struct pgas__state *ep, unsigned chan_mask);
 
+/*
+ * Waits for room for k slots from ticket *t in eid's ring chan: 0, with
+ * *t the ticket to write at (another one if eid was not resolved yet), or
+ * an error it reported (eid unknown or closed).  A ticket of a revoked
+ * mapping (pgas.ko) can be any value, so none could stand for a failure.
+ */
+int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, uint64_t *t,
+			  unsigned k);
+
 /* ep.c */
 int pgas__ep_tables_setup(void);	/* at attach, once ntargets is known */
 /* The entry that sends on chan from ep to eid use (replies of an extra
@@ -198,7 +207,11 @@ bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid);
 void pgas__peer_unresolved(struct pgas__peer *p);
 /* Polls every live extra endpoint of this rank (the drain of pgas_exit),
  * or (progress_only) those created with PGAS_EP_PROGRESS. */
-int pgas__eps_poll_mine(bool progress_only);
+int pgas__eps_poll_mine(bool progress_only, unsigned chan_mask);
+/* A snapshot of this rank's live extra endpoints (at most max); how many. */
+unsigned pgas__eps_mine(struct pgas__state **list, unsigned max);
+/* init.c: this process is a fork of the rank, not a member of the job. */
+bool pgas__forked(void);
 /* The primary's entries of every live extra endpoint of the job, resolved
  * (*out: a list of the library's, valid until the next call); how many. */
 unsigned pgas__eps_job(struct pgas__peer ***out);

@@ -162,16 +162,14 @@ busy:
 	w->stuck = 0;
 }
 
-/* Polls what this thread may poll; true if that did something. */
-static bool progress(struct pgas__waiter *w)
+/*
+ * pgas.ko counts peers of the job that died, on a page only it writes (a
+ * peer cannot fake a death): waiting on them is futile.
+ */
+static void check_kern(void)
 {
 	const struct pgas_kern_page *kern = pgas__job.conduit.kern;
-	unsigned mask = pgas__wait_chanmask();
 
-	/*
-	 * pgas.ko counts peers of the job that died, on a page only it
-	 * writes (a peer cannot fake a death): waiting on them is futile.
-	 */
 	if (PGAS__UNLIKELY(kern && atomic_load_explicit((_Atomic uint32_t *)&kern->peers_gone,
 							memory_order_relaxed))) {
 		if (kern->peers_gone == PGAS_KERN_REVOKED)
@@ -181,6 +179,14 @@ static bool progress(struct pgas__waiter *w)
 		pgas__fatal("%u peer endpoint(s) of this job died; ending this rank instead of waiting",
 			    kern->peers_gone);
 	}
+}
+
+/* Polls what this thread may poll; true if that did something. */
+static bool progress(struct pgas__waiter *w)
+{
+	unsigned mask = pgas__wait_chanmask();
+
+	check_kern();
 	if (!pgas__self.handler_depth) {
 		pgas__barrier_progress();
 		if ((pgas__pending() & ~PGAS__PENDING_BARRIER) && pgas__layers_progress() > 0) {
@@ -191,8 +197,13 @@ static bool progress(struct pgas__waiter *w)
 	}
 	if (pgas__job.attached)
 		pgas__notify_room();
-	/* The progress thread serves the endpoints flagged PGAS_EP_PROGRESS. */
-	if (w->poller && pgas__job.attached && pgas__eps_poll_mine(true) > 0) {
+	/*
+	 * The progress thread serves the endpoints flagged PGAS_EP_PROGRESS;
+	 * below MULTIPLE the one thread that calls serves them all (a wait in
+	 * a call of the primary, or of one endpoint, may wait for another).
+	 */
+	if (pgas__job.attached && (w->poller || !pgas__mt()) &&
+	    pgas__eps_poll_mine(w->poller, mask) > 0) {
 		w->spins = 0;
 		w->armed = 0;
 		w->naps = 0;
@@ -397,9 +408,10 @@ static void ep_wait_step(struct pgas__waiter *w)
 	}
 	if (!pgas__mt() && progress(w))
 		return;
+	check_kern();
 	if (spinning(w))
 		return;
-	w->stuck = 0;
+	check_alone(w);
 	if (pgas__job.wait_mode == PGAS_WAIT_BLOCK && !w->nosleep)
 		sleep_on_bell(w, ep->my_ctrl, ep->priv->xep.fd);
 	else if (pgas__job.wait_mode == PGAS_WAIT_SPIN)

@@ -138,7 +138,8 @@ int pgas_init_thread(int *argc, char ***argv, int requested, int *provided);
 int pgas_query_thread(void);
 /*
  * A progress thread (PGAS_THREAD_MULTIPLE, after pgas_attach): a thread of
- * libpgas's that polls this rank until stopped, so that handlers run and
+ * libpgas's that polls this rank (its primary, and its endpoints created
+ * with PGAS_EP_PROGRESS) until stopped, so that handlers run and
  * split-phase barriers and collectives advance while the application's
  * threads compute (Chapel's pattern).  It idles in the job's wait mode: in
  * block mode it sleeps until a message rings this rank.  Starting a second
@@ -318,7 +319,11 @@ static inline int pgas_poll(void);
  * (OpenSHMEM's SHMEM_CTX_PRIVATE or SERIALIZED contexts): no lock is taken.
  * Polls of an endpoint (pgas_ep_poll, and the waits inside calls on it)
  * may come from any thread: one at a time runs its handlers, another that
- * polls meanwhile returns 0 at once.  A dedicated thread may poll every
+ * polls meanwhile returns 0 at once.  Below MULTIPLE every wait (in any
+ * call, on any endpoint) also polls all of the rank's endpoints, since the
+ * one calling thread owns them all; at MULTIPLE a wait polls its own
+ * endpoint, and each endpoint needs a thread that polls it (its own, a
+ * dedicated one, or the progress thread with PGAS_EP_PROGRESS).  A dedicated thread may poll every
  * endpoint while others send on them (Chapel's pattern).  More than one
  * thread calling libpgas needs pgas_init_thread's SERIALIZED or MULTIPLE;
  * at MULTIPLE the primary stays shared as that level says, and extra
@@ -334,6 +339,10 @@ static inline int pgas_poll(void);
  * destroying one does not give its slot back), and every eid is below
  * pgas_ep_max(): nranks * PGAS_EP_MAX, where over pgas.ko the launcher's
  * PGAS_EP_MAX sizes the job.
+ *
+ * pgas_exit(0) drains the rank's endpoints with its primary (what was sent
+ * to them is handled); a forked child of the rank may not create or
+ * destroy endpoints (PGAS_ERR_STATE).
  *
  * Not yet on extra endpoints: put_signal/notifications, atomics domains,
  * non-contiguous RMA, memset and access regions (the primary's calls do

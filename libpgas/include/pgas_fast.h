@@ -110,7 +110,6 @@ struct pgas__thread {
 	unsigned hsl_held;	/* handler-safe locks it holds */
 	unsigned plock_depth;	/* its holds of the progress lock */
 	unsigned char in_region;	/* inside an nbi access region (rma.c) */
-	int send_rc;		/* why pgas__mbox_wait_space gave no ticket, or 0 */
 };
 extern _Thread_local struct pgas__thread pgas__self
 	__attribute__((tls_model("initial-exec")));
@@ -137,13 +136,10 @@ void pgas__wait_step(struct pgas__waiter *w);
 int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n);
 int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs);
-/* Waits for room for k slots from ticket t in eid's ring chan; returns the
- * ticket to write at (another one if eid was not resolved yet), or sets
- * pgas__self.send_rc to an error it reported (eid unknown or closed): a
- * ticket of a revoked mapping (pgas.ko) can be any value, so none can
- * stand for a failure. */
-uint64_t pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan,
-			       uint64_t t, unsigned k);
+/* The rest of a one-slot request whose ticket t found no room (or a dummy
+ * ring): waits for room, writes and publishes it, or fails. */
+int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
+			const uint32_t *args, unsigned nargs, uint64_t t);
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
 int pgas__poll_slow(struct pgas__state *ep);
 int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int block);
@@ -480,11 +476,28 @@ static inline uint32_t pgas__lap(uint64_t t)
  * endpoint has not resolved yet has a dummy ring and a credit cache that
  * sends every request to pgas__mbox_wait_space, which resolves it.
  */
+/* Writes and publishes a one-slot request at ticket t of p's request ring. */
+static inline void pgas__am_short_write(const struct pgas__state *ep,
+					const struct pgas__peer *p, uint64_t t,
+					unsigned handler, const uint32_t *args,
+					unsigned nargs)
+{
+	struct pgas_mbox_slot *slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
+
+	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
+		((uint32_t *)slot->payload)[i] = args[i];
+	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
+			      ep->status_src | pgas__ep_lap(ep, t) |
+			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
+			      memory_order_release);
+	if (PGAS__UNLIKELY(ep->wake))
+		pgas__ring_doorbell(p->ctrl);
+}
+
 static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsigned handler,
 				      const uint32_t *args, unsigned nargs, int shared)
 {
 	struct pgas__peer *p = &ep->peers[eid];
-	struct pgas_mbox_slot *slot;
 	uint64_t t, seen;
 
 	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[PGAS_CHAN_REQUEST].tail,
@@ -494,24 +507,9 @@ static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsi
 	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[PGAS_CHAN_REQUEST],
 					     memory_order_acquire)
 		      : p->head_seen[PGAS_CHAN_REQUEST];
-	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask)) {
-		t = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, t, 1);
-		if (PGAS__UNLIKELY(pgas__self.send_rc)) {
-			int rc = pgas__self.send_rc;
-
-			pgas__self.send_rc = 0;
-			return rc;
-		}
-	}
-	slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
-	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
-		((uint32_t *)slot->payload)[i] = args[i];
-	atomic_store_explicit((_Atomic uint64_t *)&slot->status,
-			      ep->status_src | pgas__ep_lap(ep, t) |
-			      PGAS_STATUS(0, 0, nargs * 4, nargs, PGAS_MSG_SHORT, handler),
-			      memory_order_release);
-	if (PGAS__UNLIKELY(ep->wake))
-		pgas__ring_doorbell(p->ctrl);
+	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask))	/* waits, then sends */
+		return pgas__am_short_full(ep, eid, handler, args, nargs, t);
+	pgas__am_short_write(ep, p, t, handler, args, nargs);
 	return PGAS_OK;
 }
 
