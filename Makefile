@@ -77,7 +77,7 @@ $(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 # using libpgas's public API only (no internal include path).
 SHMEM_SRCS := $(wildcard shmem/*.c)
 SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(B)/obj/%.o)
-SHMEM_HDRS := shmem/include/shmem.h shmem/shmem_internal.h
+SHMEM_HDRS := shmem/include/shmem.h shmem/include/shmemx.h shmem/shmem_internal.h
 SHMEM_TEST_SRCS := $(wildcard selftests/shmem/*.c)
 SHMEM_TESTS := $(SHMEM_TEST_SRCS:selftests/shmem/%.c=$(B)/tests/shmem/%)
 
@@ -249,7 +249,7 @@ install: lib tools $(B)/lib/libshmem.a
 	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 shmem/include/shmem.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 shmem/oshrun $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include|' \
 	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a|' shmem/oshcc.in \

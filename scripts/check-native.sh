@@ -635,6 +635,15 @@ if [ "$B" = "$PWD/build" ]; then
 	else
 		notok "pkg-config shmem: $(tail -n 3 "$log")"
 	fi
+	# Programs written for other implementations include <shmemx.h> too.
+	printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { shmem_init(); shmem_finalize(); return !SHMEMX_LIBPGAS; }\n' \
+		>"$oinst/x.c"
+	if "$oinst/bin/oshcc" -std=c11 -Wall -Werror -o "$oinst/x" "$oinst/x.c" 2>"$log" &&
+		"$oinst/bin/oshrun" -np 2 -t 60 "$oinst/x" 2>>"$log"; then
+		ok "make install PREFIX=...: <shmemx.h> is installed beside <shmem.h>"
+	else
+		notok "installed <shmemx.h>: $(tail -n 3 "$log")"
+	fi
 	rm -rf "$oinst"
 fi
 # The shared library: a program linked against it runs, and it exports what
