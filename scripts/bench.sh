@@ -11,6 +11,7 @@ mkdir -p "$OUT/peers"
 raw=$OUT/results.txt
 [ "${1:-}" = gups ] && raw=$OUT/gups-results.txt	# the GUPS section alone (below)
 [ "${1:-}" = threads ] && raw=$OUT/threads-results.txt	# the threads section alone (below)
+[ "${1:-}" = shmem ] && raw=$OUT/shmem-results.txt	# the OpenSHMEM layer alone (below)
 : >"$raw"
 [ "${1:-}" = threads ] ||	# the threads section needs no peers
 	scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
@@ -161,6 +162,50 @@ if [ "${1:-}" = threads ]; then
 fi
 # ---- end threads ----
 
+# ---- OpenSHMEM over libpgas (issue 13) ------------------------------------------
+# The project's OpenSHMEM peer programs (bench/peers/shmem_*.c), unchanged,
+# built with our oshcc and run by our oshrun: their RESULT names say
+# "oshmem", renamed here to "pshmem" (our layer), so that the report sets
+# them against libpgas's own calls (the layer's overhead) and against Open
+# MPI's oshmem measured in the same run.  `scripts/bench.sh shmem` runs this
+# section alone (into build/bench/shmem-results.txt, shmem-report.txt).
+shmem_section() {
+	local p n osh=$B/bin/oshcc
+	for p in shmem_bench shmem_coll shmem_atomic shmem_gups; do
+		"$osh" -O2 -o "$OUT/peers/our_$p" bench/peers/$p.c 2>"$OUT/last.err" ||
+			note "OpenSHMEM over libpgas: $p did not build: $(head -n 2 "$OUT/last.err" | tr '\n' ' ')"
+	done
+	run1() {	# label x cmd...: like run, renaming oshmem -> pshmem
+		local all=$raw
+		raw=$OUT/pshmem.tmp
+		: >"$raw"
+		run "$@"
+		sed 's/^RESULT \(gups[0-9]*\.\)\{0,1\}oshmem/RESULT \1pshmem/' "$raw" >>"$all"
+		rm -f "$raw"
+		raw=$all
+	}
+	[ -x "$OUT/peers/our_shmem_bench" ] && run1 "OpenSHMEM over libpgas" x \
+		$B/bin/oshrun -np 2 -t 300 "$OUT/peers/our_shmem_bench"
+	for n in 2 4; do
+		[ -x "$OUT/peers/our_shmem_coll" ] && run1 "OpenSHMEM over libpgas, collectives, $n PEs" x \
+			$B/bin/oshrun -np $n -t 600 "$OUT/peers/our_shmem_coll"
+		[ -x "$OUT/peers/our_shmem_atomic" ] && run1 "OpenSHMEM over libpgas, atomics, $n PEs" x \
+			$B/bin/oshrun -np $n -t 600 "$OUT/peers/our_shmem_atomic" $([ $n = 4 ] && echo contended)
+		[ -x "$OUT/peers/our_shmem_gups" ] && run1 "OpenSHMEM over libpgas, GUPS, $n PEs" x \
+			$B/bin/oshrun -np $n -t 900 "$OUT/peers/our_shmem_gups" "${GUPS_LOG2:-22}"
+	done
+}
+if [ "${1:-}" = shmem ]; then
+	export PGAS_WAIT_MODE=spin
+	run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench
+	shmem_section
+	rm -f "$OUT/last.out" "$OUT/last.err"
+	python3 scripts/bench_report.py "$raw" "$OUT/shmem-report.txt" "$OUT/shmem-report.json" &&
+		grep -i 'shmem\|notes:' "$OUT/shmem-report.txt"
+	exit
+fi
+# ---- end OpenSHMEM ----
+
 export PGAS_WAIT_MODE=spin
 run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench
 # AM Medium through each path, to choose PGAS_AM_PACKET_MAX.
@@ -223,6 +268,7 @@ else
 	note "OpenSHMEM: skipped (oshcc missing or did not build)"
 fi
 gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
+PGAS_WAIT_MODE=spin shmem_section	# our OpenSHMEM (issue 13), against libpgas and oshmem
 # ---- atomics (issue 12): libpgas, the limit and the peers; runs alone too ----
 scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh failed"
 # ---- end atomics ----

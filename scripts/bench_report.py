@@ -71,6 +71,13 @@ for peer, pname in (("openmpi", "Open MPI"), ("mpich", "MPICH")):
 row("latency", "OpenSHMEM put 8 B + quiet", "oshmem.put8_quiet",
     [("pgas put/this", "pgas.put8_call", True, "")])
 row("latency", "OpenSHMEM get 8 B", "oshmem.get8", [("pgas get/this", "pgas.get8_call", True, "")])
+# Our OpenSHMEM (shmem/, issue 13): the layer's overhead over libpgas's own
+# call (target 1.1x) and Open MPI's oshmem against it (>1: ours is ahead).
+for key, what, base in (("put8_quiet", "put 8 B + quiet", "pgas.put8_call"),
+                        ("get8", "get 8 B", "pgas.get8_call"),
+                        ("barrier", "barrier_all", "pgas.barrier")):
+    row("shmem", f"OpenSHMEM over libpgas: {what}", f"pshmem.{key}",
+        [("/libpgas", base, False, "<=1.1"), ("oshmem/this", f"oshmem.{key}", True, "")])
 row("barrier", "pgas_barrier", "pgas.barrier",
     [("/cacheline", clrt, False, "<=1.5"),
      ("/OpenMPI", "openmpi.barrier", False, ""),
@@ -150,6 +157,16 @@ for n in (2, 4):
                 + [(f"/{p}", f"{p}{n}.{kind}.{size}", False, "") for p in peers])
             rows[-1][4].append((f"best={best_alg}", None, ""))
 
+# Our OpenSHMEM's collectives (bench/peers/shmem_coll.c): against libpgas's
+# tuned collective and oshmem, same size, same run.
+for n in (2, 4):
+    for k in sorted((k for k in res if k.startswith(f"pshmem{n}.")),
+                    key=lambda k: (k.split(".")[1], int(k.rsplit(".", 1)[1]))):
+        kind, size = k.split(".")[1], k.rsplit(".", 1)[1]
+        row(f"shmem n={n}", f"OpenSHMEM over libpgas: {kind} {size} B", k,
+            [("/libpgas", f"coll{n}.{kind}.tuner.{size}", False, "<=1.1"),
+             ("oshmem/this", f"oshmem{n}.{kind}.{size}", True, "")])
+
 # ---- GUPS (issue 12): HPCC RandomAccess, libpgas's variants against Debian's
 # hpcc (MPIRandomAccess over Open MPI) and OpenSHMEM over oshmem, same table.
 for n in (2, 4):
@@ -157,13 +174,16 @@ for n in (2, 4):
                         ("pgas_gmp", "libpgas get-modify-put"),
                         ("pgas_am", "libpgas AM bucketed updates"),
                         ("hpcc", "hpcc MPIRandomAccess (Open MPI)"),
-                        ("oshmem", "OpenSHMEM atomic xor (oshmem)")):
+                        ("oshmem", "OpenSHMEM atomic xor (oshmem)"),
+                        ("pshmem", "OpenSHMEM atomic xor (over libpgas)")):
         key = f"gups{n}.{name}"
         if key not in res and not name.startswith("pgas"):
             continue
         row(f"gups n={n}", label, key,
             [("/hpcc", f"gups{n}.hpcc", False, ""), ("/oshmem", f"gups{n}.oshmem", False, "")]
-            if name.startswith("pgas") else [])
+            if name.startswith("pgas") else
+            [("/libpgas atomic", f"gups{n}.pgas_atomic", False, ""),
+             ("/oshmem", f"gups{n}.oshmem", False, "")] if name == "pshmem" else [])
         rows[-1][4].append(("errors", v(f"{key}.errors"), ""))
         rows[-1][4].append(("table", v(f"gups{n}.{name.split('_')[0]}.table"), ""))
 # ---- end GUPS
@@ -199,7 +219,8 @@ for sec, metric, val, unit, comps in rows:
 # throughput, the inverse ratio of the rates.
 import os  # noqa: E402
 
-ATOMIC_PEERS = (("oshmem", "OpenSHMEM"), ("openmpi", "Open MPI"), ("mpich", "MPICH"))
+ATOMIC_PEERS = (("oshmem", "OpenSHMEM"), ("pshmem", "OpenSHMEM over libpgas"),
+                ("openmpi", "Open MPI"), ("mpich", "MPICH"))
 ATOMIC_ROWS = [  # (label, libpgas key, limit key, peer metric, is a rate, target vs limit)
     ("fetch-add u64 latency, hot line", "pgas.atomic.fadd_u64_lat", "limit.atomic.fadd_lat",
      "fadd_lat", False, 1.2),
