@@ -105,7 +105,8 @@ lib: $(B)/lib/libpgas.a
 endif
 tools: $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune
 tests: $(TESTS)
-shmem: $(B)/lib/libshmem.a $(B)/bin/oshcc $(B)/bin/oshrun $(SHMEM_TESTS)
+shmem: $(B)/lib/libshmem.a $(B)/bin/oshcc $(B)/bin/oshc++ $(B)/bin/oshrun $(B)/bin/pgasrun \
+	$(SHMEM_TESTS)
 examples: $(EXAMPLES)
 benches: $(BENCHES)
 
@@ -143,6 +144,10 @@ $(B)/bin/oshcc: shmem/oshcc.in Makefile
 	chmod 755 $@
 
 $(B)/bin/oshrun: shmem/oshrun
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+$(B)/bin/oshc++: shmem/oshc++
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
@@ -250,7 +255,7 @@ install: lib tools $(B)/lib/libshmem.a
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 shmem/oshrun $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 shmem/oshrun shmem/oshc++ $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include|' \
 	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a|' shmem/oshcc.in \
 	    > $(DESTDIR)$(PREFIX)/bin/oshcc

@@ -323,6 +323,30 @@ done
 for l in single funneled serialized multiple; do
 	run_tap "shmem/setup -n 2 -l $l" "$OSHRUN" -n 2 -t 60 "$B/tests/shmem/setup" -l $l
 done
+# SHMEM_SYMMETRIC_SIZE as the spec writes it (decimal, floating point,
+# suffixes) and the deprecated SMA_SYMMETRIC_SIZE: the heap holds that much.
+for v in 3.1m:3250586 1M:1048576 010M:10485760 SMA=2m:2097152; do
+	var=SHMEM_SYMMETRIC_SIZE; val=${v%:*}
+	case $val in SMA=*) var=SMA_SYMMETRIC_SIZE; val=${val#SMA=} ;; esac
+	run_tap "shmem/setup -np 2, $var=$val" \
+		env $var=$val "$OSHRUN" -np 2 -t 60 "$B/tests/shmem/setup" -a "${v#*:}"
+done
+# The deprecated and other implementations' names, built as C99 and C++ too.
+run_tap "shmem/compat -np 2" "$OSHRUN" -np 2 -t 60 "$B/tests/shmem/compat"
+if [ "$B" = "$PWD/build" ]; then
+	for std in c99 c++; do
+		osh=$B/bin/oshcc lang="-std=c99"
+		[ $std = c++ ] && osh=$B/bin/oshc++ lang="-x c++"
+		if "$osh" $lang \
+			-Wall -Werror -Iselftests/shmem -o "$B/tests/shmem/compat-$std" \
+			selftests/shmem/compat.c 2>"$log"; then
+			run_tap "shmem/compat built as $std, -np 2" \
+				"$OSHRUN" -np 2 -t 60 "$B/tests/shmem/compat-$std"
+		else
+			notok "shmem/compat does not build as $std: $(head -n 3 "$log")"
+		fi
+	done
+fi
 run_tap "shmem/heap -np 3, another seed, 1000 operations" \
 	"$OSHRUN" -np 3 -t 60 "$B/tests/shmem/heap" -s 987654321 -k 1000
 out=$("$OSHRUN" -v -np 3 -t 30 "$B/tests/shmem/setup" -x 6 2>&1)
@@ -345,9 +369,10 @@ for c in "put:shmem_int_p: .* is not in the symmetric heap" \
 	"free:shmem_free: .* was not returned by shmem_malloc" \
 	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
 	"overflow:shmem_long_put: [0-9]* elements of 8 bytes overflow size_t" \
+	"size:shmem_init: SHMEM_SYMMETRIC_SIZE=0x10M is not a size" \
 	"init:shmem_my_pe: called before shmem_init"; do
 	m=${c%%:*}
-	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/setup" -m "$m" 2>&1)
+	out=$(env $([ "$m" = size ] && echo SHMEM_SYMMETRIC_SIZE=0x10M) "$OSHRUN" -np 2 -t 30 "$B/tests/shmem/setup" -m "$m" 2>&1)
 	rc=$?
 	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE -*[0-9]*: ${c#*:}"; then
 		ok "shmem misuse '$m' ends the job with 1, naming the call"

@@ -40,26 +40,38 @@ void shmem__fatal(const char *call, const char *fmt, ...)
 
 /* ---- setup ----------------------------------------------------------------- */
 
-/* SHMEM_SYMMETRIC_SIZE: bytes, with an optional K, M, G or T suffix. */
-static size_t heap_size_env(void)
+/*
+ * SHMEM_SYMMETRIC_SIZE (else the deprecated SMA_SYMMETRIC_SIZE): a number
+ * of bytes, decimal, integer or floating point, with an optional K, M, G or
+ * T suffix (powers of 1024, as the spec's example "3.1m" = 3250586).  A
+ * value that is not a positive size, or that overflows, ends the job.
+ */
+static size_t heap_size_env(const char **name)
 {
-	const char *s = getenv("SHMEM_SYMMETRIC_SIZE");
-	unsigned long long v;
+	const char *s = getenv(*name = "SHMEM_SYMMETRIC_SIZE");
+	long double v, scale = 1;
 	char *end;
 
 	if (!s || !*s)
+		s = getenv(*name = "SMA_SYMMETRIC_SIZE");
+	if (!s || !*s)
 		return 0;	/* libpgas's PGAS_SEGMENT_SIZE */
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtold(s, &end);	/* decimal: "010M" is 10 MiB, not octal */
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	case 't': case 'T': v <<= 40; end++; break;
+	case 'k': case 'K': scale = 0x1p10L; end++; break;
+	case 'm': case 'M': scale = 0x1p20L; end++; break;
+	case 'g': case 'G': scale = 0x1p30L; end++; break;
+	case 't': case 'T': scale = 0x1p40L; end++; break;
 	default: break;
 	}
-	if (errno || *end || end == s || v == 0)
-		shmem__fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s is not a size", s);
+	v *= scale;
+	/* Digits and a point only: strtold would also take hex, inf and nan. */
+	if (errno || *end || end == s || strspn(s, "0123456789.") != (size_t)(end - s - (scale > 1)) ||
+	    !(v >= 1) || v > (long double)(SIZE_MAX / 2))
+		shmem__fatal("shmem_init", "%s=%s is not a size", *name, s);
+	if (v > (long double)(size_t)v)	/* "3.1m": round up */
+		v = (long double)(size_t)v + 1;
 	return (size_t)v;
 }
 
@@ -73,6 +85,46 @@ static void heap_reset(void);
 #define AOPS_INT (AOPS_FP | PGAS_AOP_FCAS | PGAS_AOP_ADD | PGAS_AOP_FADD | PGAS_AOP_INC |	\
 		  PGAS_AOP_FINC | PGAS_AOP_AND | PGAS_AOP_FAND | PGAS_AOP_OR | PGAS_AOP_FOR |	\
 		  PGAS_AOP_XOR | PGAS_AOP_FXOR)
+
+/*
+ * The segment: the size asked for plus what aligning the heap's start can
+ * lose, so that the heap is at least as large as SHMEM_SYMMETRIC_SIZE.
+ */
+static int attach_heap(void)
+{
+	const char *name;
+	size_t want = heap_size_env(&name);
+
+	if (want && getenv("SHMEM_DEBUG"))
+		fprintf(stderr, "shmem: %s=%zu bytes\n", name, want);
+	return pgas_attach(NULL, 0, want ? want + HEAP_START : 0);
+}
+
+/* The spec's SHMEM_VERSION and SHMEM_INFO: printed by PE 0 at start-up. */
+static void print_env_info(void)
+{
+	static const char *const vars[][2] = {
+		{ "SHMEM_SYMMETRIC_SIZE", "bytes of the symmetric heap (K, M, G, T; 3.1M)" },
+		{ "SMA_SYMMETRIC_SIZE", "the same, deprecated (when the above is unset)" },
+		{ "SHMEM_VERSION", "print the library version at start-up" },
+		{ "SHMEM_INFO", "print this text at start-up" },
+		{ "SHMEM_DEBUG", "print what the library decides at start-up" },
+	};
+
+	if (getenv("SHMEM_VERSION") || getenv("SHMEM_INFO"))
+		fprintf(stderr, "shmem: %s, OpenSHMEM %d.%d, %d PEs, heap %zu bytes\n",
+			SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+			shmem__s.npes, shmem__s.size);
+	if (!getenv("SHMEM_INFO"))
+		return;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i][0]);
+
+		fprintf(stderr, "shmem:   %-22s %s (%s)\n", vars[i][0], vars[i][1],
+			v ? v : "unset");
+	}
+	fprintf(stderr, "shmem:   and libpgas's PGAS_* variables (docs/libpgas.md)\n");
+}
 
 static int do_init(const char *call, int requested, int *provided)
 {
@@ -89,7 +141,7 @@ static int do_init(const char *call, int requested, int *provided)
 		shmem__fatal(call, "unknown thread level %d", requested);
 	rc = pgas_init_thread(NULL, NULL, requested, &got);
 	if (rc == 0)
-		rc = pgas_attach(NULL, 0, heap_size_env());
+		rc = attach_heap();
 	if (rc)
 		shmem__fatal(call, "%s", pgas_last_error());
 	shmem__s.me = (int)pgas_rank();
@@ -134,6 +186,8 @@ static int do_init(const char *call, int requested, int *provided)
 	shmem__s.initialised = 1;
 	if (provided)
 		*provided = got;
+	if (shmem__s.me == 0)
+		print_env_info();
 	/* Every PE's heap exists before any PE returns. */
 	SHMEM__CHECK(call, pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
 	return 0;
@@ -172,6 +226,8 @@ void shmem_query_thread(int *provided)
  */
 void shmem_finalize(void)
 {
+	if (shmem__s.finalised)	/* again: no effect (undefined in the spec) */
+		return;
 	shmem__need_init("shmem_finalize");
 	SHMEM__CHECK("shmem_finalize", pgas_quiet());
 	SHMEM__CHECK("shmem_finalize", pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
@@ -241,10 +297,10 @@ void shmem_info_get_version(int *major, int *minor)
 
 void shmem_info_get_name(char *name)
 {
-	if (name) {
-		strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
-		name[SHMEM_MAX_NAME_LEN - 1] = '\0';
-	}
+	/* The string and its terminator only: the caller's buffer may be
+	 * shorter than SHMEM_MAX_NAME_LEN (strncpy would pad it all). */
+	if (name)
+		memcpy(name, SHMEM_VENDOR_STRING, sizeof(SHMEM_VENDOR_STRING));
 }
 
 void shmem_pcontrol(const int level, ...)
@@ -516,6 +572,10 @@ void *shmem_realloc(void *ptr, size_t size)
 		p = NULL;
 		goto out;
 	}
+	if (len < size) {	/* rounding wrapped: too large, the old block stays */
+		p = NULL;
+		goto out;
+	}
 	old = b->len;
 	if (len <= old) {
 		blk_trim(b, len);
@@ -537,4 +597,55 @@ void *shmem_realloc(void *ptr, size_t size)
 out:
 	barrier(call);
 	return p;
+}
+
+/* ---- deprecated names ------------------------------------------------------- */
+
+/* The 1.2 allocation names: the 1.5 calls under another name. */
+void *shmalloc(size_t size)
+{
+	return shmem_malloc(size);
+}
+
+void shfree(void *ptr)
+{
+	shmem_free(ptr);
+}
+
+void *shrealloc(void *ptr, size_t size)
+{
+	return shmem_realloc(ptr, size);
+}
+
+void *shmemalign(size_t alignment, size_t size)
+{
+	return shmem_align(alignment, size);
+}
+
+/* Cache management: every PE's view of memory is coherent here. */
+void shmem_set_cache_inv(void)
+{
+}
+
+void shmem_set_cache_line_inv(void *dest)
+{
+	(void)dest;
+}
+
+void shmem_clear_cache_inv(void)
+{
+}
+
+void shmem_clear_cache_line_inv(void *dest)
+{
+	(void)dest;
+}
+
+void shmem_udcflush(void)
+{
+}
+
+void shmem_udcflush_line(void *dest)
+{
+	(void)dest;
 }

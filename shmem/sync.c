@@ -313,11 +313,42 @@ size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,	\
 }
 SHMEM__P2P_TYPES(SHMEM__P2P_DEF)
 
+/* Does v satisfy "v cmp c" (unsigned)? */
+static int sig_holds(uint64_t v, int cmp, uint64_t c)
+{
+	switch (cmp) {
+	case SHMEM_CMP_EQ: return v == c;
+	case SHMEM_CMP_NE: return v != c;
+	case SHMEM_CMP_GT: return v > c;
+	case SHMEM_CMP_GE: return v >= c;
+	case SHMEM_CMP_LT: return v < c;
+	default: return v <= c;
+	}
+}
+
+/*
+ * Returns a value that satisfied the wait: the word may change again
+ * between the wait's test and the read, so the read is tested too and the
+ * wait resumes if it no longer holds.
+ */
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
 	uint64_t v;
 
-	shmem_uint64_wait_until(sig_addr, cmp, cmp_value);
-	SHMEM__CHECK("shmem_signal_wait_until", pgas_signal_fetch(sig_addr, &v));
+	do {
+		shmem_uint64_wait_until(sig_addr, cmp, cmp_value);
+		SHMEM__CHECK("shmem_signal_wait_until", pgas_signal_fetch(sig_addr, &v));
+	} while (!sig_holds(v, cmp, cmp_value));
 	return v;
+}
+
+/* The deprecated C (not generic) forms on long, for C99 and C++ programs. */
+void (shmem_wait_until)(long *ivar, int cmp, long cmp_value)
+{
+	shmem_long_wait_until(ivar, cmp, cmp_value);
+}
+
+void shmem_wait(long *ivar, long cmp_value)
+{
+	shmem_long_wait(ivar, cmp_value);
 }

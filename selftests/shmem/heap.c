@@ -12,8 +12,11 @@
 
 #define HEAP (4u << 20)
 /* What is surely free of it with every block freed but the harness's: the
- * heap starts 64 KiB-aligned in the segment (docs/shmem.md). */
-#define FREE (HEAP - (64u << 10) - 64)
+ * heap is at least SHMEM_SYMMETRIC_SIZE (docs/shmem.md). */
+#define FREE (HEAP - 64)
+/* Surely more than the heap: the segment is SHMEM_SYMMETRIC_SIZE plus what
+ * starting the heap 64 KiB-aligned can lose. */
+#define TOO_BIG (HEAP + (64u << 10))
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -112,10 +115,10 @@ int main(int argc, char **argv)
 
 	{
 		T_CHECK(shmem_malloc(0) == NULL, "malloc(0)");
-		T_CHECK(shmem_malloc(HEAP) == NULL, "the whole heap and the harness's block fit");
+		T_CHECK(shmem_malloc(TOO_BIG) == NULL, "more than the segment fitted");
 		/* Everything but the harness's block (64 bytes) is free and one block. */
 		char *big = shmem_malloc(FREE);
-		T_CHECK(big != NULL, "malloc(heap - 64K - 64) after the frees");
+		T_CHECK(big != NULL, "malloc(SHMEM_SYMMETRIC_SIZE - 64) after the frees");
 		T_CHECK(shmem_malloc(65536 + 64) == NULL, "more than the heap fitted");
 		shmem_free(big);
 		/* Many small blocks, freed in a scattered order, coalesce again. */
@@ -150,8 +153,16 @@ int main(int argc, char **argv)
 		char *a3 = shmem_realloc(a, 6000);		/* room behind it now: in place */
 		T_CHECK(a3 == a, "grow into free space moved");
 		T_EQ(st_verify(a3, 50, 77), 50);
-		T_CHECK(shmem_realloc(a3, HEAP) == NULL, "realloc over the heap");
+		T_CHECK(shmem_realloc(a3, TOO_BIG) == NULL, "realloc over the heap");
 		T_EQ(st_verify(a3, 50, 77), 50);		/* the old block stays */
+		/* A size whose rounding wraps to 0: NULL, and a3 stays in use
+		 * (it was freed while returned, and the next block overlapped). */
+		T_CHECK(shmem_realloc(a3, SIZE_MAX - 8) == NULL, "realloc(SIZE_MAX - 8)");
+		char *d = shmem_malloc(64);
+		T_CHECK(d && (d + 64 <= a3 || d >= a3 + 6000), "malloc %p overlaps %p", (void *)d,
+			(void *)a3);
+		T_EQ(st_verify(a3, 50, 77), 50);
+		shmem_free(d);
 		char *c = shmem_realloc(NULL, 64);		/* as malloc */
 		T_CHECK(c != NULL, "realloc(NULL)");
 		T_CHECK(shmem_realloc(c, 0) == NULL, "realloc(p, 0)");	/* as free */

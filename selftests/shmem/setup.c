@@ -26,10 +26,12 @@ int main(int argc, char **argv)
 {
 	int level = -1, xcode = -1, fin = 0, provided = -1, q = -1;
 	const char *misuse = NULL;
+	size_t need = 0;	/* -a: shmem_malloc(need) must succeed (SHMEM_SYMMETRIC_SIZE) */
 	int opt;
 
-	while ((opt = getopt(argc, argv, "l:x:fm:")) != -1) {
+	while ((opt = getopt(argc, argv, "l:x:fm:a:")) != -1) {
 		switch (opt) {
+		case 'a': need = strtoull(optarg, NULL, 10); break;
 		case 'l': level = level_of(optarg); break;
 		case 'x': xcode = atoi(optarg); break;
 		case 'f': fin = 1; break;
@@ -69,6 +71,15 @@ int main(int argc, char **argv)
 		shmem_barrier_all();
 		return 0;
 	}
+	if (need) {
+		void *p = shmem_malloc(need);
+
+		T_CHECK(p != NULL, "shmem_malloc(%zu) in a heap of SHMEM_SYMMETRIC_SIZE=%s", need,
+			getenv("SHMEM_SYMMETRIC_SIZE"));
+		shmem_free(p);
+		st_case("the heap holds SHMEM_SYMMETRIC_SIZE bytes (%zu)", need);
+		return st_done();
+	}
 	if (xcode >= 0) {
 		shmem_barrier_all();
 		if (me == n - 1) {
@@ -81,6 +92,7 @@ int main(int argc, char **argv)
 	if (fin) {
 		shmem_barrier_all();
 		shmem_finalize();
+		shmem_finalize();	/* a second one has no effect */
 		printf("PE %d after shmem_finalize\n", me);
 		return 0;
 	}

@@ -51,7 +51,7 @@ static inline void st_fail(const char *file, int line, const char *expr, const c
 /* After shmem_init (collective). */
 static inline void st_init(void)
 {
-	st_counter = shmem_calloc(1, sizeof(long));
+	st_counter = (long *)shmem_calloc(1, sizeof(long));
 	if (!st_counter) {
 		fprintf(stderr, "# harness: shmem_calloc failed\n");
 		shmem_global_exit(2);

@@ -104,6 +104,19 @@ void shmem_pcontrol(const int level, ...);
 void start_pes(int npes);
 int _my_pe(void);
 int _num_pes(void);
+void *shmalloc(size_t size);
+void shfree(void *ptr);
+void *shrealloc(void *ptr, size_t size);
+void *shmemalign(size_t alignment, size_t size);
+
+/* Cache management (deprecated; the spec keeps them): no effect here, the
+ * memory is coherent. */
+void shmem_set_cache_inv(void);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_clear_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
 
 /* ---- symmetric heap -------------------------------------------------------- */
 
@@ -295,6 +308,9 @@ size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,	\
 void shmem_##N##_wait(T *ivar, T cmp_value);
 SHMEM__P2P_TYPES(SHMEM__P2P_DECL)
 #undef SHMEM__P2P_DECL
+/* Deprecated forms on long (C11 programs get the generic shmem_wait_until). */
+void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+void shmem_wait(long *ivar, long cmp_value);
 
 /* ---- C11 type-generic interfaces ------------------------------------------------- */
 
