@@ -173,6 +173,7 @@ void shmem_query_thread(int *provided)
 void shmem_finalize(void)
 {
 	shmem__need_init("shmem_finalize");
+	shmem__ctx_finalize();
 	SHMEM__CHECK("shmem_finalize", pgas_quiet());
 	SHMEM__CHECK("shmem_finalize", pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
 	shmem__s.initialised = 0;
