@@ -315,6 +315,14 @@ void shmem_##N##_wait(T *ivar, T cmp_value);
 SHMEM__P2P_TYPES(SHMEM__P2P_DECL)
 #undef SHMEM__P2P_DECL
 
+/* ---- distributed locks ----------------------------------------------------------- */
+
+/* lock: a symmetric long, 0 on every PE before first use (PE 0's copy
+ * holds a ticket lock).  test_lock: 0 when it took the lock, else 1. */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
 /* ---- C11 type-generic interfaces ------------------------------------------------- */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
