@@ -22,6 +22,7 @@ struct shmem__ctx shmem__ctx_default = {
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmem__ctx *ctx_live;	/* under ctx_lock */
+static struct shmem__ctx *ctx_dead;	/* under ctx_lock: kept to catch later use */
 static int ep_spent;			/* under ctx_lock: no endpoint left, ever */
 
 void shmem__ctx_bad(const char *call, shmem_ctx_t ctx)
@@ -100,7 +101,7 @@ static void ctx_quiet(const char *call, shmem_ctx_t ctx)
 	}
 }
 
-/* Quiets and closes c; ctx_lock held.  The struct stays (dead). */
+/* Quiets and closes c; ctx_lock held.  The struct stays, dead, on ctx_dead. */
 static void ctx_close(const char *call, struct shmem__ctx *c)
 {
 	struct shmem__ctx **pp;
@@ -115,6 +116,8 @@ static void ctx_close(const char *call, struct shmem__ctx *c)
 			*pp = c->next;
 			break;
 		}
+	c->next = ctx_dead;
+	ctx_dead = c;
 }
 
 void shmem_ctx_destroy(shmem_ctx_t ctx)
