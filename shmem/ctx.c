@@ -88,16 +88,19 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 	return 0;
 }
 
-static void ctx_quiet(const char *call, shmem_ctx_t ctx)
+static inline __attribute__((always_inline))
+void ctx_quiet(const char *call, shmem_ctx_t ctx)
 {
 	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
 
-	if (ep != PGAS_EP_PRIMARY)
-		SHMEM__CHECK(call, pgas_ep_quiet(ep));
-	if (ep == PGAS_EP_PRIMARY || ctx->prim_used) {
+	if (ep == PGAS_EP_PRIMARY) {
 		SHMEM__CHECK(call, pgas_quiet());
-		if (ctx->prim_used)
-			ctx->prim_used = 0;
+		return;
+	}
+	SHMEM__CHECK(call, pgas_ep_quiet(ep));
+	if (ctx->prim_used) {	/* its AMOs, signals, iput/iget */
+		SHMEM__CHECK(call, pgas_quiet());
+		ctx->prim_used = 0;
 	}
 }
 
@@ -144,7 +147,8 @@ void shmem__ctx_finalize(void)
 }
 
 /* pgas_fence orders the calling thread's operations, whichever endpoint. */
-static void ctx_fence(const char *call, shmem_ctx_t ctx)
+static inline __attribute__((always_inline))
+void ctx_fence(const char *call, shmem_ctx_t ctx)
 {
 	(void)shmem__ctx_ep(call, ctx);
 	pgas_fence();

@@ -38,7 +38,8 @@ void xfer(shmem_ctx_t ctx, const char *call, void *dest, const void *src, size_t
 }
 
 /* One element: a single store or load where it is 1-8 aligned bytes. */
-static inline void p_elem(shmem_ctx_t ctx, const char *call, void *dest, const void *value,
+static inline __attribute__((always_inline))
+void p_elem(shmem_ctx_t ctx, const char *call, void *dest, const void *value,
 			  size_t size, int pe)
 {
 	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
@@ -53,7 +54,8 @@ static inline void p_elem(shmem_ctx_t ctx, const char *call, void *dest, const v
 	}
 }
 
-static inline void g_elem(shmem_ctx_t ctx, const char *call, void *out, const void *src,
+static inline __attribute__((always_inline))
+void g_elem(shmem_ctx_t ctx, const char *call, void *out, const void *src,
 			  size_t size, int pe)
 {
 	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
@@ -71,7 +73,8 @@ static inline void g_elem(shmem_ctx_t ctx, const char *call, void *out, const vo
 /* The remote footprint of a strided access: its first element is checked
  * by the translation, libpgas checks every byte in the peer's segment.
  * libpgas has no endpoint form of iput/iget: the primary does them. */
-static inline void iputmem(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
+static inline __attribute__((always_inline))
+void iputmem(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
 			   ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t n, int pe)
 {
 	void *d;
@@ -82,7 +85,8 @@ static inline void iputmem(shmem_ctx_t ctx, const char *call, void *dest, const 
 		SHMEM__CHECK(call, pgas_iput((unsigned)pe, d, dst, src, sst, elem, n));
 }
 
-static inline void igetmem(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
+static inline __attribute__((always_inline))
+void igetmem(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
 			   ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t n, int pe)
 {
 	const void *s;
@@ -94,7 +98,8 @@ static inline void igetmem(shmem_ctx_t ctx, const char *call, void *dest, const 
 }
 
 /* On the primary too (no endpoint form of put_with_signal). */
-static inline void put_signal(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
+static inline __attribute__((always_inline))
+void put_signal(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
 			      size_t nelems, size_t size, uint64_t *sig_addr, uint64_t signal,
 			      int sig_op, int pe, int nbi)
 {

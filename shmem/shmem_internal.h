@@ -72,15 +72,21 @@ __attribute__((noreturn))
 void shmem__ctx_bad(const char *call, shmem_ctx_t ctx);
 
 /* ctx's endpoint for put/get: fatal, naming call, if ctx is not live. */
-static inline pgas_ep_t shmem__ctx_ep(const char *call, shmem_ctx_t ctx)
+static inline __attribute__((always_inline))
+pgas_ep_t shmem__ctx_ep(const char *call, shmem_ctx_t ctx)
 {
+	/* The calls without a context fold to the primary's constant, so
+	 * libpgas's inline paths are the primary's (pgas_put's) exactly. */
+	if (ctx == SHMEM_CTX_DEFAULT)
+		return PGAS_EP_PRIMARY;
 	if (__builtin_expect(!ctx || ctx->magic != SHMEM__CTX_LIVE, 0))
 		shmem__ctx_bad(call, ctx);
 	return ctx->ep;
 }
 
 /* An operation that only the primary has, issued through ctx. */
-static inline void shmem__ctx_prim(const char *call, shmem_ctx_t ctx)
+static inline __attribute__((always_inline))
+void shmem__ctx_prim(const char *call, shmem_ctx_t ctx)
 {
 	if (shmem__ctx_ep(call, ctx) != PGAS_EP_PRIMARY && !ctx->prim_used)
 		ctx->prim_used = 1;
@@ -89,28 +95,31 @@ static inline void shmem__ctx_prim(const char *call, shmem_ctx_t ctx)
 /*
  * Defines shmem_ctx_NAME(ctx, PARAMS) and shmem_NAME(PARAMS), the same on
  * SHMEM_CTX_DEFAULT; the body (the macro's last arguments) sees ctx, call
- * (the function's own name, for errors) and the parameters.
+ * (the function's own name, for errors) and the parameters.  flatten: with
+ * two forms of every call a file outgrows GCC's inlining budget, and
+ * libpgas's inline paths would be called out of line.
  */
+#define SHMEM__FLAT __attribute__((flatten))
 #define SHMEM__UNPAREN(...) __VA_ARGS__
 #define SHMEM__DEF_V(NAME, PARAMS, ...)							\
-void shmem_ctx_##NAME(shmem_ctx_t ctx, SHMEM__UNPAREN PARAMS)				\
+SHMEM__FLAT void shmem_ctx_##NAME(shmem_ctx_t ctx, SHMEM__UNPAREN PARAMS)		\
 {											\
 	static const char call[] = "shmem_ctx_" #NAME;					\
 	__VA_ARGS__;									\
 }											\
-void shmem_##NAME(SHMEM__UNPAREN PARAMS)						\
+SHMEM__FLAT void shmem_##NAME(SHMEM__UNPAREN PARAMS)					\
 {											\
 	static const char call[] = "shmem_" #NAME;					\
 	const shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;					\
 	__VA_ARGS__;									\
 }
 #define SHMEM__DEF_R(R, NAME, PARAMS, ...)						\
-R shmem_ctx_##NAME(shmem_ctx_t ctx, SHMEM__UNPAREN PARAMS)				\
+SHMEM__FLAT R shmem_ctx_##NAME(shmem_ctx_t ctx, SHMEM__UNPAREN PARAMS)		\
 {											\
 	static const char call[] = "shmem_ctx_" #NAME;					\
 	return __VA_ARGS__;								\
 }											\
-R shmem_##NAME(SHMEM__UNPAREN PARAMS)							\
+SHMEM__FLAT R shmem_##NAME(SHMEM__UNPAREN PARAMS)					\
 {											\
 	static const char call[] = "shmem_" #NAME;					\
 	const shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;					\
