@@ -312,7 +312,7 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait; do
+	for t in setup heap rma amo wait ctx lock ctx_threads; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
@@ -381,6 +381,31 @@ for c in "put:shmem_int_p: .* is not in the symmetric heap" \
 		echo "$out" | tail -n 5 | sed 's/^/    # /'
 	fi
 done
+# A context used after shmem_ctx_destroy (or SHMEM_CTX_INVALID, or
+# SHMEM_CTX_DEFAULT destroyed) ends the job naming the call.
+for c in "destroyed:shmem_ctx_long_p: the context .* was destroyed" \
+	"invalid:shmem_ctx_long_atomic_inc: the context is SHMEM_CTX_INVALID" \
+	"default:shmem_ctx_destroy: SHMEM_CTX_DEFAULT cannot be destroyed" \
+	"destroy2:shmem_ctx_destroy: the context .* was destroyed"; do
+	m=${c%%:*}
+	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/ctx" -m "$m" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE [0-9]*: ${c#*:}"; then
+		ok "shmem context misuse '$m' ends the job with 1, naming the call"
+	else
+		notok "shmem context misuse '$m': exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+done
+out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/lock" -m clear 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE 1: shmem_clear_lock: the lock .* is not held"; then
+	ok "shmem_clear_lock of a free lock ends the job with 1, naming the call"
+else
+	notok "shmem_clear_lock of a free lock: exit $rc"
+	echo "$out" | tail -n 5 | sed 's/^/    # /'
+fi
+run_tap "shmem/lock -np 4 -k 2000" "$OSHRUN" -np 4 -t 120 "$B/tests/shmem/lock" -k 2000
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
 if [ "$B" = "$PWD/build" ]; then
 	osh=$(mktemp -d)

@@ -6,18 +6,23 @@
  * bits of a signed and an unsigned add are the same), float and double
  * through their own.  On shm and pgas.ko each is one CPU atomic on the
  * peer's memory; the _nbi forms complete before they return (code must
- * not rely on it: shmem_quiet completes them).
+ * not rely on it: shmem_quiet completes them).  Each has its context
+ * form; atomic domains have no endpoint form, so every context's AMOs go
+ * on the primary (and its shmem_ctx_quiet quiets the primary too).
  */
 #include <string.h>
 #include "shmem_internal.h"
 
-/* One operation on an integer of size 4 or 8; returns the old value's bits. */
+/* One operation on an integer of size 4 or 8; returns the old value's bits.
+ * Atomic domains have no endpoint form: a context's AMOs go on the primary. */
 static inline __attribute__((always_inline))
-uint64_t amo_int(const char *call, void *dest, size_t size, unsigned op, uint64_t a,
-		 uint64_t b, int pe)
+uint64_t amo_int(shmem_ctx_t ctx, const char *call, const void *dest, size_t size, unsigned op,
+		 uint64_t a, uint64_t b, int pe)
 {
-	void *d = shmem__xlate(call, dest, size, pe);
+	void *d;
 
+	shmem__ctx_prim(call, ctx);
+	d = shmem__xlate(call, dest, size, pe);
 	if (size == 4) {
 		uint32_t r = 0;
 
@@ -35,108 +40,62 @@ uint64_t amo_int(const char *call, void *dest, size_t size, unsigned op, uint64_
 #define TO_BITS(T, v) ({ uint64_t b_ = 0; T v_ = (v); memcpy(&b_, &v_, sizeof(T)); b_; })
 #define FROM_BITS(T, bits) ({ T v_; uint64_t b_ = (bits); memcpy(&v_, &b_, sizeof(T)); v_; })
 
-#define AMO_I(T, name, op, a, b)							\
-	FROM_BITS(T, amo_int(name, dest, sizeof(T), op, TO_BITS(T, a), TO_BITS(T, b), pe))
+/* In the bodies of SHMEM__DEF_*: ctx, call, pe and the target d. */
+#define AMO_I(T, d, op, a, b)								\
+	FROM_BITS(T, amo_int(ctx, call, d, sizeof(T), op, TO_BITS(T, a), TO_BITS(T, b), pe))
 
 /* fetch, set, swap (and their nbi forms) for integer types. */
 #define SHMEM__AMO_FSS_INT(T, N)							\
-T shmem_##N##_atomic_fetch(const T *source, int pe)					\
-{											\
-	void *dest = (void *)(uintptr_t)source;						\
-	return AMO_I(T, "shmem_" #N "_atomic_fetch", PGAS_AOP_GET, 0, 0);		\
-}											\
-void shmem_##N##_atomic_set(T *dest, T value, int pe)					\
-{											\
-	(void)AMO_I(T, "shmem_" #N "_atomic_set", PGAS_AOP_SET, value, 0);		\
-}											\
-T shmem_##N##_atomic_swap(T *dest, T value, int pe)					\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_swap", PGAS_AOP_SWAP, value, 0);		\
-}											\
-void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)			\
-{											\
-	void *dest = (void *)(uintptr_t)source;						\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_fetch_nbi", PGAS_AOP_GET, 0, 0);	\
-}											\
-void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe)			\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_swap_nbi", PGAS_AOP_SWAP, value, 0);	\
-}
+SHMEM__DEF_R(T, N##_atomic_fetch, (const T *source, int pe),				\
+	     AMO_I(T, source, PGAS_AOP_GET, 0, 0))					\
+SHMEM__DEF_V(N##_atomic_set, (T *dest, T value, int pe),				\
+	     (void)AMO_I(T, dest, PGAS_AOP_SET, value, 0))				\
+SHMEM__DEF_R(T, N##_atomic_swap, (T *dest, T value, int pe),				\
+	     AMO_I(T, dest, PGAS_AOP_SWAP, value, 0))					\
+SHMEM__DEF_V(N##_atomic_fetch_nbi, (T *fetch, const T *source, int pe),		\
+	     *fetch = AMO_I(T, source, PGAS_AOP_GET, 0, 0))				\
+SHMEM__DEF_V(N##_atomic_swap_nbi, (T *fetch, T *dest, T value, int pe),		\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_SWAP, value, 0))
 
 #define SHMEM__AMO_STD_INT(T, N, B)							\
 SHMEM__AMO_FSS_INT(T, N)								\
-T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)			\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_compare_swap", PGAS_AOP_FCAS, cond, value);\
-}											\
-T shmem_##N##_atomic_fetch_inc(T *dest, int pe)					\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_fetch_inc", PGAS_AOP_FINC, 0, 0);	\
-}											\
-void shmem_##N##_atomic_inc(T *dest, int pe)						\
-{											\
-	(void)AMO_I(T, "shmem_" #N "_atomic_inc", PGAS_AOP_INC, 0, 0);			\
-}											\
-T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe)				\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_fetch_add", PGAS_AOP_FADD, value, 0);	\
-}											\
-void shmem_##N##_atomic_add(T *dest, T value, int pe)					\
-{											\
-	(void)AMO_I(T, "shmem_" #N "_atomic_add", PGAS_AOP_ADD, value, 0);		\
-}											\
-void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe)	\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_compare_swap_nbi", PGAS_AOP_FCAS, cond,	\
-		       value);								\
-}											\
-void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe)			\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_fetch_inc_nbi", PGAS_AOP_FINC, 0, 0);	\
-}											\
-void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe)		\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_fetch_add_nbi", PGAS_AOP_FADD, value, 0);\
-}
+SHMEM__DEF_R(T, N##_atomic_compare_swap, (T *dest, T cond, T value, int pe),		\
+	     AMO_I(T, dest, PGAS_AOP_FCAS, cond, value))				\
+SHMEM__DEF_R(T, N##_atomic_fetch_inc, (T *dest, int pe),				\
+	     AMO_I(T, dest, PGAS_AOP_FINC, 0, 0))					\
+SHMEM__DEF_V(N##_atomic_inc, (T *dest, int pe),					\
+	     (void)AMO_I(T, dest, PGAS_AOP_INC, 0, 0))					\
+SHMEM__DEF_R(T, N##_atomic_fetch_add, (T *dest, T value, int pe),			\
+	     AMO_I(T, dest, PGAS_AOP_FADD, value, 0))					\
+SHMEM__DEF_V(N##_atomic_add, (T *dest, T value, int pe),				\
+	     (void)AMO_I(T, dest, PGAS_AOP_ADD, value, 0))				\
+SHMEM__DEF_V(N##_atomic_compare_swap_nbi, (T *fetch, T *dest, T cond, T value, int pe),\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_FCAS, cond, value))			\
+SHMEM__DEF_V(N##_atomic_fetch_inc_nbi, (T *fetch, T *dest, int pe),			\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_FINC, 0, 0))				\
+SHMEM__DEF_V(N##_atomic_fetch_add_nbi, (T *fetch, T *dest, T value, int pe),		\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_FADD, value, 0))
 SHMEM__AMO_TYPES(SHMEM__AMO_STD_INT)
 
 #define SHMEM__AMO_BIT(T, N)								\
-T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe)				\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_fetch_and", PGAS_AOP_FAND, value, 0);	\
-}											\
-void shmem_##N##_atomic_and(T *dest, T value, int pe)					\
-{											\
-	(void)AMO_I(T, "shmem_" #N "_atomic_and", PGAS_AOP_AND, value, 0);		\
-}											\
-T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe)				\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_fetch_or", PGAS_AOP_FOR, value, 0);	\
-}											\
-void shmem_##N##_atomic_or(T *dest, T value, int pe)					\
-{											\
-	(void)AMO_I(T, "shmem_" #N "_atomic_or", PGAS_AOP_OR, value, 0);		\
-}											\
-T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe)				\
-{											\
-	return AMO_I(T, "shmem_" #N "_atomic_fetch_xor", PGAS_AOP_FXOR, value, 0);	\
-}											\
-void shmem_##N##_atomic_xor(T *dest, T value, int pe)					\
-{											\
-	(void)AMO_I(T, "shmem_" #N "_atomic_xor", PGAS_AOP_XOR, value, 0);		\
-}											\
-void shmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe)		\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_fetch_and_nbi", PGAS_AOP_FAND, value, 0);\
-}											\
-void shmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe)		\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_fetch_or_nbi", PGAS_AOP_FOR, value, 0);\
-}											\
-void shmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe)		\
-{											\
-	*fetch = AMO_I(T, "shmem_" #N "_atomic_fetch_xor_nbi", PGAS_AOP_FXOR, value, 0);\
-}
+SHMEM__DEF_R(T, N##_atomic_fetch_and, (T *dest, T value, int pe),			\
+	     AMO_I(T, dest, PGAS_AOP_FAND, value, 0))					\
+SHMEM__DEF_V(N##_atomic_and, (T *dest, T value, int pe),				\
+	     (void)AMO_I(T, dest, PGAS_AOP_AND, value, 0))				\
+SHMEM__DEF_R(T, N##_atomic_fetch_or, (T *dest, T value, int pe),			\
+	     AMO_I(T, dest, PGAS_AOP_FOR, value, 0))					\
+SHMEM__DEF_V(N##_atomic_or, (T *dest, T value, int pe),				\
+	     (void)AMO_I(T, dest, PGAS_AOP_OR, value, 0))				\
+SHMEM__DEF_R(T, N##_atomic_fetch_xor, (T *dest, T value, int pe),			\
+	     AMO_I(T, dest, PGAS_AOP_FXOR, value, 0))					\
+SHMEM__DEF_V(N##_atomic_xor, (T *dest, T value, int pe),				\
+	     (void)AMO_I(T, dest, PGAS_AOP_XOR, value, 0))				\
+SHMEM__DEF_V(N##_atomic_fetch_and_nbi, (T *fetch, T *dest, T value, int pe),		\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_FAND, value, 0))				\
+SHMEM__DEF_V(N##_atomic_fetch_or_nbi, (T *fetch, T *dest, T value, int pe),		\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_FOR, value, 0))				\
+SHMEM__DEF_V(N##_atomic_fetch_xor_nbi, (T *fetch, T *dest, T value, int pe),		\
+	     *fetch = AMO_I(T, dest, PGAS_AOP_FXOR, value, 0))
 SHMEM__AMO_BIT(unsigned int, uint)
 SHMEM__AMO_BIT(unsigned long, ulong)
 SHMEM__AMO_BIT(unsigned long long, ulonglong)
@@ -147,34 +106,27 @@ SHMEM__AMO_BIT(uint64_t, uint64)
 
 /* Extended AMOs on float and double: fetch, set, swap. */
 #define SHMEM__AMO_FSS_FP(T, N, SFX, AD)						\
-static inline T amo_##N(const char *call, const T *dest, unsigned op, T a, int pe)	\
+static inline T amo_##N(shmem_ctx_t ctx, const char *call, const T *dest, unsigned op,	\
+			T a, int pe)							\
 {											\
-	void *d = shmem__xlate(call, dest, sizeof(T), pe);				\
+	void *d;									\
 	T r = 0;									\
 											\
+	shmem__ctx_prim(call, ctx);							\
+	d = shmem__xlate(call, dest, sizeof(T), pe);					\
 	SHMEM__CHECK(call, pgas_ad_op_##SFX(shmem__s.AD, &r, (unsigned)pe, d, op, a, 0, 0));\
 	return r;									\
 }											\
-T shmem_##N##_atomic_fetch(const T *source, int pe)					\
-{											\
-	return amo_##N("shmem_" #N "_atomic_fetch", source, PGAS_AOP_GET, 0, pe);	\
-}											\
-void shmem_##N##_atomic_set(T *dest, T value, int pe)					\
-{											\
-	(void)amo_##N("shmem_" #N "_atomic_set", dest, PGAS_AOP_SET, value, pe);	\
-}											\
-T shmem_##N##_atomic_swap(T *dest, T value, int pe)					\
-{											\
-	return amo_##N("shmem_" #N "_atomic_swap", dest, PGAS_AOP_SWAP, value, pe);	\
-}											\
-void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)			\
-{											\
-	*fetch = amo_##N("shmem_" #N "_atomic_fetch_nbi", source, PGAS_AOP_GET, 0, pe);\
-}											\
-void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe)			\
-{											\
-	*fetch = amo_##N("shmem_" #N "_atomic_swap_nbi", dest, PGAS_AOP_SWAP, value, pe);\
-}
+SHMEM__DEF_R(T, N##_atomic_fetch, (const T *source, int pe),				\
+	     amo_##N(ctx, call, source, PGAS_AOP_GET, 0, pe))				\
+SHMEM__DEF_V(N##_atomic_set, (T *dest, T value, int pe),				\
+	     (void)amo_##N(ctx, call, dest, PGAS_AOP_SET, value, pe))			\
+SHMEM__DEF_R(T, N##_atomic_swap, (T *dest, T value, int pe),				\
+	     amo_##N(ctx, call, dest, PGAS_AOP_SWAP, value, pe))				\
+SHMEM__DEF_V(N##_atomic_fetch_nbi, (T *fetch, const T *source, int pe),		\
+	     *fetch = amo_##N(ctx, call, source, PGAS_AOP_GET, 0, pe))			\
+SHMEM__DEF_V(N##_atomic_swap_nbi, (T *fetch, T *dest, T value, int pe),		\
+	     *fetch = amo_##N(ctx, call, dest, PGAS_AOP_SWAP, value, pe))
 SHMEM__AMO_FSS_FP(float, float, flt, ad_flt)
 SHMEM__AMO_FSS_FP(double, double, dbl, ad_dbl)
 

@@ -229,6 +229,7 @@ void shmem_finalize(void)
 	if (shmem__s.finalised)	/* again: no effect (undefined in the spec) */
 		return;
 	shmem__need_init("shmem_finalize");
+	shmem__ctx_finalize();
 	SHMEM__CHECK("shmem_finalize", pgas_quiet());
 	SHMEM__CHECK("shmem_finalize", pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
 	shmem__s.initialised = 0;

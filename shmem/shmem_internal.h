@@ -51,6 +51,84 @@ static inline void *shmem__xlate(const char *call, const void *addr, size_t nbyt
 	return shmem__s.bases[pe] + (a - b);
 }
 
+/*
+ * A context (ctx.c): put/get go on ep, its own endpoint or the primary
+ * (shared); atomics, signals and strided RMA have no endpoint form in
+ * libpgas, so they go on the primary and mark prim_used for the
+ * context's next quiet.  A destroyed context stays allocated, marked
+ * dead, so that a later use is caught rather than misdirected.
+ */
+#define SHMEM__CTX_LIVE 0x5c7a11feu
+#define SHMEM__CTX_DEAD 0xdeadc7a0u
+struct shmem__ctx {
+	unsigned magic;
+	int prim_used;			/* primary operations since its last quiet */
+	pgas_ep_t ep;			/* PGAS_EP_PRIMARY when shared */
+	long options;
+	struct shmem__ctx *next;	/* the live list (finalize destroys them) */
+};
+
+__attribute__((noreturn))
+void shmem__ctx_bad(const char *call, shmem_ctx_t ctx);
+
+/* ctx's endpoint for put/get: fatal, naming call, if ctx is not live. */
+static inline __attribute__((always_inline))
+pgas_ep_t shmem__ctx_ep(const char *call, shmem_ctx_t ctx)
+{
+	/* The calls without a context fold to the primary's constant, so
+	 * libpgas's inline paths are the primary's (pgas_put's) exactly. */
+	if (ctx == SHMEM_CTX_DEFAULT)
+		return PGAS_EP_PRIMARY;
+	if (__builtin_expect(!ctx || ctx->magic != SHMEM__CTX_LIVE, 0))
+		shmem__ctx_bad(call, ctx);
+	return ctx->ep;
+}
+
+/* An operation that only the primary has, issued through ctx. */
+static inline __attribute__((always_inline))
+void shmem__ctx_prim(const char *call, shmem_ctx_t ctx)
+{
+	if (shmem__ctx_ep(call, ctx) != PGAS_EP_PRIMARY && !ctx->prim_used)
+		ctx->prim_used = 1;
+}
+
+/*
+ * Defines shmem_ctx_NAME(ctx, PARAMS) and shmem_NAME(PARAMS), the same on
+ * SHMEM_CTX_DEFAULT; the body (the macro's last arguments) sees ctx, call
+ * (the function's own name, for errors) and the parameters.  flatten: with
+ * two forms of every call a file outgrows GCC's inlining budget, and
+ * libpgas's inline paths would be called out of line.
+ */
+#define SHMEM__FLAT __attribute__((flatten))
+#define SHMEM__UNPAREN(...) __VA_ARGS__
+#define SHMEM__DEF_V(NAME, PARAMS, ...)							\
+SHMEM__FLAT void shmem_ctx_##NAME(shmem_ctx_t ctx, SHMEM__UNPAREN PARAMS)		\
+{											\
+	static const char call[] = "shmem_ctx_" #NAME;					\
+	__VA_ARGS__;									\
+}											\
+SHMEM__FLAT void shmem_##NAME(SHMEM__UNPAREN PARAMS)					\
+{											\
+	static const char call[] = "shmem_" #NAME;					\
+	const shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;					\
+	__VA_ARGS__;									\
+}
+#define SHMEM__DEF_R(R, NAME, PARAMS, ...)						\
+SHMEM__FLAT R shmem_ctx_##NAME(shmem_ctx_t ctx, SHMEM__UNPAREN PARAMS)		\
+{											\
+	static const char call[] = "shmem_ctx_" #NAME;					\
+	return __VA_ARGS__;								\
+}											\
+SHMEM__FLAT R shmem_##NAME(SHMEM__UNPAREN PARAMS)					\
+{											\
+	static const char call[] = "shmem_" #NAME;					\
+	const shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;					\
+	return __VA_ARGS__;								\
+}
+
+/* At shmem_finalize: quiets and destroys the contexts still live. */
+void shmem__ctx_finalize(void);
+
 /* A libpgas call failed: fatal, with libpgas's message. */
 #define SHMEM__CHECK(call, expr)							\
 	do {										\

@@ -158,35 +158,55 @@ void *shmem_malloc_with_hints(size_t size, long hints);
 	X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)			\
 	X(ptrdiff_t, ptrdiff)
 
+/* ---- contexts ------------------------------------------------------------- */
+
+/* A context: an ordering and completion domain of its own (docs/shmem.md,
+ * "Contexts").  The handle is opaque; SHMEM_CTX_INVALID is NULL. */
+typedef struct shmem__ctx *shmem_ctx_t;
+extern struct shmem__ctx shmem__ctx_default;
+#define SHMEM_CTX_DEFAULT (&shmem__ctx_default)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+
+/* shmem_NAME(args) and its context form shmem_ctx_NAME(ctx, args). */
+#define SHMEM__D2(R, NAME, ...)								\
+R shmem_##NAME(__VA_ARGS__);								\
+R shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+
 /* ---- RMA ------------------------------------------------------------------- */
 
 #define SHMEM__RMA_DECL(T, N)								\
-void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);		\
-void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);		\
-void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);	\
-void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);	\
-void shmem_##N##_p(T *dest, T value, int pe);					\
-T shmem_##N##_g(const T *source, int pe);					\
-void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,	\
-		      size_t nelems, int pe);						\
-void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,	\
-		      size_t nelems, int pe);						\
-void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,		\
-			    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);	\
-void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,	\
-				uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM__D2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM__D2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM__D2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM__D2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM__D2(void, N##_p, T *dest, T value, int pe)					\
+SHMEM__D2(T, N##_g, const T *source, int pe)						\
+SHMEM__D2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,	\
+	  size_t nelems, int pe)							\
+SHMEM__D2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,	\
+	  size_t nelems, int pe)							\
+SHMEM__D2(void, N##_put_signal, T *dest, const T *source, size_t nelems,		\
+	  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)			\
+SHMEM__D2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems,		\
+	  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 SHMEM__RMA_TYPES(SHMEM__RMA_DECL)
 #undef SHMEM__RMA_DECL
 
 #define SHMEM__SIZE_DECL(S)								\
-void shmem_put##S(void *dest, const void *source, size_t nelems, int pe);		\
-void shmem_get##S(void *dest, const void *source, size_t nelems, int pe);		\
-void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe);	\
-void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe);	\
-void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
-		   size_t nelems, int pe);						\
-void shmem_iget##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
-		   size_t nelems, int pe);
+SHMEM__D2(void, put##S, void *dest, const void *source, size_t nelems, int pe)		\
+SHMEM__D2(void, get##S, void *dest, const void *source, size_t nelems, int pe)		\
+SHMEM__D2(void, put##S##_nbi, void *dest, const void *source, size_t nelems, int pe)	\
+SHMEM__D2(void, get##S##_nbi, void *dest, const void *source, size_t nelems, int pe)	\
+SHMEM__D2(void, iput##S, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+	  size_t nelems, int pe)							\
+SHMEM__D2(void, iget##S, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+	  size_t nelems, int pe)
 SHMEM__SIZE_DECL(8)
 SHMEM__SIZE_DECL(16)
 SHMEM__SIZE_DECL(32)
@@ -194,14 +214,15 @@ SHMEM__SIZE_DECL(64)
 SHMEM__SIZE_DECL(128)
 #undef SHMEM__SIZE_DECL
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void shmem_putmem_signal(void *dest, const void *source, size_t nelems,
-			 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-			     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM__D2(void, putmem, void *dest, const void *source, size_t nelems, int pe)
+SHMEM__D2(void, getmem, void *dest, const void *source, size_t nelems, int pe)
+SHMEM__D2(void, putmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+SHMEM__D2(void, getmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+
+SHMEM__D2(void, putmem_signal, void *dest, const void *source, size_t nelems,
+	  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+SHMEM__D2(void, putmem_signal_nbi, void *dest, const void *source, size_t nelems,
+	  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
@@ -209,39 +230,39 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 
 void shmem_fence(void);
 void shmem_quiet(void);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
 
 /* ---- AMOs ------------------------------------------------------------------- */
 
 #define SHMEM__AMO_FSS_DECL(T, N, B)							\
-T shmem_##N##_atomic_fetch(const T *source, int pe);					\
-void shmem_##N##_atomic_set(T *dest, T value, int pe);				\
-T shmem_##N##_atomic_swap(T *dest, T value, int pe);					\
-void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);		\
-void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+SHMEM__D2(T, N##_atomic_fetch, const T *source, int pe)				\
+SHMEM__D2(void, N##_atomic_set, T *dest, T value, int pe)				\
+SHMEM__D2(T, N##_atomic_swap, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)		\
+SHMEM__D2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
 #define SHMEM__AMO_STD_DECL(T, N, B)							\
 SHMEM__AMO_FSS_DECL(T, N, B)								\
-T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);			\
-T shmem_##N##_atomic_fetch_inc(T *dest, int pe);					\
-void shmem_##N##_atomic_inc(T *dest, int pe);						\
-T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);				\
-void shmem_##N##_atomic_add(T *dest, T value, int pe);				\
-void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);	\
-void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);			\
-void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
+SHMEM__D2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)		\
+SHMEM__D2(T, N##_atomic_fetch_inc, T *dest, int pe)					\
+SHMEM__D2(void, N##_atomic_inc, T *dest, int pe)					\
+SHMEM__D2(T, N##_atomic_fetch_add, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_add, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)\
+SHMEM__D2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)			\
+SHMEM__D2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
 #define SHMEM__AMO_BIT_DECL(T, N)							\
-T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe);				\
-void shmem_##N##_atomic_and(T *dest, T value, int pe);				\
-T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe);				\
-void shmem_##N##_atomic_or(T *dest, T value, int pe);					\
-T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);				\
-void shmem_##N##_atomic_xor(T *dest, T value, int pe);				\
-void shmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);		\
-void shmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);		\
-void shmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
-#define SHMEM__AMO_DECL(T, N, B) SHMEM__AMO_STD_DECL(T, N, B) SHMEM__AMO_BIT_DECL(T, N)
+SHMEM__D2(T, N##_atomic_fetch_and, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_and, T *dest, T value, int pe)				\
+SHMEM__D2(T, N##_atomic_fetch_or, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_or, T *dest, T value, int pe)				\
+SHMEM__D2(T, N##_atomic_fetch_xor, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_xor, T *dest, T value, int pe)				\
+SHMEM__D2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)		\
+SHMEM__D2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)		\
+SHMEM__D2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
 /* Bitwise AMOs: the types of table 7 (unsigned and fixed-width). */
-#define SHMEM__AMO_ANY_DECL(T, N, B) SHMEM__AMO_STD_DECL(T, N, B)
-SHMEM__AMO_TYPES(SHMEM__AMO_ANY_DECL)
+SHMEM__AMO_TYPES(SHMEM__AMO_STD_DECL)
 SHMEM__EXT_AMO_TYPES(SHMEM__AMO_FSS_DECL)
 SHMEM__AMO_BIT_DECL(unsigned int, uint)
 SHMEM__AMO_BIT_DECL(unsigned long, ulong)
@@ -250,8 +271,6 @@ SHMEM__AMO_BIT_DECL(int32_t, int32)
 SHMEM__AMO_BIT_DECL(int64_t, int64)
 SHMEM__AMO_BIT_DECL(uint32_t, uint32)
 SHMEM__AMO_BIT_DECL(uint64_t, uint64)
-#undef SHMEM__AMO_ANY_DECL
-#undef SHMEM__AMO_DECL
 
 /* Deprecated (1.3) AMO names. */
 #define SHMEM__AMO_OLD_DECL(T, N)							\
@@ -312,63 +331,110 @@ SHMEM__P2P_TYPES(SHMEM__P2P_DECL)
 void shmem_wait_until(long *ivar, int cmp, long cmp_value);
 void shmem_wait(long *ivar, long cmp_value);
 
+/* ---- distributed locks ----------------------------------------------------------- */
+
+/* lock: a symmetric long, 0 on every PE before first use (PE 0's copy
+ * holds a ticket lock).  test_lock: 0 when it took the lock, else 1. */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
 /* ---- C11 type-generic interfaces ------------------------------------------------- */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
-/* The standard C types only: int8_t etc. are the same types as some of
- * them, and _Generic takes each type once. */
-#define SHMEM__GEN_RMA(F, dest, ...)							\
-	_Generic(*(dest),								\
-		float: shmem_float_##F, double: shmem_double_##F,			\
-		long double: shmem_longdouble_##F, char: shmem_char_##F,		\
-		signed char: shmem_schar_##F, short: shmem_short_##F,			\
-		int: shmem_int_##F, long: shmem_long_##F,				\
-		long long: shmem_longlong_##F, unsigned char: shmem_uchar_##F,		\
-		unsigned short: shmem_ushort_##F, unsigned int: shmem_uint_##F,	\
-		unsigned long: shmem_ulong_##F,						\
-		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
-#define shmem_put(dest, ...) SHMEM__GEN_RMA(put, dest, __VA_ARGS__)
-#define shmem_get(dest, ...) SHMEM__GEN_RMA(get, dest, __VA_ARGS__)
-#define shmem_put_nbi(dest, ...) SHMEM__GEN_RMA(put_nbi, dest, __VA_ARGS__)
-#define shmem_get_nbi(dest, ...) SHMEM__GEN_RMA(get_nbi, dest, __VA_ARGS__)
-#define shmem_p(dest, ...) SHMEM__GEN_RMA(p, dest, __VA_ARGS__)
-#define shmem_g(src, ...) SHMEM__GEN_RMA(g, src, __VA_ARGS__)
-#define shmem_iput(dest, ...) SHMEM__GEN_RMA(iput, dest, __VA_ARGS__)
-#define shmem_iget(dest, ...) SHMEM__GEN_RMA(iget, dest, __VA_ARGS__)
-#define shmem_put_signal(dest, ...) SHMEM__GEN_RMA(put_signal, dest, __VA_ARGS__)
-#define shmem_put_signal_nbi(dest, ...) SHMEM__GEN_RMA(put_signal_nbi, dest, __VA_ARGS__)
+/*
+ * The standard C types only: int8_t etc. are the same types as some of
+ * them, and _Generic takes each type once.  Each RMA and AMO name takes an
+ * optional context first (1.5): shmem_put(dest, src, n, pe) or
+ * shmem_put(ctx, dest, src, n, pe).  The argument count picks the form
+ * (SHMEM__G's K is the count without ctx); the type of the first
+ * pointer after the context picks the function.
+ */
+#define SHMEM__RMA_FN(P, F, x)								\
+	_Generic(*(x),									\
+		float: P##float_##F, double: P##double_##F,				\
+		long double: P##longdouble_##F, char: P##char_##F,			\
+		signed char: P##schar_##F, short: P##short_##F,				\
+		int: P##int_##F, long: P##long_##F,					\
+		long long: P##longlong_##F, unsigned char: P##uchar_##F,		\
+		unsigned short: P##ushort_##F, unsigned int: P##uint_##F,		\
+		unsigned long: P##ulong_##F,						\
+		unsigned long long: P##ulonglong_##F)
+#define SHMEM__AMO_FN(P, F, x)								\
+	_Generic(*(x),									\
+		int: P##int_##F, long: P##long_##F,					\
+		long long: P##longlong_##F, unsigned int: P##uint_##F,			\
+		unsigned long: P##ulong_##F,						\
+		unsigned long long: P##ulonglong_##F)
+#define SHMEM__EXT_FN(P, F, x)								\
+	_Generic(*(x),									\
+		float: P##float_##F, double: P##double_##F,				\
+		int: P##int_##F, long: P##long_##F,					\
+		long long: P##longlong_##F, unsigned int: P##uint_##F,			\
+		unsigned long: P##ulong_##F,						\
+		unsigned long long: P##ulonglong_##F)
+#define SHMEM__BIT_FN(P, F, x)								\
+	_Generic(*(x),									\
+		unsigned int: P##uint_##F, unsigned long: P##ulong_##F,		\
+		unsigned long long: P##ulonglong_##F)
 
-#define SHMEM__GEN_AMO(F, dest, ...)							\
-	_Generic(*(dest),								\
-		int: shmem_int_##F, long: shmem_long_##F,				\
-		long long: shmem_longlong_##F, unsigned int: shmem_uint_##F,		\
-		unsigned long: shmem_ulong_##F,						\
-		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
-#define SHMEM__GEN_EXT(F, dest, ...)							\
-	_Generic(*(dest),								\
-		float: shmem_float_##F, double: shmem_double_##F,			\
-		int: shmem_int_##F, long: shmem_long_##F,				\
-		long long: shmem_longlong_##F, unsigned int: shmem_uint_##F,		\
-		unsigned long: shmem_ulong_##F,						\
-		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
-#define SHMEM__GEN_BIT(F, dest, ...)							\
-	_Generic(*(dest),								\
-		unsigned int: shmem_uint_##F, unsigned long: shmem_ulong_##F,		\
-		unsigned long long: shmem_ulonglong_##F)(dest, __VA_ARGS__)
-#define shmem_atomic_fetch(src, ...) SHMEM__GEN_EXT(atomic_fetch, src, __VA_ARGS__)
-#define shmem_atomic_set(dest, ...) SHMEM__GEN_EXT(atomic_set, dest, __VA_ARGS__)
-#define shmem_atomic_swap(dest, ...) SHMEM__GEN_EXT(atomic_swap, dest, __VA_ARGS__)
-#define shmem_atomic_compare_swap(dest, ...) SHMEM__GEN_AMO(atomic_compare_swap, dest, __VA_ARGS__)
-#define shmem_atomic_fetch_inc(dest, ...) SHMEM__GEN_AMO(atomic_fetch_inc, dest, __VA_ARGS__)
-#define shmem_atomic_inc(dest, ...) SHMEM__GEN_AMO(atomic_inc, dest, __VA_ARGS__)
-#define shmem_atomic_fetch_add(dest, ...) SHMEM__GEN_AMO(atomic_fetch_add, dest, __VA_ARGS__)
-#define shmem_atomic_add(dest, ...) SHMEM__GEN_AMO(atomic_add, dest, __VA_ARGS__)
-#define shmem_atomic_fetch_and(dest, ...) SHMEM__GEN_BIT(atomic_fetch_and, dest, __VA_ARGS__)
-#define shmem_atomic_and(dest, ...) SHMEM__GEN_BIT(atomic_and, dest, __VA_ARGS__)
-#define shmem_atomic_fetch_or(dest, ...) SHMEM__GEN_BIT(atomic_fetch_or, dest, __VA_ARGS__)
-#define shmem_atomic_or(dest, ...) SHMEM__GEN_BIT(atomic_or, dest, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(dest, ...) SHMEM__GEN_BIT(atomic_fetch_xor, dest, __VA_ARGS__)
-#define shmem_atomic_xor(dest, ...) SHMEM__GEN_BIT(atomic_xor, dest, __VA_ARGS__)
+#define SHMEM__FIRST(x, ...) x
+#define SHMEM__CAT(a, b) SHMEM__CAT_(a, b)
+#define SHMEM__CAT_(a, b) a##b
+#define SHMEM__NARG(...) SHMEM__NARG_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SHMEM__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, n, ...) n
+/* Without a context, and with one. */
+#define SHMEM__GX(SEL, F, ...) SHMEM__##SEL##_FN(shmem_, F, SHMEM__FIRST(__VA_ARGS__, 0))(__VA_ARGS__)
+#define SHMEM__GC(SEL, F, ctx, ...)							\
+	SHMEM__##SEL##_FN(shmem_ctx_, F, SHMEM__FIRST(__VA_ARGS__, 0))(ctx, __VA_ARGS__)
+#define SHMEM__W_2_2 SHMEM__GX
+#define SHMEM__W_2_3 SHMEM__GC
+#define SHMEM__W_3_3 SHMEM__GX
+#define SHMEM__W_3_4 SHMEM__GC
+#define SHMEM__W_4_4 SHMEM__GX
+#define SHMEM__W_4_5 SHMEM__GC
+#define SHMEM__W_5_5 SHMEM__GX
+#define SHMEM__W_5_6 SHMEM__GC
+#define SHMEM__W_6_6 SHMEM__GX
+#define SHMEM__W_6_7 SHMEM__GC
+#define SHMEM__W_7_7 SHMEM__GX
+#define SHMEM__W_7_8 SHMEM__GC
+#define SHMEM__G(SEL, F, K, ...)							\
+	SHMEM__CAT(SHMEM__W_##K##_, SHMEM__NARG(__VA_ARGS__))(SEL, F, __VA_ARGS__)
+
+#define shmem_put(...) SHMEM__G(RMA, put, 4, __VA_ARGS__)
+#define shmem_get(...) SHMEM__G(RMA, get, 4, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEM__G(RMA, put_nbi, 4, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEM__G(RMA, get_nbi, 4, __VA_ARGS__)
+#define shmem_p(...) SHMEM__G(RMA, p, 3, __VA_ARGS__)
+#define shmem_g(...) SHMEM__G(RMA, g, 2, __VA_ARGS__)
+#define shmem_iput(...) SHMEM__G(RMA, iput, 6, __VA_ARGS__)
+#define shmem_iget(...) SHMEM__G(RMA, iget, 6, __VA_ARGS__)
+#define shmem_put_signal(...) SHMEM__G(RMA, put_signal, 7, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) SHMEM__G(RMA, put_signal_nbi, 7, __VA_ARGS__)
+
+#define shmem_atomic_fetch(...) SHMEM__G(EXT, atomic_fetch, 2, __VA_ARGS__)
+#define shmem_atomic_set(...) SHMEM__G(EXT, atomic_set, 3, __VA_ARGS__)
+#define shmem_atomic_swap(...) SHMEM__G(EXT, atomic_swap, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) SHMEM__G(EXT, atomic_fetch_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) SHMEM__G(EXT, atomic_swap_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) SHMEM__G(AMO, atomic_compare_swap, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) SHMEM__G(AMO, atomic_fetch_inc, 2, __VA_ARGS__)
+#define shmem_atomic_inc(...) SHMEM__G(AMO, atomic_inc, 2, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) SHMEM__G(AMO, atomic_fetch_add, 3, __VA_ARGS__)
+#define shmem_atomic_add(...) SHMEM__G(AMO, atomic_add, 3, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) SHMEM__G(AMO, atomic_compare_swap_nbi, 5, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) SHMEM__G(AMO, atomic_fetch_inc_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) SHMEM__G(AMO, atomic_fetch_add_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) SHMEM__G(BIT, atomic_fetch_and, 3, __VA_ARGS__)
+#define shmem_atomic_and(...) SHMEM__G(BIT, atomic_and, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) SHMEM__G(BIT, atomic_fetch_or, 3, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEM__G(BIT, atomic_or, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) SHMEM__G(BIT, atomic_fetch_xor, 3, __VA_ARGS__)
+#define shmem_atomic_xor(...) SHMEM__G(BIT, atomic_xor, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) SHMEM__G(BIT, atomic_fetch_and_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) SHMEM__G(BIT, atomic_fetch_or_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) SHMEM__G(BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
 
 #define SHMEM__GEN_P2P(F, ivars, ...)							\
 	_Generic(*(ivars),								\
