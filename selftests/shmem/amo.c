@@ -222,9 +222,14 @@ int main(int argc, char **argv)
 
 	/* The deprecated 1.3 names and the C11 generic ones, on PE 0's words. */
 	{
-		long *l = shmem_calloc(4, sizeof(long));
-		int *i = shmem_calloc(2, sizeof(int));
+		long *l = shmem_calloc(5, sizeof(long));
+		int *i = shmem_calloc(3, sizeof(int));
 		unsigned long *u = shmem_calloc(1, sizeof(unsigned long));
+		int32_t *b32 = shmem_calloc(2, sizeof(int32_t));
+		int64_t *b64 = shmem_calloc(1, sizeof(int64_t));
+		double *d = shmem_calloc((size_t)n, sizeof(double));
+
+		b32[1] = -1;
 
 		shmem_barrier_all();
 		shmem_long_inc(&l[0], 0);
@@ -241,6 +246,16 @@ int main(int argc, char **argv)
 		shmem_atomic_inc(&l[3], 0);
 		(void)shmem_atomic_fetch_add(&l[3], 10L, 0);
 		shmem_atomic_or(u, 1ul << (me % 64), 0);
+		/* the bitwise generics take int32_t and int64_t too */
+		(void)shmem_atomic_fetch_or(&b32[0], (int32_t)1 << (me % 31), 0);
+		shmem_atomic_xor(&b64[0], (int64_t)1 << (me % 63), 0);
+		shmem_atomic_and(&b32[1], ~((int32_t)1 << (me % 31)), 0);
+		/* the 1.3 generic names */
+		shmem_add(&l[4], 3L, 0);
+		shmem_inc(&l[4], 0);
+		(void)shmem_fadd(&i[2], 2, 0);
+		(void)shmem_finc(&i[2], 0);
+		shmem_set(&d[me], (double)me + 0.5, 0);
 		shmem_barrier_all();
 		if (me == 0) {
 			unsigned long all = 0;
@@ -254,13 +269,31 @@ int main(int argc, char **argv)
 			T_EQ(i[1], 7);
 			T_EQ(shmem_atomic_fetch(&i[1], 0), 7);
 			T_EQ(*u, all);
+			int32_t o32 = 0;
+			int64_t o64 = 0;
+			for (int p = 0; p < n; p++) {
+				o32 |= (int32_t)1 << (p % 31);
+				o64 ^= (int64_t)1 << (p % 63);
+			}
+			T_EQ(b32[0], o32);
+			T_EQ(b64[0], o64);
+			T_EQ(b32[1], ~o32);
+			T_EQ(l[4], 4 * n);
+			T_EQ(i[2], 3 * n);
+			for (int p = 0; p < n; p++)
+				T_CHECK(shmem_swap(&d[p], 0.0, 0) == p + 0.5, "d[%d]", p);
+			T_CHECK(shmem_fetch(&d[0], 0) == 0.0, "shmem_fetch");
+			T_CHECK(shmem_cswap(&l[4], 4L * n, 1L, 0) == 4L * n && l[4] == 1, "shmem_cswap");
 		}
 		shmem_barrier_all();
+		shmem_free(d);
+		shmem_free(b64);
+		shmem_free(b32);
 		shmem_free(u);
 		shmem_free(i);
 		shmem_free(l);
 	}
-	st_case("1.3 names (inc, finc, add, fadd, cswap, fetch, set, swap) and C11 generics");
+	st_case("1.3 names (inc, finc, add, fadd, cswap, fetch, set, swap), C11 generics (bitwise on int32_t/int64_t, the 1.3 generic names)");
 
 	/* int and unsigned int on one word share a domain: mixed adds are exact. */
 	{

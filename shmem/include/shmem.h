@@ -373,8 +373,10 @@ int shmem_test_lock(long *lock);
 		long long: P##longlong_##F, unsigned int: P##uint_##F,			\
 		unsigned long: P##ulong_##F,						\
 		unsigned long long: P##ulonglong_##F)
+/* The bitwise types: int32_t and int64_t are int and long (LP64). */
 #define SHMEM__BIT_FN(P, F, x)								\
 	_Generic(*(x),									\
+		int: P##int32_##F, long: P##int64_##F,					\
 		unsigned int: P##uint_##F, unsigned long: P##ulong_##F,		\
 		unsigned long long: P##ulonglong_##F)
 
@@ -432,6 +434,26 @@ int shmem_test_lock(long *lock);
 #define shmem_atomic_or(...) SHMEM__G(BIT, atomic_or, 3, __VA_ARGS__)
 #define shmem_atomic_fetch_xor(...) SHMEM__G(BIT, atomic_fetch_xor, 3, __VA_ARGS__)
 #define shmem_atomic_xor(...) SHMEM__G(BIT, atomic_xor, 3, __VA_ARGS__)
+
+/* The deprecated 1.3 generic names (int, long, long long; fetch, set and
+ * swap also float and double), without a context as in 1.3. */
+#define SHMEM__OLD_FN(F, x)								\
+	_Generic(*(x),									\
+		int: shmem_int_##F, long: shmem_long_##F,				\
+		long long: shmem_longlong_##F)
+#define SHMEM__OLDX_FN(F, x)								\
+	_Generic(*(x),									\
+		float: shmem_float_##F, double: shmem_double_##F,			\
+		int: shmem_int_##F, long: shmem_long_##F,				\
+		long long: shmem_longlong_##F)
+#define shmem_add(dest, ...) SHMEM__OLD_FN(add, dest)(dest, __VA_ARGS__)
+#define shmem_fadd(dest, ...) SHMEM__OLD_FN(fadd, dest)(dest, __VA_ARGS__)
+#define shmem_inc(dest, ...) SHMEM__OLD_FN(inc, dest)(dest, __VA_ARGS__)
+#define shmem_finc(dest, ...) SHMEM__OLD_FN(finc, dest)(dest, __VA_ARGS__)
+#define shmem_cswap(dest, ...) SHMEM__OLD_FN(cswap, dest)(dest, __VA_ARGS__)
+#define shmem_fetch(src, ...) SHMEM__OLDX_FN(fetch, src)(src, __VA_ARGS__)
+#define shmem_set(dest, ...) SHMEM__OLDX_FN(set, dest)(dest, __VA_ARGS__)
+#define shmem_swap(dest, ...) SHMEM__OLDX_FN(swap, dest)(dest, __VA_ARGS__)
 #define shmem_atomic_fetch_and_nbi(...) SHMEM__G(BIT, atomic_fetch_and_nbi, 4, __VA_ARGS__)
 #define shmem_atomic_fetch_or_nbi(...) SHMEM__G(BIT, atomic_fetch_or_nbi, 4, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) SHMEM__G(BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
