@@ -87,9 +87,14 @@ static int do_init(const char *call, int requested, int *provided)
 		shmem__fatal(call, "called after shmem_finalize");
 	if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
 		shmem__fatal(call, "unknown thread level %d", requested);
+	size_t heap = heap_size_env(), scratch = 0;
+
 	rc = pgas_init_thread(NULL, NULL, requested, &got);
-	if (rc == 0)
-		rc = pgas_attach(NULL, 0, heap_size_env());
+	if (rc == 0) {
+		/* The collectives' scratch comes on top of an asked-for heap. */
+		scratch = shmem__coll_scratch((int)pgas_nranks());
+		rc = pgas_attach(NULL, 0, heap ? heap + scratch : 0);
+	}
 	if (rc)
 		shmem__fatal(call, "%s", pgas_last_error());
 	shmem__s.me = (int)pgas_rank();
@@ -119,8 +124,13 @@ static int do_init(const char *call, int requested, int *provided)
 		if (shmem__s.sizes[r] < len)
 			len = shmem__s.sizes[r];
 	}
+	if (len < scratch + HEAP_ALIGN)
+		shmem__fatal(call, "the heap (%zu bytes) has no room for the collectives' %zu",
+			     len, scratch);
 	shmem__s.base = shmem__s.bases[shmem__s.me];
-	shmem__s.size = len & ~(HEAP_ALIGN - 1);
+	shmem__s.coll_len = scratch;
+	shmem__s.coll_off = (len - scratch) & ~(HEAP_ALIGN - 1);
+	shmem__s.size = shmem__s.coll_off;
 	/* Integers of one size share a domain (the bits of int and unsigned
 	 * add alike), so that mixing them on a word stays atomic. */
 	if ((rc = pgas_ad_create(&shmem__s.ad_u32, PGAS_DT_U32, AOPS_INT, 0)) ||
@@ -131,6 +141,8 @@ static int do_init(const char *call, int requested, int *provided)
 				 AOPS_FP, 0)))
 		shmem__fatal(call, "%s", pgas_last_error());
 	heap_reset();
+	shmem__coll_init();
+	shmem__team_init();
 	shmem__s.initialised = 1;
 	if (provided)
 		*provided = got;
