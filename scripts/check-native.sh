@@ -312,7 +312,7 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait; do
+	for t in setup heap rma amo wait team coll; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
@@ -323,6 +323,10 @@ done
 for l in single funneled serialized multiple; do
 	run_tap "shmem/setup -n 2 -l $l" "$OSHRUN" -n 2 -t 60 "$B/tests/shmem/setup" -l $l
 done
+run_tap "shmem/coll -np 3, another seed, 200 operations" \
+	"$OSHRUN" -np 3 -t 120 "$B/tests/shmem/coll" -s 987654321 -k 200
+run_tap "shmem/coll -np 3, PGAS_WAIT_MODE=block" \
+	env PGAS_WAIT_MODE=block "$OSHRUN" -np 3 -t 120 "$B/tests/shmem/coll" -k 50
 run_tap "shmem/heap -np 3, another seed, 1000 operations" \
 	"$OSHRUN" -np 3 -t 60 "$B/tests/shmem/heap" -s 987654321 -k 1000
 out=$("$OSHRUN" -v -np 3 -t 30 "$B/tests/shmem/setup" -x 6 2>&1)
@@ -359,7 +363,7 @@ done
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
 if [ "$B" = "$PWD/build" ]; then
 	osh=$(mktemp -d)
-	for p in shmem_bench shmem_atomic shmem_gups; do
+	for p in shmem_bench shmem_atomic shmem_gups shmem_coll; do
 		if "$B/bin/oshcc" -O2 -o "$osh/$p" "bench/peers/$p.c" 2>"$osh/err"; then
 			ok "bench/peers/$p.c builds with oshcc"
 		else
@@ -367,6 +371,17 @@ if [ "$B" = "$PWD/build" ]; then
 			tail -n 5 "$osh/err" | sed 's/^/    # /'
 		fi
 	done
+	# shmem_coll (1.4 active-set collectives, static pSync/pWrk) runs: 33 results
+	if [ -x "$osh/shmem_coll" ]; then
+		out=$("$OSHRUN" -np 2 -t 300 "$osh/shmem_coll" 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^RESULT oshmem2\.')" -eq 33 ]; then
+			ok "bench/peers/shmem_coll.c runs at 2 PEs (33 results)"
+		else
+			notok "bench/peers/shmem_coll.c at 2 PEs: exit $rc"
+			echo "$out" | tail -n 5 | sed 's/^/    # /'
+		fi
+	fi
 	rm -rf "$osh"
 fi
 

@@ -35,6 +35,7 @@ struct shmem__team {
 	pgas_team_t pt;
 	int my_pe, n_pes;
 	shmem_team_config_t config;
+	int *of_world;			/* world PE -> team PE or -1 (NULL: identity) */
 	struct shmem__team *all_next;	/* every team made here, destroyed ones too */
 };
 /* The live team of handle t, or NULL (invalid, destroyed: with a message). */

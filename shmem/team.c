@@ -114,16 +114,12 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 {
 	struct shmem__team *s = shmem__team_get("shmem_team_translate_pe", src_team);
 	struct shmem__team *d = shmem__team_get("shmem_team_translate_pe", dest_team);
-	unsigned r;
 	int w;
 
 	if (!s || !d || (w = shmem__team_world_pe(s, src_pe)) < 0)
 		return -1;
-	if (d->predefined)
-		return w;
-	if (pgas_team_from_job(d->pt, (unsigned)w, &r) < 0)
-		return -1;	/* not a member of dest_team */
-	return (int)r;
+	/* A map, not pgas_team_from_job, which prints for a non-member. */
+	return d->of_world ? d->of_world[w] : w;
 }
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
@@ -184,6 +180,17 @@ static struct shmem__team *team_new(const char *call, pgas_team_t pt,
 	t->n_pes = (int)pgas_team_size(pt);
 	if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
 		t->config.num_contexts = config->num_contexts;
+	t->of_world = malloc((size_t)shmem__s.npes * sizeof(*t->of_world));
+	if (!t->of_world)
+		shmem__fatal(call, "out of memory");
+	for (int w = 0; w < shmem__s.npes; w++)
+		t->of_world[w] = -1;
+	for (int r = 0; r < t->n_pes; r++) {
+		unsigned w;
+
+		SHMEM__CHECK(call, pgas_team_to_job(pt, (unsigned)r, &w));
+		t->of_world[w] = r;
+	}
 	t->all_next = teams;
 	teams = t;
 	return t;
@@ -315,4 +322,6 @@ void shmem_team_destroy(shmem_team_t team)
 	/* Kept, marked: the handle is refused from now on, never reused. */
 	t->magic = TEAM_DEAD;
 	t->pt = NULL;
+	free(t->of_world);
+	t->of_world = NULL;
 }
