@@ -109,7 +109,8 @@ static int collect(const char *call, shmem_team_t team, void *dest, const void *
 		size_t off = 0;
 
 		need_buf(call, dest, "dest", max);
-		memcpy(pad, source, nbytes);
+		if (nbytes)
+			memcpy(pad, source, nbytes);
 		memset(pad + nbytes, 0, max - nbytes);
 		SHMEM__CHECK(call, pgas_gather_all(t->pt, tmp, pad, max, FLAGS));
 		for (int i = 0; i < n; i++) {
@@ -411,7 +412,8 @@ static int try_recv(const char *call, struct msg *m)
 
 	if (__atomic_load_n((uint64_t *)l + m->pe, __ATOMIC_ACQUIRE) <= k)
 		return 0;
-	memcpy(m->buf + m->done, l + hdr + (size_t)m->pe * chunk, c);
+	if (c)		/* (a sync's empty message has no buffer) */
+		memcpy(m->buf + m->done, l + hdr + (size_t)m->pe * chunk, c);
 	rcvd[m->pe] = k + 1;
 	rack = (uint64_t *)scratch(m->pe) + shmem__s.npes + shmem__s.me;
 	SHMEM__CHECK(call, pgas_put_with_signal((unsigned)m->pe, rack, NULL, 0, rack, k + 1,
@@ -588,7 +590,8 @@ static void as_fcollect(const char *call, void *dest, const void *source, size_t
 	aset_get(call, start, log, size, pSync, &a);
 	need_buf(call, dest, "dest", nbytes);
 	need_buf(call, source, "source", nbytes);
-	memmove((char *)dest + (size_t)a.idx * nbytes, source, nbytes);
+	if (nbytes)
+		memmove((char *)dest + (size_t)a.idx * nbytes, source, nbytes);
 	as_lists(call, &a, &s, &r);
 	for (int k = 0; k < size - 1; k++) {
 		s[k].buf = (char *)dest + (size_t)a.idx * nbytes;
@@ -626,7 +629,8 @@ static void as_collect(const char *call, void *dest, const void *source, size_t 
 		off += all[i];
 	}
 	need_buf(call, dest, "dest", off);
-	memmove((char *)dest + at, source, nbytes);
+	if (nbytes)
+		memmove((char *)dest + at, source, nbytes);
 	for (int k = 0; k < size - 1; k++) {
 		int i = other(&a, k);
 		size_t o = 0;
@@ -735,7 +739,8 @@ static void as_reduce(const char *call, void *dest, const void *source, int nred
 	need_buf(call, dest, "dest", nb);
 	need_buf(call, source, "source", nb);
 	tmp = xmalloc(call, (size_t)size * nb);
-	memcpy(tmp + (size_t)a.idx * nb, source, nb);
+	if (nb)
+		memcpy(tmp + (size_t)a.idx * nb, source, nb);
 	as_lists(call, &a, &s, &r);
 	for (int k = 0; k < size - 1; k++) {
 		s[k].buf = tmp + (size_t)a.idx * nb;
@@ -745,7 +750,8 @@ static void as_reduce(const char *call, void *dest, const void *source, int nred
 	run(call, s, size - 1, r, size - 1);
 	for (int i = 1; i < size; i++)
 		comb(tmp, tmp + (size_t)i * nb, (size_t)nreduce);
-	memcpy(dest, tmp, nb);
+	if (nb)
+		memcpy(dest, tmp, nb);
 	free(tmp);
 	free(s);
 	free(r);
