@@ -160,6 +160,10 @@ static int alltoalls(const char *call, shmem_team_t team, void *dest, const void
 		return 0;
 	need_buf(call, dest, "dest", nelems);
 	need_buf(call, source, "source", nelems);
+	if (dst == 1 && sst == 1) {
+		SHMEM__CHECK(call, pgas_exchange(t->pt, dest, source, nelems * es, FLAGS));
+		return 0;
+	}
 	tot = (size_t)t->n_pes * nelems;
 	pk = xmalloc(call, tot * es);
 	un = xmalloc(call, tot * es);
@@ -663,12 +667,18 @@ static void as_alltoalls(const char *call, void *dest, const void *source, ptrdi
 	check_strides(call, dst, sst);
 	need_buf(call, dest, "dest", nb);
 	need_buf(call, source, "source", nb);
-	pk = xmalloc(call, (size_t)size * nb);
-	un = xmalloc(call, (size_t)size * nb);
-	for (size_t e = 0; e < (size_t)size * nelems; e++)
-		memcpy(pk + e * es, (const char *)source + e * (size_t)sst * es, es);
-	memcpy(un + (size_t)a.idx * nb, pk + (size_t)a.idx * nb, nb);
 	as_lists(call, &a, &s, &r);
+	if (dst == 1 && sst == 1) {	/* contiguous: straight from source into dest */
+		pk = (char *)source;
+		un = dest;
+	} else {
+		pk = xmalloc(call, (size_t)size * nb);
+		un = xmalloc(call, (size_t)size * nb);
+		for (size_t e = 0; e < (size_t)size * nelems; e++)
+			memcpy(pk + e * es, (const char *)source + e * (size_t)sst * es, es);
+	}
+	if (nb)
+		memmove(un + (size_t)a.idx * nb, pk + (size_t)a.idx * nb, nb);
 	for (int k = 0; k < size - 1; k++) {
 		int i = other(&a, k);
 
@@ -677,10 +687,12 @@ static void as_alltoalls(const char *call, void *dest, const void *source, ptrdi
 		s[k].len = r[k].len = nb;
 	}
 	run(call, s, size - 1, r, size - 1);
-	for (size_t e = 0; e < (size_t)size * nelems; e++)
-		memcpy((char *)dest + e * (size_t)dst * es, un + e * es, es);
-	free(pk);
-	free(un);
+	if (un != dest) {
+		for (size_t e = 0; e < (size_t)size * nelems; e++)
+			memcpy((char *)dest + e * (size_t)dst * es, un + e * es, es);
+		free(pk);
+		free(un);
+	}
 	free(s);
 	free(r);
 }

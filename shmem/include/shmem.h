@@ -334,7 +334,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 
 /* ---- collectives (shmem/coll.c) ----------------------------------------------- */
 
-/* Reduction types (1.5 table 10): X(TYPE, TYPENAME) per operation family. */
+/* Reduction types (1.5's reduction table): X(TYPE, TYPENAME) per operation family. */
 #define SHMEM__REDUCE_BIT_TYPES(X)							\
 	X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)	\
 	X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)	\
