@@ -360,6 +360,22 @@ for c in "put:shmem_int_p: .* is not in the symmetric heap" \
 		echo "$out" | tail -n 5 | sed 's/^/    # /'
 	fi
 done
+for c in "coll:notin:shmem_barrier: PE 0 is not in the active set" \
+	"coll:root:shmem_broadcast64: PE_root 2 out of range" \
+	"coll:teamroot:shmem_long_broadcast: PE_root -1 out of range" \
+	"team:world:shmem_team_destroy: SHMEM_TEAM_WORLD cannot be destroyed"; do
+	p=${c%%:*}
+	m=${c#*:}
+	m=${m%%:*}
+	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/$p" -m "$m" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE [0-9]*: ${c#*:*:}"; then
+		ok "shmem/$p misuse '$m' ends the job with 1, naming the call"
+	else
+		notok "shmem/$p misuse '$m': exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+done
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
 if [ "$B" = "$PWD/build" ]; then
 	osh=$(mktemp -d)

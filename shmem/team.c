@@ -197,15 +197,22 @@ static struct shmem__team *team_new(const char *call, pgas_team_t pt,
 }
 
 /* Members with colour >= 0 form a team ordered by key; the rest get
- * SHMEM_TEAM_INVALID.  Collective over parent. */
-static void split(const char *call, struct shmem__team *parent, int colour, unsigned key,
-		  const shmem_team_config_t *config, long mask, shmem_team_t *out)
+ * SHMEM_TEAM_INVALID.  Collective over parent.  A split libpgas refuses
+ * (no memory for the team: on every member alike) is the spec's nonzero. */
+static int split(const char *call, struct shmem__team *parent, int colour, unsigned key,
+		 const shmem_team_config_t *config, long mask, shmem_team_t *out)
 {
 	pgas_team_t pt = NULL;
+	int rc = pgas_team_split(parent->pt, colour < 0 ? PGAS_TEAM_NO_COLOUR : colour, key, &pt);
 
-	SHMEM__CHECK(call, pgas_team_split(parent->pt, colour < 0 ? PGAS_TEAM_NO_COLOUR : colour,
-					   key, &pt));
+	if (rc < 0) {
+		fprintf(stderr, "shmem: PE %d: %s: %s (%s)\n", shmem__s.me, call, pgas_last_error(),
+			pgas_strerror(rc));
+		*out = SHMEM_TEAM_INVALID;
+		return -1;
+	}
 	*out = pt ? team_new(call, pt, config, mask) : SHMEM_TEAM_INVALID;
+	return 0;
 }
 
 static int check_config(const char *call, const shmem_team_config_t *config, long mask)
@@ -259,9 +266,8 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 			idx = i;
 			break;
 		}
-	split(call, p, idx >= 0 ? 0 : -1, idx >= 0 ? (unsigned)idx : 0, config, config_mask,
-	      new_team);
-	return 0;
+	return split(call, p, idx >= 0 ? 0 : -1, idx >= 0 ? (unsigned)idx : 0, config,
+		     config_mask, new_team);
 }
 
 /*
@@ -299,8 +305,14 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 		xrange = p->n_pes;
 	x = p->my_pe % xrange;
 	y = p->my_pe / xrange;
-	split(call, p, y, (unsigned)x, xaxis_config, xaxis_mask, xaxis_team);
-	split(call, p, x, (unsigned)y, yaxis_config, yaxis_mask, yaxis_team);
+	if (split(call, p, y, (unsigned)x, xaxis_config, xaxis_mask, xaxis_team))
+		return -1;
+	if (split(call, p, x, (unsigned)y, yaxis_config, yaxis_mask, yaxis_team)) {
+		if (*xaxis_team != SHMEM_TEAM_INVALID)
+			shmem_team_destroy(*xaxis_team);	/* collective over the row */
+		*xaxis_team = SHMEM_TEAM_INVALID;
+		return -1;
+	}
 	return 0;
 }
 

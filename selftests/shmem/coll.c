@@ -555,8 +555,12 @@ int main(int argc, char **argv)
 	unsigned ops = 300;
 	struct tinfo w, s;
 
+	const char *misuse = NULL;
+
 	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "-s"))
+		if (!strcmp(argv[i], "-m"))
+			misuse = argv[i + 1];
+		else if (!strcmp(argv[i], "-s"))
 			seed = strtoull(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "-k"))
 			ops = (unsigned)strtoul(argv[i + 1], NULL, 0);
@@ -572,6 +576,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
 		psA[i] = psB[i] = SHMEM_SYNC_VALUE;
 	shmem_barrier_all();
+	/* -m: misuse that must end the job with 1 and a message naming the call
+	 * (scripts/check-native.sh): a PE outside the active set it calls on;
+	 * a root outside it; a team collective's root outside the team. */
+	if (misuse && !strcmp(misuse, "notin"))
+		shmem_barrier(1, 0, n - 1, psA);	/* PE 0 is not in it */
+	if (misuse && !strcmp(misuse, "root"))
+		shmem_broadcast64(pools[1], pools[0], 1, n, 0, 0, n, psA);
+	if (misuse && !strcmp(misuse, "teamroot"))
+		shmem_long_broadcast(SHMEM_TEAM_WORLD, POOL(1), POOL(0), 1, -1);
 	w = (struct tinfo){ SHMEM_TEAM_WORLD, 0, 1, n, me };
 	/* a strided team: world PEs n-1, n-4, ... is not expressible (stride
 	 * > 0), so: 1, 4, 7, ... (or PE 0 alone at one PE) */

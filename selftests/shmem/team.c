@@ -277,12 +277,15 @@ static void test_back_to_back(void)
 	shmem_free(dst);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	shmem_init();
 	st_init();
 	me = shmem_my_pe();
 	n = shmem_n_pes();
+	/* -m world: destroying SHMEM_TEAM_WORLD must end the job with 1 */
+	if (argc > 2 && !strcmp(argv[1], "-m") && !strcmp(argv[2], "world"))
+		shmem_team_destroy(SHMEM_TEAM_WORLD);
 	test_predefined();
 	st_case("predefined teams: my_pe, n_pes, config, translate, sync, ptr");
 	test_strided();

@@ -310,7 +310,6 @@ extern struct shmem__team shmem__team_world, shmem__team_shared;
 #define SHMEM_TEAM_WORLD (&shmem__team_world)
 #define SHMEM_TEAM_SHARED (&shmem__team_shared)	/* every PE: all load/store reachable */
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
-#define SHMEMX_TEAM_WORLD SHMEM_TEAM_WORLD
 
 typedef struct {
 	int num_contexts;
