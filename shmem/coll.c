@@ -398,8 +398,8 @@ static int try_send(const char *call, struct msg *m)
 		return 0;	/* our slot there still holds the last chunk */
 	SHMEM__CHECK(call, pgas_put_with_signal((unsigned)m->pe,
 						r + hdr + (size_t)shmem__s.me * chunk,
-						m->buf + m->done, c, (uint64_t *)r + shmem__s.me,
-						k + 1, PGAS_SIGNAL_SET));
+						c ? m->buf + m->done : NULL, c,
+						(uint64_t *)r + shmem__s.me, k + 1, PGAS_SIGNAL_SET));
 	sent[m->pe] = k + 1;
 	m->done += c;
 	m->started = 1;

@@ -90,7 +90,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 
 	if (!t)
 		return -1;
-	if (!config)
+	if (!config && config_mask)
 		shmem__fatal("shmem_team_get_config", "config is NULL");
 	if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS)
 		shmem__fatal("shmem_team_get_config", "unknown config_mask bits %#lx",
