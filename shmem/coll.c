@@ -365,6 +365,9 @@ void shmem__coll_init(void)
 {
 	int n = shmem__s.npes;
 
+	/* Sized at init from pgas_nranks() before pgas_attach: must agree. */
+	if (hdr < (size_t)n * 16 || shmem__s.coll_len < hdr + (size_t)n * chunk)
+		shmem__fatal("shmem_init", "collectives' scratch sized for fewer than %d PEs", n);
 	memset(shmem__s.base + shmem__s.coll_off, 0, shmem__s.coll_len);
 	sent = calloc((size_t)n, sizeof(*sent));
 	rcvd = calloc((size_t)n, sizeof(*rcvd));

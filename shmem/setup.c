@@ -87,11 +87,12 @@ static int do_init(const char *call, int requested, int *provided)
 		shmem__fatal(call, "called after shmem_finalize");
 	if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
 		shmem__fatal(call, "unknown thread level %d", requested);
-	size_t heap = heap_size_env(), scratch = 0;
+	size_t heap, scratch = 0;
 
 	rc = pgas_init_thread(NULL, NULL, requested, &got);
 	if (rc == 0) {
 		/* The collectives' scratch comes on top of an asked-for heap. */
+		heap = heap_size_env();
 		scratch = shmem__coll_scratch((int)pgas_nranks());
 		rc = pgas_attach(NULL, 0, heap ? heap + scratch : 0);
 	}
