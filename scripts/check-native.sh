@@ -312,7 +312,7 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait ctx lock ctx_threads; do
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
@@ -332,7 +332,6 @@ for v in 3.1m:3250586 1M:1048576 010M:10485760 SMA=2m:2097152; do
 		env $var=$val "$OSHRUN" -np 2 -t 60 "$B/tests/shmem/setup" -a "${v#*:}"
 done
 # The deprecated and other implementations' names, built as C99 and C++ too.
-run_tap "shmem/compat -np 2" "$OSHRUN" -np 2 -t 60 "$B/tests/shmem/compat"
 if [ "$B" = "$PWD/build" ]; then
 	for std in c99 c++; do
 		osh=$B/bin/oshcc lang="-std=c99"
@@ -347,6 +346,10 @@ if [ "$B" = "$PWD/build" ]; then
 		fi
 	done
 fi
+run_tap "shmem/coll -np 3, another seed, 200 operations" \
+	"$OSHRUN" -np 3 -t 120 "$B/tests/shmem/coll" -s 987654321 -k 200
+run_tap "shmem/coll -np 3, PGAS_WAIT_MODE=block" \
+	env PGAS_WAIT_MODE=block "$OSHRUN" -np 3 -t 120 "$B/tests/shmem/coll" -k 50
 run_tap "shmem/heap -np 3, another seed, 1000 operations" \
 	"$OSHRUN" -np 3 -t 60 "$B/tests/shmem/heap" -s 987654321 -k 1000
 out=$("$OSHRUN" -v -np 3 -t 30 "$B/tests/shmem/setup" -x 6 2>&1)
@@ -406,10 +409,26 @@ else
 	echo "$out" | tail -n 5 | sed 's/^/    # /'
 fi
 run_tap "shmem/lock -np 4 -k 2000" "$OSHRUN" -np 4 -t 120 "$B/tests/shmem/lock" -k 2000
+for c in "coll:notin:shmem_barrier: PE 0 is not in the active set" \
+	"coll:root:shmem_broadcast64: PE_root 2 out of range" \
+	"coll:teamroot:shmem_long_broadcast: PE_root -1 out of range" \
+	"team:world:shmem_team_destroy: SHMEM_TEAM_WORLD cannot be destroyed"; do
+	p=${c%%:*}
+	m=${c#*:}
+	m=${m%%:*}
+	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/$p" -m "$m" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE [0-9]*: ${c#*:*:}"; then
+		ok "shmem/$p misuse '$m' ends the job with 1, naming the call"
+	else
+		notok "shmem/$p misuse '$m': exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+done
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
 if [ "$B" = "$PWD/build" ]; then
 	osh=$(mktemp -d)
-	for p in shmem_bench shmem_atomic shmem_gups; do
+	for p in shmem_bench shmem_atomic shmem_gups shmem_coll; do
 		if "$B/bin/oshcc" -O2 -o "$osh/$p" "bench/peers/$p.c" 2>"$osh/err"; then
 			ok "bench/peers/$p.c builds with oshcc"
 		else
@@ -417,6 +436,17 @@ if [ "$B" = "$PWD/build" ]; then
 			tail -n 5 "$osh/err" | sed 's/^/    # /'
 		fi
 	done
+	# shmem_coll (1.4 active-set collectives, static pSync/pWrk) runs: 33 results
+	if [ -x "$osh/shmem_coll" ]; then
+		out=$("$OSHRUN" -np 2 -t 300 "$osh/shmem_coll" 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^RESULT oshmem2\.')" -eq 33 ]; then
+			ok "bench/peers/shmem_coll.c runs at 2 PEs (33 results)"
+		else
+			notok "bench/peers/shmem_coll.c at 2 PEs: exit $rc"
+			echo "$out" | tail -n 5 | sed 's/^/    # /'
+		fi
+	fi
 	rm -rf "$osh"
 fi
 

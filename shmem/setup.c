@@ -88,16 +88,18 @@ static void heap_reset(void);
 
 /*
  * The segment: the size asked for plus what aligning the heap's start can
- * lose, so that the heap is at least as large as SHMEM_SYMMETRIC_SIZE.
+ * lose and the collectives' scratch (at the heap's end), so that the heap
+ * is at least as large as SHMEM_SYMMETRIC_SIZE.
  */
-static int attach_heap(void)
+static int attach_heap(size_t scratch)
 {
 	const char *name;
 	size_t want = heap_size_env(&name);
 
 	if (want && getenv("SHMEM_DEBUG"))
-		fprintf(stderr, "shmem: %s=%zu bytes\n", name, want);
-	return pgas_attach(NULL, 0, want ? want + HEAP_START : 0);
+		fprintf(stderr, "shmem: %s=%zu bytes (and %zu for the collectives)\n", name, want,
+			scratch);
+	return pgas_attach(NULL, 0, want ? want + HEAP_START + scratch : 0);
 }
 
 /* The spec's SHMEM_VERSION and SHMEM_INFO: printed by PE 0 at start-up. */
@@ -139,9 +141,14 @@ static int do_init(const char *call, int requested, int *provided)
 		shmem__fatal(call, "called after shmem_finalize");
 	if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
 		shmem__fatal(call, "unknown thread level %d", requested);
+	size_t scratch = 0;
+
 	rc = pgas_init_thread(NULL, NULL, requested, &got);
-	if (rc == 0)
-		rc = attach_heap();
+	if (rc == 0) {
+		/* The collectives' scratch comes on top of an asked-for heap. */
+		scratch = shmem__coll_scratch((int)pgas_nranks());
+		rc = attach_heap(scratch);
+	}
 	if (rc)
 		shmem__fatal(call, "%s", pgas_last_error());
 	shmem__s.me = (int)pgas_rank();
@@ -171,8 +178,13 @@ static int do_init(const char *call, int requested, int *provided)
 		if (shmem__s.sizes[r] < len)
 			len = shmem__s.sizes[r];
 	}
+	if (len < scratch + HEAP_ALIGN)
+		shmem__fatal(call, "the heap (%zu bytes) has no room for the collectives' %zu",
+			     len, scratch);
 	shmem__s.base = shmem__s.bases[shmem__s.me];
-	shmem__s.size = len & ~(HEAP_ALIGN - 1);
+	shmem__s.coll_len = scratch;
+	shmem__s.coll_off = (len - scratch) & ~(HEAP_ALIGN - 1);
+	shmem__s.size = shmem__s.coll_off;
 	/* Integers of one size share a domain (the bits of int and unsigned
 	 * add alike), so that mixing them on a word stays atomic. */
 	if ((rc = pgas_ad_create(&shmem__s.ad_u32, PGAS_DT_U32, AOPS_INT, 0)) ||
@@ -183,6 +195,8 @@ static int do_init(const char *call, int requested, int *provided)
 				 AOPS_FP, 0)))
 		shmem__fatal(call, "%s", pgas_last_error());
 	heap_reset();
+	shmem__coll_init();
+	shmem__team_init();
 	shmem__s.initialised = 1;
 	if (provided)
 		*provided = got;

@@ -20,11 +20,34 @@ struct shmem__state {
 	char **bases;			/* every PE's segment, in its own address space */
 	size_t *sizes;
 	pgas_ad_t ad_u32, ad_u64, ad_flt, ad_dbl;
+	size_t coll_off;		/* the active-set collectives' scratch (coll.c): */
+	size_t coll_len;		/* at coll_off in every heap, past the allocator's */
 };
 extern struct shmem__state shmem__s;
 
 __attribute__((noreturn, format(printf, 2, 3)))
 void shmem__fatal(const char *call, const char *fmt, ...);
+
+/* A team (team.c): what a shmem_team_t points at. */
+struct shmem__team {
+	unsigned magic;			/* live or destroyed */
+	int predefined;			/* SHMEM_TEAM_WORLD / SHARED */
+	pgas_team_t pt;
+	int my_pe, n_pes;
+	shmem_team_config_t config;
+	int *of_world;			/* world PE -> team PE or -1 (NULL: identity) */
+	struct shmem__team *all_next;	/* every team made here, destroyed ones too */
+};
+/* The live team of handle t, or NULL (invalid, destroyed: with a message). */
+struct shmem__team *shmem__team_get(const char *call, shmem_team_t t);
+/* The world PE of t's PE pe, or -1. */
+int shmem__team_world_pe(const struct shmem__team *t, int pe);
+
+/* Bytes of symmetric scratch the active-set collectives need at npes. */
+size_t shmem__coll_scratch(int npes);
+/* At init, once the heap is known (local, before init's barrier). */
+void shmem__coll_init(void);
+void shmem__team_init(void);
 
 /* The job must be initialised: else fatal, naming call. */
 static inline void shmem__need_init(const char *call)

@@ -62,8 +62,10 @@ extern "C" {
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
 #define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
 
-/* pSync / pWrk sizes of the 1.4 active-set collectives (not implemented
- * yet; defined so that programs that only declare the arrays compile). */
+/* pSync / pWrk sizes of the 1.4 active-set collectives.  This layer
+ * synchronises them through a scratch area of its own (docs/shmem.md): it
+ * reads no pSync or pWrk and writes none, so every size works; these are
+ * what programs declare. */
 #define SHMEM_SYNC_VALUE 0L
 #define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
 #define SHMEM_BCAST_SYNC_SIZE 64
@@ -78,6 +80,9 @@ extern "C" {
 #define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
 #define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
 #define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_ALLTOALLS_SYNC_SIZE
+#define _SHMEM_SYNC_SIZE SHMEM_SYNC_SIZE
 #define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ---- setup, exit and query ------------------------------------------------- */
@@ -339,6 +344,155 @@ void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);
 int shmem_test_lock(long *lock);
 
+/* ---- teams (shmem/team.c) ---------------------------------------------------- */
+
+/* A team handle: a pointer to the layer's private state.  A handle stays
+ * refused (not reused) once its team is destroyed. */
+typedef struct shmem__team *shmem_team_t;
+extern struct shmem__team shmem__team_world, shmem__team_shared;
+#define SHMEM_TEAM_WORLD (&shmem__team_world)
+#define SHMEM_TEAM_SHARED (&shmem__team_shared)	/* every PE: all load/store reachable */
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+typedef struct {
+	int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+			     const shmem_team_config_t *config, long config_mask,
+			     shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+			const shmem_team_config_t *xaxis_config, long xaxis_mask,
+			shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+			long yaxis_mask, shmem_team_t *yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+int shmem_team_sync(shmem_team_t team);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+
+/* ---- collectives (shmem/coll.c) ----------------------------------------------- */
+
+/* Reduction types (1.5's reduction table): X(TYPE, TYPENAME) per operation family. */
+#define SHMEM__REDUCE_BIT_TYPES(X)							\
+	X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)	\
+	X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)	\
+	X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)	\
+	X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define SHMEM__REDUCE_CMP_TYPES(X)							\
+	X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)	\
+	X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar)		\
+	X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)		\
+	X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16)		\
+	X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)	\
+	X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(float, float)	\
+	X(double, double) X(long double, longdouble)
+#define SHMEM__REDUCE_ARITH_TYPES(X)							\
+	SHMEM__REDUCE_CMP_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+
+/* 1.4 *_to_all types. */
+#define SHMEM__TOALL_BIT_TYPES(X)							\
+	X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM__TOALL_CMP_TYPES(X)							\
+	SHMEM__TOALL_BIT_TYPES(X) X(float, float) X(double, double)			\
+	X(long double, longdouble)
+#define SHMEM__TOALL_ARITH_TYPES(X)							\
+	SHMEM__TOALL_CMP_TYPES(X) X(float _Complex, complexf) X(double _Complex, complexd)
+
+/* Team collectives (1.5): 0 on success, nonzero for an invalid team. */
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+		       int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+		       ptrdiff_t sst, size_t nelems);
+
+#define SHMEM__COLL_DECL(T, N)								\
+int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,	\
+			  int PE_root);							\
+int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);	\
+int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);	\
+int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);	\
+int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,	\
+			  ptrdiff_t sst, size_t nelems);
+SHMEM__RMA_TYPES(SHMEM__COLL_DECL)
+#undef SHMEM__COLL_DECL
+
+#define SHMEM__RED_DECL1(T, N, OP)							\
+int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define SHMEM__RED_AND(T, N) SHMEM__RED_DECL1(T, N, and)
+#define SHMEM__RED_OR(T, N) SHMEM__RED_DECL1(T, N, or)
+#define SHMEM__RED_XOR(T, N) SHMEM__RED_DECL1(T, N, xor)
+#define SHMEM__RED_MAX(T, N) SHMEM__RED_DECL1(T, N, max)
+#define SHMEM__RED_MIN(T, N) SHMEM__RED_DECL1(T, N, min)
+#define SHMEM__RED_SUM(T, N) SHMEM__RED_DECL1(T, N, sum)
+#define SHMEM__RED_PROD(T, N) SHMEM__RED_DECL1(T, N, prod)
+SHMEM__REDUCE_BIT_TYPES(SHMEM__RED_AND)
+SHMEM__REDUCE_BIT_TYPES(SHMEM__RED_OR)
+SHMEM__REDUCE_BIT_TYPES(SHMEM__RED_XOR)
+SHMEM__REDUCE_CMP_TYPES(SHMEM__RED_MAX)
+SHMEM__REDUCE_CMP_TYPES(SHMEM__RED_MIN)
+SHMEM__REDUCE_ARITH_TYPES(SHMEM__RED_SUM)
+SHMEM__REDUCE_ARITH_TYPES(SHMEM__RED_PROD)
+#undef SHMEM__RED_AND
+#undef SHMEM__RED_OR
+#undef SHMEM__RED_XOR
+#undef SHMEM__RED_MAX
+#undef SHMEM__RED_MIN
+#undef SHMEM__RED_SUM
+#undef SHMEM__RED_PROD
+#undef SHMEM__RED_DECL1
+
+/* Active-set collectives (1.4): every PE of the set PE_start + i <<
+ * logPE_stride (i < PE_size) calls them; pSync / pWrk are not touched. */
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define SHMEM__AS_DECL(S)								\
+void shmem_broadcast##S(void *dest, const void *source, size_t nelems, int PE_root,	\
+			int PE_start, int logPE_stride, int PE_size, long *pSync);	\
+void shmem_collect##S(void *dest, const void *source, size_t nelems, int PE_start,	\
+		      int logPE_stride, int PE_size, long *pSync);			\
+void shmem_fcollect##S(void *dest, const void *source, size_t nelems, int PE_start,	\
+		       int logPE_stride, int PE_size, long *pSync);			\
+void shmem_alltoall##S(void *dest, const void *source, size_t nelems, int PE_start,	\
+		       int logPE_stride, int PE_size, long *pSync);			\
+void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+			size_t nelems, int PE_start, int logPE_stride, int PE_size,	\
+			long *pSync);
+SHMEM__AS_DECL(32)
+SHMEM__AS_DECL(64)
+#undef SHMEM__AS_DECL
+
+#define SHMEM__TOALL_DECL1(T, N, OP)							\
+void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,	\
+			       int logPE_stride, int PE_size, T *pWrk, long *pSync);
+#define SHMEM__TOALL_AND(T, N) SHMEM__TOALL_DECL1(T, N, and)
+#define SHMEM__TOALL_OR(T, N) SHMEM__TOALL_DECL1(T, N, or)
+#define SHMEM__TOALL_XOR(T, N) SHMEM__TOALL_DECL1(T, N, xor)
+#define SHMEM__TOALL_MAX(T, N) SHMEM__TOALL_DECL1(T, N, max)
+#define SHMEM__TOALL_MIN(T, N) SHMEM__TOALL_DECL1(T, N, min)
+#define SHMEM__TOALL_SUM(T, N) SHMEM__TOALL_DECL1(T, N, sum)
+#define SHMEM__TOALL_PROD(T, N) SHMEM__TOALL_DECL1(T, N, prod)
+SHMEM__TOALL_BIT_TYPES(SHMEM__TOALL_AND)
+SHMEM__TOALL_BIT_TYPES(SHMEM__TOALL_OR)
+SHMEM__TOALL_BIT_TYPES(SHMEM__TOALL_XOR)
+SHMEM__TOALL_CMP_TYPES(SHMEM__TOALL_MAX)
+SHMEM__TOALL_CMP_TYPES(SHMEM__TOALL_MIN)
+SHMEM__TOALL_ARITH_TYPES(SHMEM__TOALL_SUM)
+SHMEM__TOALL_ARITH_TYPES(SHMEM__TOALL_PROD)
+#undef SHMEM__TOALL_AND
+#undef SHMEM__TOALL_OR
+#undef SHMEM__TOALL_XOR
+#undef SHMEM__TOALL_MAX
+#undef SHMEM__TOALL_MIN
+#undef SHMEM__TOALL_SUM
+#undef SHMEM__TOALL_PROD
+#undef SHMEM__TOALL_DECL1
+
 /* ---- C11 type-generic interfaces ------------------------------------------------- */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
@@ -478,6 +632,55 @@ int shmem_test_lock(long *lock);
 #define shmem_test_all_vector(ivars, ...) SHMEM__GEN_P2P(test_all_vector, ivars, __VA_ARGS__)
 #define shmem_test_any_vector(ivars, ...) SHMEM__GEN_P2P(test_any_vector, ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) SHMEM__GEN_P2P(test_some_vector, ivars, __VA_ARGS__)
+/* Collectives: the standard C types (and the complex ones for sum / prod). */
+#define SHMEM__GEN_COLL(F, team, dest, ...)						\
+	_Generic(*(dest),								\
+		float: shmem_float_##F, double: shmem_double_##F,			\
+		long double: shmem_longdouble_##F, char: shmem_char_##F,		\
+		signed char: shmem_schar_##F, short: shmem_short_##F,			\
+		int: shmem_int_##F, long: shmem_long_##F,				\
+		long long: shmem_longlong_##F, unsigned char: shmem_uchar_##F,		\
+		unsigned short: shmem_ushort_##F, unsigned int: shmem_uint_##F,	\
+		unsigned long: shmem_ulong_##F,						\
+		unsigned long long: shmem_ulonglong_##F)(team, dest, __VA_ARGS__)
+#define shmem_broadcast(team, dest, ...) SHMEM__GEN_COLL(broadcast, team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...) SHMEM__GEN_COLL(collect, team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...) SHMEM__GEN_COLL(fcollect, team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...) SHMEM__GEN_COLL(alltoall, team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...) SHMEM__GEN_COLL(alltoalls, team, dest, __VA_ARGS__)
+#define SHMEM__GEN_RED_BIT(F, team, dest, ...)						\
+	_Generic(*(dest),								\
+		unsigned char: shmem_uchar_##F, unsigned short: shmem_ushort_##F,	\
+		unsigned int: shmem_uint_##F, unsigned long: shmem_ulong_##F,		\
+		unsigned long long: shmem_ulonglong_##F)(team, dest, __VA_ARGS__)
+#define SHMEM__GEN_RED_CMP(F, team, dest, ...)						\
+	_Generic(*(dest),								\
+		char: shmem_char_##F, signed char: shmem_schar_##F,			\
+		short: shmem_short_##F, int: shmem_int_##F, long: shmem_long_##F,	\
+		long long: shmem_longlong_##F, unsigned char: shmem_uchar_##F,		\
+		unsigned short: shmem_ushort_##F, unsigned int: shmem_uint_##F,	\
+		unsigned long: shmem_ulong_##F,						\
+		unsigned long long: shmem_ulonglong_##F, float: shmem_float_##F,	\
+		double: shmem_double_##F,						\
+		long double: shmem_longdouble_##F)(team, dest, __VA_ARGS__)
+#define SHMEM__GEN_RED_ARITH(F, team, dest, ...)					\
+	_Generic(*(dest),								\
+		char: shmem_char_##F, signed char: shmem_schar_##F,			\
+		short: shmem_short_##F, int: shmem_int_##F, long: shmem_long_##F,	\
+		long long: shmem_longlong_##F, unsigned char: shmem_uchar_##F,		\
+		unsigned short: shmem_ushort_##F, unsigned int: shmem_uint_##F,	\
+		unsigned long: shmem_ulong_##F,						\
+		unsigned long long: shmem_ulonglong_##F, float: shmem_float_##F,	\
+		double: shmem_double_##F, long double: shmem_longdouble_##F,		\
+		float _Complex: shmem_complexf_##F,					\
+		double _Complex: shmem_complexd_##F)(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...) SHMEM__GEN_RED_BIT(and_reduce, team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...) SHMEM__GEN_RED_BIT(or_reduce, team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...) SHMEM__GEN_RED_BIT(xor_reduce, team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...) SHMEM__GEN_RED_CMP(max_reduce, team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...) SHMEM__GEN_RED_CMP(min_reduce, team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) SHMEM__GEN_RED_ARITH(sum_reduce, team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) SHMEM__GEN_RED_ARITH(prod_reduce, team, dest, __VA_ARGS__)
 #endif
 
 #ifdef __cplusplus
