@@ -312,7 +312,7 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll; do
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
@@ -397,6 +397,19 @@ for c in "destroyed:shmem_ctx_long_p: the context .* was destroyed" \
 		ok "shmem context misuse '$m' ends the job with 1, naming the call"
 	else
 		notok "shmem context misuse '$m': exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+done
+# A team context's PE out of its team; a context used after its team went.
+for c in "range:shmem_ctx_long_p: PE 1 out of range of the context's team (1 PEs)" \
+	"gone:shmem_ctx_long_g: the context .* was destroyed"; do
+	m=${c%%:*}
+	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/team_ctx" -m "$m" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE 0: ${c#*:}"; then
+		ok "shmem team context misuse '$m' ends the job with 1, naming the call"
+	else
+		notok "shmem team context misuse '$m': exit $rc"
 		echo "$out" | tail -n 5 | sed 's/^/    # /'
 	fi
 done

@@ -22,6 +22,7 @@ uint64_t amo_int(shmem_ctx_t ctx, const char *call, const void *dest, size_t siz
 	void *d;
 
 	shmem__ctx_prim(call, ctx);
+	pe = shmem__ctx_pe(call, ctx, pe);
 	d = shmem__xlate(call, dest, size, pe);
 	if (size == 4) {
 		uint32_t r = 0;
@@ -113,6 +114,7 @@ static inline T amo_##N(shmem_ctx_t ctx, const char *call, const T *dest, unsign
 	T r = 0;									\
 											\
 	shmem__ctx_prim(call, ctx);							\
+	pe = shmem__ctx_pe(call, ctx, pe);						\
 	d = shmem__xlate(call, dest, sizeof(T), pe);					\
 	SHMEM__CHECK(call, pgas_ad_op_##SFX(shmem__s.AD, &r, (unsigned)pe, d, op, a, 0, 0));\
 	return r;									\

@@ -114,6 +114,8 @@ static void ctx_close(const char *call, struct shmem__ctx *c)
 		SHMEM__CHECK(call, pgas_ep_destroy(c->ep));
 	c->ep = PGAS_EP_PRIMARY;
 	c->magic = SHMEM__CTX_DEAD;
+	free(c->to_world);
+	c->to_world = NULL;
 	for (pp = &ctx_live; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -172,4 +174,69 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 void shmem_quiet(void)
 {
 	ctx_quiet("shmem_quiet", SHMEM_CTX_DEFAULT);
+}
+
+/* ---- contexts of a team ---------------------------------------------------- */
+
+/*
+ * A context whose PE arguments are PEs of team (1.5): as shmem_ctx_create,
+ * with the team's PEs translated to the world's once, here.  Nonzero (and
+ * SHMEM_CTX_INVALID) for an invalid or destroyed team.
+ */
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+	static const char call[] = "shmem_team_create_ctx";
+	struct shmem__team *t;
+	int *map = NULL;
+
+	shmem__need_init(call);
+	if (!ctx)
+		shmem__fatal(call, "ctx is NULL");
+	*ctx = SHMEM_CTX_INVALID;
+	if (!(t = shmem__team_get(call, team)))
+		return 1;
+	if (!t->predefined) {
+		map = malloc((size_t)t->n_pes * sizeof(*map));
+		if (!map)
+			return 1;
+		for (int i = 0; i < t->n_pes; i++)
+			map[i] = shmem__team_world_pe(t, i);
+	}
+	if (shmem_ctx_create(options, ctx)) {
+		free(map);
+		return 1;
+	}
+	(*ctx)->team = t->predefined ? NULL : t;
+	(*ctx)->to_world = map;
+	(*ctx)->team_n = t->n_pes;
+	return 0;
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+	static const char call[] = "shmem_ctx_get_team";
+
+	shmem__need_init(call);
+	if (!team)
+		shmem__fatal(call, "team is NULL");
+	*team = SHMEM_TEAM_INVALID;
+	if (ctx == SHMEM_CTX_INVALID)
+		return 1;
+	(void)shmem__ctx_ep(call, ctx);	/* a destroyed context is fatal */
+	*team = ctx == SHMEM_CTX_DEFAULT || !ctx->team ? SHMEM_TEAM_WORLD : (shmem_team_t)ctx->team;
+	return 0;
+}
+
+/* shmem_team_destroy: the team's contexts go with it (quieted first). */
+void shmem__ctx_team_gone(const char *call, struct shmem__team *t)
+{
+	struct shmem__ctx *c, *next;
+
+	pthread_mutex_lock(&ctx_lock);
+	for (c = ctx_live; c; c = next) {
+		next = c->next;
+		if (c->team == t)
+			ctx_close(call, c);
+	}
+	pthread_mutex_unlock(&ctx_lock);
 }

@@ -21,9 +21,10 @@ static inline size_t nbytes(const char *call, size_t nelems, size_t size)
 enum { PUT, GET, PUT_NBI, GET_NBI };
 static inline __attribute__((always_inline))
 void xfer(shmem_ctx_t ctx, const char *call, void *dest, const void *src, size_t nelems,
-	  size_t size, int pe, int kind)
+	  size_t size, int tpe, int kind)
 {
 	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
+	int pe = shmem__ctx_pe(call, ctx, tpe);
 	size_t n = nbytes(call, nelems, size);
 	void *r = shmem__xlate(call, kind == PUT || kind == PUT_NBI ? dest : src, n, pe);
 
@@ -40,9 +41,10 @@ void xfer(shmem_ctx_t ctx, const char *call, void *dest, const void *src, size_t
 /* One element: a single store or load where it is 1-8 aligned bytes. */
 static inline __attribute__((always_inline))
 void p_elem(shmem_ctx_t ctx, const char *call, void *dest, const void *value,
-			  size_t size, int pe)
+			  size_t size, int tpe)
 {
 	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
+	int pe = shmem__ctx_pe(call, ctx, tpe);
 	char *d = shmem__xlate(call, dest, size, pe);
 	uint64_t v = 0;
 
@@ -56,9 +58,10 @@ void p_elem(shmem_ctx_t ctx, const char *call, void *dest, const void *value,
 
 static inline __attribute__((always_inline))
 void g_elem(shmem_ctx_t ctx, const char *call, void *out, const void *src,
-			  size_t size, int pe)
+			  size_t size, int tpe)
 {
 	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
+	int pe = shmem__ctx_pe(call, ctx, tpe);
 	const char *s = shmem__xlate(call, src, size, pe);
 	uint64_t v = 0;
 
@@ -80,6 +83,7 @@ void iputmem(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
 	void *d;
 
 	shmem__ctx_prim(call, ctx);
+	pe = shmem__ctx_pe(call, ctx, pe);
 	d = shmem__xlate(call, dest, n ? elem : 0, pe);
 	if (n)
 		SHMEM__CHECK(call, pgas_iput((unsigned)pe, d, dst, src, sst, elem, n));
@@ -92,6 +96,7 @@ void igetmem(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
 	const void *s;
 
 	shmem__ctx_prim(call, ctx);
+	pe = shmem__ctx_pe(call, ctx, pe);
 	s = shmem__xlate(call, src, n ? elem : 0, pe);
 	if (n)
 		SHMEM__CHECK(call, pgas_iget(dest, dst, (unsigned)pe, s, sst, elem, n));
@@ -109,6 +114,7 @@ void put_signal(shmem_ctx_t ctx, const char *call, void *dest, const void *src,
 	int op;
 
 	shmem__ctx_prim(call, ctx);
+	pe = shmem__ctx_pe(call, ctx, pe);
 	n = nbytes(call, nelems, size);
 	d = shmem__xlate(call, dest, n, pe);
 	s = shmem__xlate(call, sig_addr, sizeof(*sig_addr), pe);

@@ -89,7 +89,13 @@ struct shmem__ctx {
 	pgas_ep_t ep;			/* PGAS_EP_PRIMARY when shared */
 	long options;
 	struct shmem__ctx *next;	/* the live list (finalize destroys them) */
+	struct shmem__team *team;	/* shmem_team_create_ctx's; NULL: the world */
+	int *to_world;			/* its PEs as world PEs (NULL: the same) */
+	int team_n;
 };
+
+/* Closes (quiets, destroys) every live context of team t. */
+void shmem__ctx_team_gone(const char *call, struct shmem__team *t);
 
 __attribute__((noreturn))
 void shmem__ctx_bad(const char *call, shmem_ctx_t ctx);
@@ -105,6 +111,22 @@ pgas_ep_t shmem__ctx_ep(const char *call, shmem_ctx_t ctx)
 	if (__builtin_expect(!ctx || ctx->magic != SHMEM__CTX_LIVE, 0))
 		shmem__ctx_bad(call, ctx);
 	return ctx->ep;
+}
+
+/*
+ * The world PE of pe, a PE of ctx's team: a context made by
+ * shmem_team_create_ctx numbers the PEs as its team does.  Folds to pe for
+ * SHMEM_CTX_DEFAULT and costs a test for the other contexts of the world.
+ */
+static inline __attribute__((always_inline))
+int shmem__ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
+{
+	if (ctx == SHMEM_CTX_DEFAULT || __builtin_expect(!ctx->to_world, 1))
+		return pe;
+	if (__builtin_expect(pe < 0 || pe >= ctx->team_n, 0))
+		shmem__fatal(call, "PE %d out of range of the context's team (%d PEs)", pe,
+			     ctx->team_n);
+	return ctx->to_world[pe];
 }
 
 /* An operation that only the primary has, issued through ctx. */

@@ -329,6 +329,7 @@ void shmem_team_destroy(shmem_team_t team)
 	if (t->predefined)
 		shmem__fatal(call, "%s cannot be destroyed",
 			     t == &shmem__team_world ? "SHMEM_TEAM_WORLD" : "SHMEM_TEAM_SHARED");
+	shmem__ctx_team_gone(call, t);
 	SHMEM__CHECK(call, pgas_quiet());
 	SHMEM__CHECK(call, pgas_team_destroy(t->pt));
 	/* Kept, marked: the handle is refused from now on, never reused. */

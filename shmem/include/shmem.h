@@ -373,6 +373,10 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 void shmem_team_destroy(shmem_team_t team);
 int shmem_team_sync(shmem_team_t team);
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+/* A context whose RMA and AMO calls take PEs of team; it is destroyed with
+ * the team. */
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /* ---- collectives (shmem/coll.c) ----------------------------------------------- */
 
