@@ -211,17 +211,49 @@ out:
  * nothing between it and the mmap writes memory that the range may hold
  * (in a static program, libc's own data is in .data and .bss).
  */
+/*
+ * Whether a 4 KiB block is all zeros.  Not instrumented: it reads the
+ * globals' redzones.  Reading an untouched .bss page maps the zero page:
+ * nothing is allocated for it.
+ */
+__attribute__((no_sanitize_address))
+static bool zero_block(const void *p)
+{
+	const volatile uint64_t *w = p;
+
+	for (size_t i = 0; i < 4096 / sizeof(*w); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
 static int replace_pages(int fd, void *addr, size_t len, char *msg, size_t msglen)
 {
-	for (size_t done = 0; done < len;) {
-		long n = syscall(SYS_pwrite64, fd, (char *)addr + done, len - done, (off_t)done);
+	/* ENOMEM where part of it is not mapped (it must be readable and
+	 * writable: the caller's word; the copy is mapped read-write). */
+	if (msync(addr, len, MS_ASYNC) < 0)
+		return fail_errno(msg, msglen, "the region is not all mapped");
+	/* Runs of non-zero 4 KiB blocks only: the memfd is sparse, zeros
+	 * elsewhere, so that a large .bss costs no memory until written. */
+	for (size_t at = 0; at < len;) {
+		size_t end;
 
-		if (n < 0 && errno == EINTR)
+		if (zero_block((char *)addr + at)) {
+			at += 4096;
 			continue;
-		if (n <= 0)
-			return fail_errno(msg, msglen, "copying the region (is all of it mapped "
-					  "and readable?)");
-		done += (size_t)n;
+		}
+		for (end = at + 4096; end < len && !zero_block((char *)addr + end); end += 4096)
+			;
+		while (at < end) {
+			long n = syscall(SYS_pwrite64, fd, (char *)addr + at, end - at, (off_t)at);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return fail_errno(msg, msglen, "copying the region (is all of it "
+						  "mapped and readable?)");
+			at += (size_t)n;
+		}
 	}
 	if (mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
 		return fail_errno(msg, msglen, "mapping the region's copy over it");
