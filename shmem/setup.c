@@ -106,15 +106,21 @@ static int data_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;	/* the executable only */
 }
 
+/* Why globals are not symmetric, for the message of an access to one. */
+static char data_why[320] = "";
+
 /*
  * Registers this PE's data with libpgas (collective) and learns every
  * PE's.  They must be the same size (one program on every PE); else
- * globals are not symmetric and stay refused.
+ * globals are not symmetric and stay refused.  A failed registration
+ * (pgas.ko: RLIMIT_MEMLOCK below a large .bss) fails every PE's alike:
+ * programs that use only the heap still run.
  */
 static void data_setup(const char *call)
 {
 	struct data_range r = { 0, 0 };
 	pgas_seginfo_t info;
+	int rc;
 
 	(void)dl_iterate_phdr(data_phdr, &r);
 	if (r.hi <= r.lo)
@@ -123,22 +129,23 @@ static void data_setup(const char *call)
 	if (!shmem__s.datas)
 		shmem__fatal(call, "out of memory");
 	/* No other thread may touch the program's data meanwhile (shm remaps it). */
-	SHMEM__CHECK(call, pgas_segment_register((void *)r.lo, r.hi - r.lo));
-	shmem__s.data = (char *)r.lo;
-	shmem__s.data_size = r.hi - r.lo;
+	rc = pgas_segment_register((void *)r.lo, r.hi - r.lo);
+	if (rc < 0) {
+		snprintf(data_why, sizeof(data_why), " (registering it at shmem_init failed: %s)",
+			 pgas_last_error());
+		return;
+	}
 	for (int pe = 0; pe < shmem__s.npes; pe++) {
 		SHMEM__CHECK(call, pgas_region_info((unsigned)pe, &info));
 		shmem__s.datas[pe] = info.addr;
-		if (info.size != shmem__s.data_size) {
-			if (shmem__s.me == 0)
-				fprintf(stderr, "shmem: %s: PE %d's data is %zu bytes, PE 0's %zu "
-					"(different programs?): globals are not symmetric\n",
-					call, pe, info.size, shmem__s.data_size);
-			shmem__s.data = NULL;
-			shmem__s.data_size = 0;
+		if (info.size != r.hi - r.lo) {
+			snprintf(data_why, sizeof(data_why), " (PE %d's is %zu bytes, this PE's "
+				 "%zu: different programs?)", pe, info.size, (size_t)(r.hi - r.lo));
 			return;
 		}
 	}
+	shmem__s.data = (char *)r.lo;
+	shmem__s.data_size = r.hi - r.lo;
 }
 
 static int in_data(uintptr_t a, size_t nbytes)
@@ -155,9 +162,9 @@ void *shmem__xlate_data(const char *call, const void *addr, size_t nbytes, int p
 
 	if (!in_data(a, nbytes))
 		shmem__fatal(call, "%p (%zu bytes) is not symmetric: not in the heap [%p, +%zu) "
-			     "nor in the program's data [%p, +%zu)",
+			     "nor in the program's data [%p, +%zu)%s",
 			     addr, nbytes, (void *)shmem__s.base, shmem__s.size,
-			     (void *)shmem__s.data, shmem__s.data_size);
+			     (void *)shmem__s.data, shmem__s.data_size, data_why);
 	return shmem__s.datas[pe] + (a - (uintptr_t)shmem__s.data);
 }
 
