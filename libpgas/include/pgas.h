@@ -235,8 +235,11 @@ size_t pgas_segment_size(unsigned rank);
  * the call, and a child forked afterwards shares it with its parent.  On
  * pgas.ko the pages are pinned (they count against RLIMIT_MEMLOCK).
  * PGAS_ERR_INVAL: unaligned, empty with a non-NULL addr, or overlapping a
- * rank's own segment; PGAS_ERR_STATE: before pgas_attach or a second
- * time; a failure of a rank's registration fails every rank's call.
+ * rank's own segment; PGAS_ERR_SIZE: over 16 TiB; PGAS_ERR_STATE: before
+ * pgas_attach, a second time, or a conduit that cannot.  These return at
+ * once, before the collective part: every rank must pass valid arguments.
+ * A failure of one rank's registration (PGAS_ERR_SYS, PGAS_ERR_NOMEM:
+ * RLIMIT_MEMLOCK on pgas.ko) fails every rank's call.
  */
 #define PGAS_MAX_REGIONS 1
 int pgas_segment_register(void *addr, size_t len);

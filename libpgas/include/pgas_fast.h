@@ -244,7 +244,7 @@ static inline int pgas__ep_map_seg(const struct pgas__state *ep, unsigned rank,
 /*
  * The same, or in rank's registered region: what every RMA, atomic and
  * signal call accepts.  The hit in the segment is the code above; only a
- * miss calls out.
+ * miss looks at the region.
  */
 static inline int pgas__ep_map(const struct pgas__state *ep, unsigned rank, const void *addr,
 			       size_t n, char **out)
