@@ -341,7 +341,7 @@ else
 	notok "shmem_finalize: exit $rc"
 	echo "$out" | tail -n 5 | sed 's/^/    # /'
 fi
-for c in "put:shmem_int_p: .* is not in the symmetric heap" \
+for c in "put:shmem_int_p: .* is not symmetric: not in the heap .* nor in the program.s data" \
 	"free:shmem_free: .* was not returned by shmem_malloc" \
 	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
 	"overflow:shmem_long_put: [0-9]* elements of 8 bytes overflow size_t" \
