@@ -84,7 +84,7 @@ struct data_range {
 static int data_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct data_range *r = arg;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), relro = 0;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), relro = 0, below = 0;
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -98,9 +98,20 @@ static int data_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 			relro = lo + ph->p_memsz;
 		}
 	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && lo < r->lo && lo + ph->p_memsz > below)
+			below = lo + ph->p_memsz;
+	}
 	/* glibc protects RELRO up to its end's page start: the rest is writable. */
 	if (r->hi && relro > r->lo && relro <= r->hi)
 		r->lo = relro;
+	/* A first page that another segment shares (text and data in one page,
+	 * ld -N) keeps its mapping: the range starts after it. */
+	if (((below + page - 1) & ~(page - 1)) > (r->lo & ~(page - 1)))
+		r->lo = (r->lo + page - 1) & ~(page - 1);
 	r->lo &= ~(page - 1);
 	r->hi = (r->hi + page - 1) & ~(page - 1);
 	return 1;	/* the executable only */
