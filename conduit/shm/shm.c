@@ -205,13 +205,6 @@ out:
 }
 
 /*
- * Private pages cannot be shared as they are: copies them into fd and maps
- * fd over them, at the same address.  The copy is the kernel's (a raw
- * pwrite: no sanitizer interceptor reads the globals' redzones), and
- * nothing between it and the mmap writes memory that the range may hold
- * (in a static program, libc's own data is in .data and .bss).
- */
-/*
  * Whether a 4 KiB block is all zeros.  Not instrumented: it reads the
  * globals' redzones.  Reading an untouched .bss page maps the zero page:
  * nothing is allocated for it.
@@ -227,6 +220,13 @@ static bool zero_block(const void *p)
 	return true;
 }
 
+/*
+ * Private pages cannot be shared as they are: copies them into fd and maps
+ * fd over them, at the same address.  The copy is the kernel's (a raw
+ * pwrite: no sanitizer interceptor reads the globals' redzones), and
+ * nothing between it and the mmap writes memory that the range may hold
+ * (in a static program, libc's own data is in .data and .bss).
+ */
 static int replace_pages(int fd, void *addr, size_t len, char *msg, size_t msglen)
 {
 	/* ENOMEM where part of it is not mapped (it must be readable and
