@@ -53,6 +53,9 @@ int main(int argc, char **argv)
 		return 1;
 	/* Before attach: refused (checked after t_attach, which TAP needs). */
 	early_rc = pgas_segment_register(area, RLEN);
+	char early_msg[256];
+
+	snprintf(early_msg, sizeof(early_msg), "%s", pgas_last_error());
 	for (size_t i = 0; i < RLEN; i++)
 		area[i] = (unsigned char)(i * 7 + 3);
 	if (t_attach(NULL, 0, PAGE) < 0)
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
 	me = pgas_rank();
 	n = pgas_nranks();
 	T_EQ(early_rc, PGAS_ERR_STATE);
+	T_CHECK(strstr(early_msg, "pgas_segment_register"), "message \"%s\"", early_msg);
 	t_case("pgas_segment_register before pgas_attach: PGAS_ERR_STATE");
 
 	T_ERR(pgas_segment_register(area + 1, RLEN - PAGE), PGAS_ERR_INVAL,
