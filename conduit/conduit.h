@@ -78,7 +78,22 @@ struct pgas_conduit_maps {
 	void **region;		/* [nranks] ring regions, layout.size bytes each */
 	void **seg;		/* [nranks] segments */
 	size_t *seg_len;	/* [nranks] their mapped lengths */
+	void **xreg;		/* [nranks] peers' registered regions (region op) */
+	size_t *xreg_len;
 };
+
+struct pgas_conduit;
+struct pgas_conduit_segment;
+struct pgas_conduit_region;
+/*
+ * The region op's common part: checks the exchanged all[] (a failed
+ * rank's addr is PGAS_CONDUIT_REGION_FAILED) and maps every peer's from
+ * fds[r] at offset all[r].cookie (fds NULL: fd, the same for all).
+ */
+int pgas_conduit_map_regions(struct pgas_conduit *c, struct pgas_conduit_maps *m,
+			     const struct pgas_conduit_segment *all, const int *fds, int fd,
+			     void *mine, struct pgas_conduit_region *out, char *msg,
+			     size_t msglen);
 
 /* 0, or -1 when out of memory. */
 int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks);
@@ -164,6 +179,16 @@ struct pgas_conduit_segment {
 	uint64_t cookie;	/* kmod: mmap offset of the registration */
 };
 
+/* A rank's registered region (pgas_segment_register), as region returns it. */
+struct pgas_conduit_region {
+	uint64_t remote;	/* in the owner's address space */
+	size_t size;		/* 0: the rank registered none */
+	unsigned char *local;	/* this process's mapping of it */
+};
+
+/* The exchange's address of a rank whose registration failed. */
+#define PGAS_CONDUIT_REGION_FAILED UINT64_MAX
+
 /*
  * A conduit's operations, all off the fast path (which loads and stores
  * through the mappings that open and attach make).  0 or a negative
@@ -172,6 +197,10 @@ struct pgas_conduit_segment {
  *  open:    joins the job, maps every rank's ring region (c->eps[].ctrl etc).
  *  attach:  creates this rank's segment of segsize bytes and maps every
  *           rank's (c->eps[].seg etc); collective.
+ *  region:  makes [addr, addr+len) (page-aligned memory of this process,
+ *           or NULL, 0) reachable by the peers at the same addresses and
+ *           fills out[nranks] with every rank's; collective, after attach,
+ *           once.  Fails on every rank when it fails on one.
  *  close:   unmaps everything; also after a failed open.
  *  wait_fd: an fd to poll() for a wake-up and to PGAS_IOC_WAKE peers on,
  *           or -1: waits sleep on the doorbell's futex.
@@ -202,6 +231,8 @@ struct pgas_conduit_ops {
 	int (*open)(struct pgas_conduit *c, char *msg, size_t msglen);
 	int (*attach)(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
 	void (*close)(struct pgas_conduit *c);
+	int (*region)(struct pgas_conduit *c, void *addr, size_t len,
+		      struct pgas_conduit_region *out, char *msg, size_t msglen);
 	int (*wait_fd)(const struct pgas_conduit *c);
 	int (*ep_open)(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
 		       size_t msglen);

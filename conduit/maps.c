@@ -13,7 +13,9 @@ int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks)
 	m->region = calloc(nranks, sizeof(*m->region));
 	m->seg = calloc(nranks, sizeof(*m->seg));
 	m->seg_len = calloc(nranks, sizeof(*m->seg_len));
-	return m->region && m->seg && m->seg_len ? 0 : -1;
+	m->xreg = calloc(nranks, sizeof(*m->xreg));
+	m->xreg_len = calloc(nranks, sizeof(*m->xreg_len));
+	return m->region && m->seg && m->seg_len && m->xreg && m->xreg_len ? 0 : -1;
 }
 
 void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, size_t region_len)
@@ -23,7 +25,13 @@ void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, siz
 			munmap(m->region[r], region_len);
 		if (m->seg && m->seg[r])
 			munmap(m->seg[r], m->seg_len[r]);
+		if (m->xreg && m->xreg[r])
+			munmap(m->xreg[r], m->xreg_len[r]);
 	}
+	free(m->xreg);
+	free(m->xreg_len);
+	m->xreg = NULL;
+	m->xreg_len = NULL;
 	free(m->region);
 	free(m->seg);
 	free(m->seg_len);
@@ -51,5 +59,40 @@ int pgas_conduit_map_segment(struct pgas_conduit *c, struct pgas_conduit_maps *m
 	}
 	m->seg[r] = ep->seg;
 	m->seg_len[r] = s->size;
+	return PGAS_OK;
+}
+
+int pgas_conduit_map_regions(struct pgas_conduit *c, struct pgas_conduit_maps *m,
+			     const struct pgas_conduit_segment *all, const int *fds, int fd,
+			     void *mine, struct pgas_conduit_region *out, char *msg,
+			     size_t msglen)
+{
+	for (unsigned r = 0; r < c->nranks; r++)
+		if (all[r].addr == PGAS_CONDUIT_REGION_FAILED) {
+			if (r != c->rank)
+				snprintf(msg, msglen, "rank %u could not register its region", r);
+			return PGAS_ERR_SYS;
+		}
+	for (unsigned r = 0; r < c->nranks; r++) {
+		void *p;
+
+		out[r].remote = all[r].addr;
+		out[r].size = all[r].size;
+		if (!all[r].size)
+			continue;
+		if (r == c->rank) {
+			out[r].local = mine;
+			continue;
+		}
+		p = mmap(NULL, all[r].size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fds ? fds[r] : fd, fds ? 0 : (off_t)all[r].cookie);
+		if (p == MAP_FAILED) {
+			snprintf(msg, msglen, "mapping rank %u's region: %s", r, strerror(errno));
+			return errno == ENOMEM ? PGAS_ERR_NOMEM : PGAS_ERR_SYS;
+		}
+		m->xreg[r] = p;
+		m->xreg_len[r] = all[r].size;
+		out[r].local = p;
+	}
 	return PGAS_OK;
 }

@@ -64,7 +64,7 @@ run_clean() {
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
-	for t in rma am errors barrier teams atomics signal vis immediate; do
+	for t in rma am errors barrier teams atomics signal vis immediate region; do
 		run_tap "$t -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
 	run_tap "traffic -n $n (16-slot mailboxes)" \
@@ -312,7 +312,7 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx; do
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx globals; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
@@ -368,7 +368,7 @@ else
 	notok "shmem_finalize: exit $rc"
 	echo "$out" | tail -n 5 | sed 's/^/    # /'
 fi
-for c in "put:shmem_int_p: .* is not in the symmetric heap" \
+for c in "put:shmem_int_p: .* is not symmetric: not in the heap .* nor in the program.s data" \
 	"free:shmem_free: .* was not returned by shmem_malloc" \
 	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
 	"overflow:shmem_long_put: [0-9]* elements of 8 bytes overflow size_t" \

@@ -11,11 +11,14 @@
  * passed the same arguments (one reduction, which is the call's barrier).
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "shmem_internal.h"
 
 struct shmem__state shmem__s;
@@ -76,6 +79,117 @@ static size_t heap_size_env(const char **name)
 }
 
 static void heap_reset(void);
+
+/* ---- .data and .bss as symmetric objects ------------------------------------ */
+
+struct data_range {
+	uintptr_t lo, hi;
+};
+
+/*
+ * The first object dl_iterate_phdr reports is the executable (a static
+ * one too).  Its last writable PT_LOAD holds .data and .bss (and, first,
+ * what RELRO makes read-only after relocation: cut off).  The kernel maps
+ * it from the page of its start to the page end of .bss, which is all
+ * this segment's (brk starts at or after the next page).
+ */
+static int data_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct data_range *r = arg;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), relro = 0, below = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz && lo >= r->lo) {
+			r->lo = lo;
+			r->hi = lo + ph->p_memsz;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			relro = lo + ph->p_memsz;
+		}
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && lo < r->lo && lo + ph->p_memsz > below)
+			below = lo + ph->p_memsz;
+	}
+	/* glibc protects RELRO up to its end's page start: the rest is writable. */
+	if (r->hi && relro > r->lo && relro <= r->hi)
+		r->lo = relro;
+	/* A first page that another segment shares (text and data in one page,
+	 * ld -N) keeps its mapping: the range starts after it. */
+	if (((below + page - 1) & ~(page - 1)) > (r->lo & ~(page - 1)))
+		r->lo = (r->lo + page - 1) & ~(page - 1);
+	r->lo &= ~(page - 1);
+	r->hi = (r->hi + page - 1) & ~(page - 1);
+	return 1;	/* the executable only */
+}
+
+/* Why globals are not symmetric, for the message of an access to one. */
+static char data_why[320] = "";
+
+/*
+ * Registers this PE's data with libpgas (collective) and learns every
+ * PE's.  They must be the same size (one program on every PE); else
+ * globals are not symmetric and stay refused.  A failed registration
+ * (pgas.ko: RLIMIT_MEMLOCK below a large .bss) fails every PE's alike:
+ * programs that use only the heap still run.
+ */
+static void data_setup(const char *call)
+{
+	struct data_range r = { 0, 0 };
+	pgas_seginfo_t info;
+	int rc;
+
+	(void)dl_iterate_phdr(data_phdr, &r);
+	if (r.hi <= r.lo)
+		r.lo = r.hi = 0;
+	shmem__s.datas = calloc((size_t)shmem__s.npes, sizeof(*shmem__s.datas));
+	if (!shmem__s.datas)
+		shmem__fatal(call, "out of memory");
+	/* No other thread may touch the program's data meanwhile (shm remaps it). */
+	rc = pgas_segment_register((void *)r.lo, r.hi - r.lo);
+	if (rc < 0) {
+		snprintf(data_why, sizeof(data_why), " (registering it at shmem_init failed: %s)",
+			 pgas_last_error());
+		return;
+	}
+	for (int pe = 0; pe < shmem__s.npes; pe++) {
+		SHMEM__CHECK(call, pgas_region_info((unsigned)pe, &info));
+		shmem__s.datas[pe] = info.addr;
+		if (info.size != r.hi - r.lo) {
+			snprintf(data_why, sizeof(data_why), " (PE %d's is %zu bytes, this PE's "
+				 "%zu: different programs?)", pe, info.size, (size_t)(r.hi - r.lo));
+			return;
+		}
+	}
+	shmem__s.data = (char *)r.lo;
+	shmem__s.data_size = r.hi - r.lo;
+}
+
+static int in_data(uintptr_t a, size_t nbytes)
+{
+	uintptr_t d = (uintptr_t)shmem__s.data;
+
+	return a >= d && a - d <= shmem__s.data_size && nbytes <= shmem__s.data_size - (a - d) &&
+	       shmem__s.data_size;
+}
+
+void *shmem__xlate_data(const char *call, const void *addr, size_t nbytes, int pe)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (!in_data(a, nbytes))
+		shmem__fatal(call, "%p (%zu bytes) is not symmetric: not in the heap [%p, +%zu) "
+			     "nor in the program's data [%p, +%zu)%s",
+			     addr, nbytes, (void *)shmem__s.base, shmem__s.size,
+			     (void *)shmem__s.data, shmem__s.data_size, data_why);
+	return shmem__s.datas[pe] + (a - (uintptr_t)shmem__s.data);
+}
 
 #define HEAP_ALIGN ((size_t)64)	/* every block: a cache line (max_align_t is 16) */
 #define HEAP_START ((size_t)64 << 10)	/* the heap's alignment in every PE */
@@ -185,6 +299,7 @@ static int do_init(const char *call, int requested, int *provided)
 	shmem__s.coll_len = scratch;
 	shmem__s.coll_off = (len - scratch) & ~(HEAP_ALIGN - 1);
 	shmem__s.size = shmem__s.coll_off;
+	data_setup(call);
 	/* Integers of one size share a domain (the bits of int and unsigned
 	 * add alike), so that mixing them on a word stays atomic. */
 	if ((rc = pgas_ad_create(&shmem__s.ad_u32, PGAS_DT_U32, AOPS_INT, 0)) ||
@@ -289,7 +404,8 @@ int shmem_addr_accessible(const void *addr, int pe)
 	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)shmem__s.base;
 
 	shmem__need_init("shmem_addr_accessible");
-	return pe >= 0 && pe < shmem__s.npes && a >= b && a - b < shmem__s.size;
+	return pe >= 0 && pe < shmem__s.npes &&
+	       ((a >= b && a - b < shmem__s.size) || in_data(a, 1));
 }
 
 void *shmem_ptr(const void *dest, int pe)
@@ -297,9 +413,13 @@ void *shmem_ptr(const void *dest, int pe)
 	uintptr_t a = (uintptr_t)dest, b = (uintptr_t)shmem__s.base;
 
 	shmem__need_init("shmem_ptr");
-	if (pe < 0 || pe >= shmem__s.npes || a < b || a - b >= shmem__s.size)
+	if (pe < 0 || pe >= shmem__s.npes)
 		return NULL;
-	return pgas_ptr((unsigned)pe, shmem__s.bases[pe] + (a - b));
+	if (a >= b && a - b < shmem__s.size)
+		return pgas_ptr((unsigned)pe, shmem__s.bases[pe] + (a - b));
+	if (in_data(a, 1))
+		return pgas_ptr((unsigned)pe, shmem__s.datas[pe] + (a - (uintptr_t)shmem__s.data));
+	return NULL;
 }
 
 void shmem_info_get_version(int *major, int *minor)

@@ -19,6 +19,10 @@ struct shmem__state {
 	size_t size;
 	char **bases;			/* every PE's segment, in its own address space */
 	size_t *sizes;
+	/* The program's .data and .bss (setup.c), registered with libpgas. */
+	char *data;			/* this PE's, page-aligned; NULL: none */
+	size_t data_size;
+	char **datas;			/* every PE's, in its own address space */
 	pgas_ad_t ad_u32, ad_u64, ad_flt, ad_dbl;
 	size_t coll_off;		/* the active-set collectives' scratch (coll.c): */
 	size_t coll_len;		/* at coll_off in every heap, past the allocator's */
@@ -57,6 +61,10 @@ static inline void shmem__need_init(const char *call)
 								    : "before shmem_init");
 }
 
+/* Not in the heap: in the program's data (by offset from each PE's data
+ * start: with PIE and ASLR they differ), else fatal (setup.c). */
+void *shmem__xlate_data(const char *call, const void *addr, size_t nbytes, int pe);
+
 /*
  * The address at pe of the symmetric object at addr (nbytes from it, 0
  * allowed): its offset in this PE's heap, at the same offset in pe's.
@@ -69,8 +77,7 @@ static inline void *shmem__xlate(const char *call, const void *addr, size_t nbyt
 	if (__builtin_expect(pe < 0 || pe >= shmem__s.npes, 0))
 		shmem__fatal(call, "PE %d out of range (%d PEs)", pe, shmem__s.npes);
 	if (__builtin_expect(a < b || a - b > shmem__s.size || nbytes > shmem__s.size - (a - b), 0))
-		shmem__fatal(call, "%p (%zu bytes) is not in the symmetric heap [%p, +%zu)",
-			     addr, nbytes, (void *)shmem__s.base, shmem__s.size);
+		return shmem__xlate_data(call, addr, nbytes, pe);
 	return shmem__s.bases[pe] + (a - b);
 }
 

@@ -369,6 +369,51 @@ static int kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t
 	return rc;
 }
 
+/*
+ * The region is the process's own memory, pinned and registered as the
+ * segment is; peers map it by its cookie.  pgas.ko accepts private file
+ * pages (.data) because PGAS_REG_WRITE writes them: they become anonymous
+ * copies first (pgas_abi.h, PGAS_IOC_REG).
+ */
+static int kmod_region(struct pgas_conduit *c, void *addr, size_t len,
+		       struct pgas_conduit_region *out, char *msg, size_t msglen)
+{
+	struct kmod_priv *priv = c->priv;
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE };
+	struct pgas_conduit_segment mine = { (uint64_t)(uintptr_t)addr, len, 0 }, *all;
+	int rc = PGAS_OK;
+
+	all = calloc(c->nranks, sizeof(*all));
+	if (!all) {
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	if (len) {
+		reg.addr = mine.addr;
+		reg.len = len;
+		if (ioctl(priv->fd, PGAS_IOC_REG, &reg) < 0) {
+			rc = sys_fail(msg, msglen, errno == ENOMEM ?
+				      "registering the region (RLIMIT_MEMLOCK too low?)" :
+				      "registering the region");
+			mine.addr = PGAS_CONDUIT_REGION_FAILED;
+		}
+		mine.cookie = reg.cookie;
+	}
+	{
+		char spare[64];
+		int brc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL,
+					      rc ? spare : msg, rc ? sizeof(spare) : msglen);
+
+		if (!rc)
+			rc = brc;
+	}
+	if (!rc)
+		rc = pgas_conduit_map_regions(c, &priv->maps, all, NULL, priv->fd, addr, out,
+					      msg, msglen);
+	free(all);
+	return rc;
+}
+
 static int kmod_wait_fd(const struct pgas_conduit *c)
 {
 	const struct kmod_priv *priv = c->priv;
@@ -662,6 +707,7 @@ const struct pgas_conduit_ops pgas_kmod_ops = {
 	.open = kmod_open,
 	.attach = kmod_attach,
 	.close = kmod_close,
+	.region = kmod_region,
 	.wait_fd = kmod_wait_fd,
 	.ep_open = kmod_ep_open,
 	.ep_close = kmod_ep_close,

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "../conduit.h"
 #include "pgas.h"
@@ -203,6 +204,111 @@ out:
 	return rc;
 }
 
+/*
+ * Whether a 4 KiB block is all zeros.  Not instrumented: it reads the
+ * globals' redzones.  Reading an untouched .bss page maps the zero page:
+ * nothing is allocated for it.
+ */
+__attribute__((no_sanitize_address))
+static bool zero_block(const void *p)
+{
+	const volatile uint64_t *w = p;
+
+	for (size_t i = 0; i < 4096 / sizeof(*w); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
+/*
+ * Private pages cannot be shared as they are: copies them into fd and maps
+ * fd over them, at the same address.  The copy is the kernel's (a raw
+ * pwrite: no sanitizer interceptor reads the globals' redzones), and
+ * nothing between it and the mmap writes memory that the range may hold
+ * (in a static program, libc's own data is in .data and .bss).
+ */
+static int replace_pages(int fd, void *addr, size_t len, char *msg, size_t msglen)
+{
+	/* ENOMEM where part of it is not mapped (it must be readable and
+	 * writable: the caller's word; the copy is mapped read-write). */
+	if (msync(addr, len, MS_ASYNC) < 0)
+		return fail_errno(msg, msglen, "the region is not all mapped");
+	/* Runs of non-zero 4 KiB blocks only: the memfd is sparse, zeros
+	 * elsewhere, so that a large .bss costs no memory until written. */
+	for (size_t at = 0; at < len;) {
+		size_t end;
+
+		if (zero_block((char *)addr + at)) {
+			at += 4096;
+			continue;
+		}
+		for (end = at + 4096; end < len && !zero_block((char *)addr + end); end += 4096)
+			;
+		while (at < end) {
+			long n = syscall(SYS_pwrite64, fd, (char *)addr + at, end - at, (off_t)at);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return fail_errno(msg, msglen, "copying the region (is all of it "
+						  "mapped and readable?)");
+			at += (size_t)n;
+		}
+	}
+	if (mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return fail_errno(msg, msglen, "mapping the region's copy over it");
+	return PGAS_OK;
+}
+
+static int shm_region(struct pgas_conduit *c, void *addr, size_t len,
+		      struct pgas_conduit_region *out, char *msg, size_t msglen)
+{
+	struct shm_priv *priv = c->priv;
+	struct pgas_conduit_segment mine = { (uint64_t)(uintptr_t)addr, len, 0 }, *all;
+	int fd = -1, *fds, rc = PGAS_OK, brc;
+
+	all = calloc(c->nranks, sizeof(*all));
+	fds = calloc(c->nranks, sizeof(*fds));
+	if (!all || !fds) {
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		free(all);
+		free(fds);
+		return PGAS_ERR_NOMEM;
+	}
+	for (unsigned r = 0; r < c->nranks; r++)
+		fds[r] = -1;
+	if (len) {
+		fd = memfd_sized("pgas-region", len);
+		rc = fd < 0 ? fail_errno(msg, msglen, "creating the region's memfd")
+			    : replace_pages(fd, addr, len, msg, msglen);
+		if (rc)
+			mine.addr = PGAS_CONDUIT_REGION_FAILED;
+	}
+	{
+		char spare[64];	/* the first failure's message is the one kept */
+
+		brc = pgas_boot_allgather(&mine, sizeof(mine), rc ? -1 : fd, all, fds,
+					  rc ? spare : msg, rc ? sizeof(spare) : msglen);
+	}
+	if (!rc)
+		rc = brc;
+	for (unsigned r = 0; !rc && r < c->nranks; r++)
+		if (r != c->rank && all[r].size && all[r].addr != PGAS_CONDUIT_REGION_FAILED &&
+		    fds[r] < 0) {
+			snprintf(msg, msglen, "rank %u sent no region descriptor", r);
+			rc = PGAS_ERR_SYS;
+		}
+	if (!rc)
+		rc = pgas_conduit_map_regions(c, &priv->maps, all, fds, -1, addr, out, msg,
+					      msglen);
+	if (fd >= 0)
+		close(fd);
+	close_fds(fds, c->nranks);
+	free(fds);
+	free(all);
+	return rc;
+}
+
 static void shm_close(struct pgas_conduit *c)
 {
 	struct shm_priv *priv = c->priv;
@@ -316,6 +422,7 @@ const struct pgas_conduit_ops pgas_shm_ops = {
 	.open = shm_open_job,
 	.attach = shm_attach,
 	.close = shm_close,
+	.region = shm_region,
 	.wait_fd = shm_wait_fd,
 	.ep_open = shm_ep_open,
 	.ep_close = shm_ep_close,

@@ -234,7 +234,7 @@ static bool in_my_segment(const void *p, size_t n)
 {
 	char *dummy;
 
-	return pgas__map(pgas__g.rank, p, n, &dummy);
+	return pgas__ep_map_seg(&pgas__g, pgas__g.rank, p, n, &dummy);
 }
 
 /* Copies n blocks of len bytes between buffers of different strides. */
@@ -618,7 +618,7 @@ static int check_list(const char *call, struct pgas_team *t, const char *name,
 	for (unsigned i = 0; i < t->size; i++) {
 		if (!list[i] && len)
 			return pgas__err(PGAS_ERR_INVAL, call, "%s[%u] is NULL", name, i);
-		if (len && !pgas__xlate(t->members[i], list[i], len))
+		if (len && !pgas__ep_map_seg(&pgas__g, t->members[i], list[i], len, &(char *){ 0 }))
 			return pgas__err(PGAS_ERR_BOUNDS, call,
 					 "%s[%u] = %p + %zu bytes is outside team rank %u's segment",
 					 name, i, list[i], len, i);
@@ -633,7 +633,7 @@ static int check_one(const char *call, struct pgas_team *t, const char *name, co
 		return PGAS_OK;
 	if (!p)
 		return pgas__err(PGAS_ERR_INVAL, call, "%s is NULL (%zu bytes)", name, len);
-	if (single && !pgas__xlate(t->members[owner], p, len))
+	if (single && !pgas__ep_map_seg(&pgas__g, t->members[owner], p, len, &(char *){ 0 }))
 		return pgas__err(PGAS_ERR_BOUNDS, call,
 				 "%s = %p + %zu bytes is outside team rank %u's segment", name, p,
 				 len, owner);

@@ -22,6 +22,11 @@ int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n)
 	if (pgas__xlate(rank, addr, n))
 		return pgas__err(PGAS_ERR_INVAL, call,
 				 "local buffer or handle pointer is NULL (nbytes %zu)", n);
+	if (p->reg_4k)
+		return pgas__err(PGAS_ERR_BOUNDS, call,
+				 "[%p, +%zu) is outside rank %u's segment [%p, +%zu) and region "
+				 "[%p, +%zu)", addr, n, rank, (void *)p->seg_remote, p->seg_size,
+				 (void *)p->reg_remote, (size_t)p->reg_4k << 12);
 	return pgas__err(PGAS_ERR_BOUNDS, call,
 			 "[%p, +%zu) is outside rank %u's segment [%p, +%zu)",
 			 addr, n, rank, (void *)p->seg_remote, p->seg_size);

@@ -223,6 +223,30 @@ void *pgas_segment_addr(unsigned rank);	/* NULL if out of range */
 size_t pgas_segment_size(unsigned rank);
 
 /*
+ * A second segment: memory this process already has at addr (page-aligned,
+ * len a multiple of the page size), such as a program's .data and .bss,
+ * becomes reachable by every RMA, atomic, signal and pgas_ptr call
+ * addressed with the owner's address, as the segment is (the collectives'
+ * buffers must still be in the segment).  Collective, after pgas_attach,
+ * once per job (one region per rank: PGAS_MAX_REGIONS); a rank with
+ * nothing to register passes NULL, 0.  The range keeps its address and
+ * contents, but on the shm conduit its pages are replaced by shared ones
+ * (a copy is mapped over them), so no other thread may touch it during
+ * the call, and a child forked afterwards shares it with its parent.  On
+ * pgas.ko the pages are pinned (they count against RLIMIT_MEMLOCK).
+ * PGAS_ERR_INVAL: unaligned, empty with a non-NULL addr, or overlapping a
+ * rank's own segment; PGAS_ERR_SIZE: over 16 TiB; PGAS_ERR_STATE: before
+ * pgas_attach, a second time, or a conduit that cannot.  These return at
+ * once, before the collective part: every rank must pass valid arguments.
+ * A failure of one rank's registration (PGAS_ERR_SYS, PGAS_ERR_NOMEM:
+ * RLIMIT_MEMLOCK on pgas.ko) fails every rank's call.
+ */
+#define PGAS_MAX_REGIONS 1
+int pgas_segment_register(void *addr, size_t len);
+/* Rank's registered region (addr as its owner sees it); {NULL, 0} for none. */
+int pgas_region_info(unsigned rank, pgas_seginfo_t *info);
+
+/*
  * Who shares this rank's host and memory (GASNet-EX's
  * gex_System_QueryNbrhdInfo and QueryHostInfo; OpenSHMEM's
  * SHMEM_TEAM_SHARED).  The neighbourhood: the ranks whose segments

@@ -46,7 +46,11 @@ struct pgas__peer {
 	uint64_t notify_head_seen;
 	unsigned owner;			/* rank that owns this endpoint */
 	unsigned char state;		/* PGAS__PEER_*: an eid resolved here? */
-	unsigned char pad[23];		/* 128 bytes: an index is one shift */
+	/* The rank's registered region (pgas_segment_register), filled in
+	 * the primary's entries only: read on a miss of the segment. */
+	uint32_t reg_4k;		/* its size in 4 KiB units; 0: none */
+	char *reg_remote;		/* its base in the peer's address space */
+	intptr_t reg_delta;		/* local mapping minus reg_remote */
 };
 #define PGAS__PEER_UNRESOLVED	0	/* ctrl is a dummy; head_seen sends out of line */
 #define PGAS__PEER_LIVE		1
@@ -201,11 +205,30 @@ static inline int pgas__in_segment(const struct pgas__peer *p, uintptr_t off, si
 }
 
 /*
+ * A miss of the segment: rank's registered region (pgas_segment_register),
+ * from the primary's entry (extra endpoints' entries do not carry it).
+ * Inline and without a call, so that the callers' hit paths keep their
+ * registers (a call here costs the hit path the saves around it).
+ */
+static inline int pgas__map_region(unsigned rank, const void *addr, size_t n, intptr_t *delta)
+{
+	const struct pgas__peer *g = &pgas__g.peers[rank];
+	uintptr_t off = (uintptr_t)addr - (uintptr_t)g->reg_remote;
+	size_t size = (size_t)g->reg_4k << 12;
+
+	if (!size || off > size || n > size - off)
+		return 0;
+	*delta = g->reg_delta;
+	return 1;
+}
+
+/*
  * Translates addr (in rank's address space) to this process's mapping of
  * rank's segment into *out; false when rank or [addr, addr+n) is bad.
+ * Only the segment (the collectives' staging assumes it).
  */
-static inline int pgas__ep_map(const struct pgas__state *ep, unsigned rank, const void *addr,
-			       size_t n, char **out)
+static inline int pgas__ep_map_seg(const struct pgas__state *ep, unsigned rank,
+				   const void *addr, size_t n, char **out)
 {
 	const struct pgas__peer *p;
 
@@ -215,6 +238,29 @@ static inline int pgas__ep_map(const struct pgas__state *ep, unsigned rank, cons
 	if (PGAS__UNLIKELY(!pgas__in_segment(p, (uintptr_t)addr - (uintptr_t)p->seg_remote, n)))
 		return 0;
 	*out = (char *)addr + p->seg_delta;
+	return 1;
+}
+
+/*
+ * The same, or in rank's registered region: what every RMA, atomic and
+ * signal call accepts.  The hit in the segment is the code above; only a
+ * miss looks at the region.
+ */
+static inline int pgas__ep_map(const struct pgas__state *ep, unsigned rank, const void *addr,
+			       size_t n, char **out)
+{
+	const struct pgas__peer *p;
+	intptr_t delta;
+
+	if (PGAS__UNLIKELY(rank >= ep->nranks))
+		return 0;
+	p = &ep->peers[rank];
+	/* One add for both: a merged pointer would cost the hit path a move. */
+	if (PGAS__LIKELY(pgas__in_segment(p, (uintptr_t)addr - (uintptr_t)p->seg_remote, n)))
+		delta = p->seg_delta;
+	else if (!pgas__map_region(rank, addr, n, &delta))
+		return 0;
+	*out = (char *)addr + delta;
 	return 1;
 }
 
