@@ -156,6 +156,12 @@ int main(void)
 		st_fill(buf, len, 900 + (uint64_t)me);
 		shmem_putmem_nbi(a + 1, buf, len, right);
 		shmem_putmem(a, buf, 0, right);		/* 0 bytes: nothing */
+		/* 0 bytes at no address at all: nothing, not an error */
+		shmem_putmem(NULL, NULL, 0, right);
+		shmem_getmem_nbi(NULL, NULL, 0, right);
+		shmem_long_put(NULL, NULL, 0, right);
+		shmem_int_iget(NULL, NULL, 1, 1, 0, right);
+		shmem_putmem_signal(NULL, NULL, 0, (uint64_t *)(void *)a + 1, 0, SHMEM_SIGNAL_ADD, right);
 		shmem_quiet();
 		shmem_barrier_all();
 		T_EQ(st_verify(a + 1, len, 900 + (uint64_t)left), len);
@@ -163,7 +169,7 @@ int main(void)
 		free(buf);
 		shmem_free(a);
 	}
-	st_case("shmem_putmem/getmem (+ _nbi): 1 MiB + 3 at odd offsets; 0 bytes");
+	st_case("shmem_putmem/getmem (+ _nbi): 1 MiB + 3 at odd offsets; 0 bytes, also at NULL");
 
 	/*
 	 * Fence and ordering: 200 rounds of data then a flag (put after a
