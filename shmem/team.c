@@ -236,8 +236,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 {
 	static const char call[] = "shmem_team_split_strided";
 	struct shmem__team *p;
-	long args[4] = { start, stride, size, config_mask };
-	int bad = 0, idx = -1;
+	int idx = -1, first = -1, rc;
 
 	if (!new_team)
 		shmem__fatal(call, "new_team is NULL");
@@ -248,26 +247,42 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 	 * (stride >= 1; any stride when size is 1). */
 	if (size < 1 || size > p->n_pes || start < 0 || start >= p->n_pes ||
 	    (size > 1 && (stride < 1 ||
-			  (long long)start + (long long)(size - 1) * stride >= p->n_pes)))
-		bad = 1;
-	if (!check_config(call, config, config_mask))
-		bad = 1;
-	if (!same_args(call, p, args, 4))
-		return -1;
-	if (bad) {
-		if (p->my_pe == 0)
-			fprintf(stderr, "shmem: PE %d: %s: start %d, stride %d, size %d do not fit "
-				"a parent team of %d PEs\n", shmem__s.me, call, start, stride, size,
-				p->n_pes);
-		return -1;
+			  (long long)start + (long long)(size - 1) * stride >= p->n_pes)) ||
+	    !check_config(call, config, config_mask)) {
+		fprintf(stderr, "shmem: PE %d: %s: start %d, stride %d, size %d do not fit a "
+			"parent team of %d PEs\n", shmem__s.me, call, start, stride, size, p->n_pes);
+		first = -2;	/* still in the split (it is collective): no team */
 	}
-	for (int i = 0; i < size; i++)
+	for (int i = 0; first == -1 && i < size; i++)
 		if (start + i * (size > 1 ? stride : 0) == p->my_pe) {
 			idx = i;
-			break;
+			first = start;
 		}
-	return split(call, p, idx >= 0 ? 0 : -1, idx >= 0 ? (unsigned)idx : 0, config,
-		     config_mask, new_team);
+	/*
+	 * The PEs need not pass the same triplet (a PE may ask for a team of
+	 * itself while another asks for another): the members that name the
+	 * same first PE form a team, and then check that they all passed the
+	 * same triplet and that it holds them all, else none of them keeps it.
+	 */
+	rc = split(call, p, first >= 0 ? first : -1, idx >= 0 ? (unsigned)idx : 0, config,
+		   config_mask, new_team);
+	if (rc || *new_team == SHMEM_TEAM_INVALID)
+		return rc || first == -2 ? -1 : 0;
+	long v[6] = { start, stride, size, -(long)start, -(long)stride, -(long)size }, m[6];
+
+	SHMEM__CHECK(call, pgas_reduce_all((*new_team)->pt, m, v, 6, PGAS_INT64, PGAS_OP_MAX,
+					   PGAS_COLL_MYSYNC));
+	if (m[0] != -m[3] || m[1] != -m[4] || m[2] != -m[5] || (*new_team)->n_pes != size ||
+	    (*new_team)->my_pe != idx) {
+		if ((*new_team)->my_pe == 0)
+			fprintf(stderr, "shmem: PE %d: %s: the PEs of the team starting at parent PE "
+				"%d passed different triplets (start %d, stride %d, size %d here)\n",
+				shmem__s.me, call, start, start, stride, size);
+		shmem_team_destroy(*new_team);
+		*new_team = SHMEM_TEAM_INVALID;
+		return -1;
+	}
+	return 0;
 }
 
 /*

@@ -246,6 +246,22 @@ static void test_bad_args(void)
 		"xrange 0");
 	T_CHECK(t == SHMEM_TEAM_INVALID && u == SHMEM_TEAM_INVALID, "both INVALID");
 	shmem_team_destroy(SHMEM_TEAM_INVALID);	/* no effect */
+	/* Triplets may differ between PEs: each PE a team of itself. */
+	T_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, me, 1, 1, NULL, 0, &t), 0);
+	T_CHECK(t != SHMEM_TEAM_INVALID && shmem_team_n_pes(t) == 1 && shmem_team_my_pe(t) == 0,
+		"a team of PE %d alone", me);
+	T_EQ(shmem_team_translate_pe(t, 0, SHMEM_TEAM_WORLD), me);
+	shmem_team_destroy(t);
+	/* ... but the PEs of one team must agree: PE 0 asks for all, the
+	 * others for all but the last; none keeps a team (the last PE is in
+	 * none by its own triplet: 0 and INVALID, as for any non-member). */
+	if (n > 1) {
+		int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, me ? n - 1 : n, NULL, 0,
+						  &t);
+
+		T_CHECK(me == n - 1 ? rc == 0 : rc != 0, "triplets that disagree: rc %d", rc);
+		T_CHECK(t == SHMEM_TEAM_INVALID, "and INVALID");
+	}
 	/* the job goes on: a good split after the bad ones */
 	t = strided(SHMEM_TEAM_WORLD, 0, 1, n);
 	T_EQ(team_sum(t), (long)n * (n - 1) / 2);
@@ -295,7 +311,7 @@ int main(int argc, char **argv)
 	test_recreate();
 	st_case("destroy then split again (40 times): fresh results, old handle refused");
 	test_bad_args();
-	st_case("bad split arguments: nonzero and INVALID on every PE, the job goes on");
+	st_case("bad split arguments: nonzero and INVALID on every PE, the job goes on; per-PE triplets");
 	test_back_to_back();
 	st_case("back-to-back collectives on disjoint teams and WORLD");
 	return st_done();
