@@ -18,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "shmem_internal.h"
+#include "shmemx.h"
 
 struct shmem__state shmem__s;
 
@@ -787,4 +789,14 @@ void shmem_udcflush(void)
 void shmem_udcflush_line(void *dest)
 {
 	(void)dest;
+}
+
+/* ---- extensions (shmemx.h) -------------------------------------------------- */
+
+double shmemx_wtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -9,6 +9,7 @@
  * each way.
  */
 #include "stap.h"
+#include <shmemx.h>
 
 #define ROUNDS 2000
 
@@ -91,5 +92,42 @@ int main(void)
 		shmem_free(sig);
 	}
 	st_case("shmem_signal_wait_until returns a value that satisfies the wait");
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+	/* Other implementations' C11 names: the deprecated AMO generics on
+	 * every AMO type, shmem_sync(team) beside the 1.4 shmem_sync, the
+	 * bitwise reductions of signed types. */
+	{
+		unsigned int *u = (unsigned int *)shmem_calloc(2, sizeof(unsigned int));
+		short *s = (short *)shmem_calloc(2, sizeof(short));
+		long *ps = (long *)shmem_calloc(SHMEM_BARRIER_SYNC_SIZE, sizeof(long));
+
+		for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+			ps[i] = SHMEM_SYNC_VALUE;
+		shmem_barrier_all();
+		shmem_add(&u[0], 2u, 0);
+		shmem_inc(&u[0], 0);
+		(void)shmem_finc(&u[1], 0);
+		shmem_sync(SHMEM_TEAM_WORLD);
+		shmem_sync(0, 0, n, ps);
+		if (me == 0) {
+			T_EQ(shmem_fetch(&u[0], 0), 3u * n);
+			T_EQ(shmem_cswap(&u[1], (unsigned int)n, 7u, 0), (unsigned int)n);
+			T_EQ(shmem_swap(&u[1], 9u, 0), 7u);
+		}
+		s[0] = (short)(-1 ^ (1 << me % 15));	/* and: every PE clears its bit */
+		T_EQ(shmem_and_reduce(SHMEM_TEAM_WORLD, &s[1], &s[0], 1), 0);
+		short want = -1;
+		for (int p = 0; p < n; p++)
+			want &= (short)(-1 ^ (1 << p % 15));
+		T_EQ(s[1], want);
+		shmem_barrier_all();
+		shmem_free(ps);
+		shmem_free(s);
+		shmem_free(u);
+	}
+	T_CHECK(shmemx_wtime() > 0, "shmemx_wtime");
+	st_case("C11: deprecated AMO generics on unsigned int, shmem_sync(team) and (1.4), signed bitwise reduce; shmemx_wtime");
+#endif
 	return st_done();
 }

@@ -381,7 +381,11 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 /* ---- collectives (shmem/coll.c) ----------------------------------------------- */
 
 /* Reduction types (1.5's reduction table): X(TYPE, TYPENAME) per operation family. */
+/* The bitwise reductions: 1.5's unsigned and fixed-size types, and the
+ * signed short, int, long and long long of the 1.4 *_to_all (as other
+ * implementations give them, and their generic names reach them). */
 #define SHMEM__REDUCE_BIT_TYPES(X)							\
+	X(short, short) X(int, int) X(long, long) X(long long, longlong)		\
 	X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)	\
 	X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)	\
 	X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)	\
@@ -593,25 +597,22 @@ SHMEM__TOALL_ARITH_TYPES(SHMEM__TOALL_PROD)
 #define shmem_atomic_fetch_xor(...) SHMEM__G(BIT, atomic_fetch_xor, 3, __VA_ARGS__)
 #define shmem_atomic_xor(...) SHMEM__G(BIT, atomic_xor, 3, __VA_ARGS__)
 
-/* The deprecated 1.3 generic names (int, long, long long; fetch, set and
- * swap also float and double), without a context as in 1.3. */
-#define SHMEM__OLD_FN(F, x)								\
-	_Generic(*(x),									\
-		int: shmem_int_##F, long: shmem_long_##F,				\
-		long long: shmem_longlong_##F)
-#define SHMEM__OLDX_FN(F, x)								\
-	_Generic(*(x),									\
-		float: shmem_float_##F, double: shmem_double_##F,			\
-		int: shmem_int_##F, long: shmem_long_##F,				\
-		long long: shmem_longlong_##F)
-#define shmem_add(dest, ...) SHMEM__OLD_FN(add, dest)(dest, __VA_ARGS__)
-#define shmem_fadd(dest, ...) SHMEM__OLD_FN(fadd, dest)(dest, __VA_ARGS__)
-#define shmem_inc(dest, ...) SHMEM__OLD_FN(inc, dest)(dest, __VA_ARGS__)
-#define shmem_finc(dest, ...) SHMEM__OLD_FN(finc, dest)(dest, __VA_ARGS__)
-#define shmem_cswap(dest, ...) SHMEM__OLD_FN(cswap, dest)(dest, __VA_ARGS__)
-#define shmem_fetch(src, ...) SHMEM__OLDX_FN(fetch, src)(src, __VA_ARGS__)
-#define shmem_set(dest, ...) SHMEM__OLDX_FN(set, dest)(dest, __VA_ARGS__)
-#define shmem_swap(dest, ...) SHMEM__OLDX_FN(swap, dest)(dest, __VA_ARGS__)
+/* The deprecated 1.3 generic names: the 1.4 atomic calls (no context), for
+ * every type those take. */
+#define shmem_add(...) SHMEM__GX(AMO, atomic_add, __VA_ARGS__)
+#define shmem_fadd(...) SHMEM__GX(AMO, atomic_fetch_add, __VA_ARGS__)
+#define shmem_inc(...) SHMEM__GX(AMO, atomic_inc, __VA_ARGS__)
+#define shmem_finc(...) SHMEM__GX(AMO, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_cswap(...) SHMEM__GX(AMO, atomic_compare_swap, __VA_ARGS__)
+#define shmem_fetch(...) SHMEM__GX(EXT, atomic_fetch, __VA_ARGS__)
+#define shmem_set(...) SHMEM__GX(EXT, atomic_set, __VA_ARGS__)
+#define shmem_swap(...) SHMEM__GX(EXT, atomic_swap, __VA_ARGS__)
+
+/* shmem_sync: the team form (1.5) or the 1.4 active-set one, by the
+ * number of arguments. */
+#define SHMEM__SYNC_1 shmem_team_sync
+#define SHMEM__SYNC_4 (shmem_sync)
+#define shmem_sync(...) SHMEM__CAT(SHMEM__SYNC_, SHMEM__NARG(__VA_ARGS__))(__VA_ARGS__)
 #define shmem_atomic_fetch_and_nbi(...) SHMEM__G(BIT, atomic_fetch_and_nbi, 4, __VA_ARGS__)
 #define shmem_atomic_fetch_or_nbi(...) SHMEM__G(BIT, atomic_fetch_or_nbi, 4, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) SHMEM__G(BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
@@ -654,6 +655,8 @@ SHMEM__TOALL_ARITH_TYPES(SHMEM__TOALL_PROD)
 #define shmem_alltoalls(team, dest, ...) SHMEM__GEN_COLL(alltoalls, team, dest, __VA_ARGS__)
 #define SHMEM__GEN_RED_BIT(F, team, dest, ...)						\
 	_Generic(*(dest),								\
+		short: shmem_short_##F, int: shmem_int_##F, long: shmem_long_##F,	\
+		long long: shmem_longlong_##F,						\
 		unsigned char: shmem_uchar_##F, unsigned short: shmem_ushort_##F,	\
 		unsigned int: shmem_uint_##F, unsigned long: shmem_ulong_##F,		\
 		unsigned long long: shmem_ulonglong_##F)(team, dest, __VA_ARGS__)

@@ -14,4 +14,16 @@
 /* Set when a program can test for this implementation's extensions. */
 #define SHMEMX_LIBPGAS 1
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds since an arbitrary point, from a monotonic clock (as other
+ * implementations' shmemx_wtime, which their tests and benchmarks use). */
+double shmemx_wtime(void);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* SHMEMX_H */
