@@ -95,6 +95,14 @@ int pgas_conduit_map_regions(struct pgas_conduit *c, struct pgas_conduit_maps *m
 			     void *mine, struct pgas_conduit_region *out, char *msg,
 			     size_t msglen);
 
+/*
+ * mmap(NULL, len, RW, flags, fd, 0) at an address aligned to
+ * PGAS_SEGMENT_ALIGN (pgas.h): a rank's own segment, so that an offset
+ * aligned that much is aligned in every rank (OpenSHMEM's shmem_align).
+ * Costs address space only: the slack around it is unmapped again.
+ */
+void *pgas_conduit_map_aligned(size_t len, int flags, int fd);
+
 /* 0, or -1 when out of memory. */
 int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks);
 /* Unmaps whatever was mapped and frees the arrays. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* maps.c - the per-rank mappings both conduits keep. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,33 @@
 #include <sys/mman.h>
 #include "conduit.h"
 #include "pgas.h"
+
+void *pgas_conduit_map_aligned(size_t len, int flags, int fd)
+{
+	const uintptr_t a = PGAS_SEGMENT_ALIGN;
+	char *res, *at;
+	size_t head;
+
+	if (len > SIZE_MAX - a)
+		return MAP_FAILED;
+	res = mmap(NULL, len + a, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return MAP_FAILED;
+	at = (char *)(((uintptr_t)res + a - 1) & ~(a - 1));
+	if (mmap(at, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		int e = errno;
+
+		munmap(res, len + a);
+		errno = e;
+		return MAP_FAILED;
+	}
+	head = (size_t)(at - res);
+	if (head)
+		munmap(res, head);
+	if (a - head)
+		munmap(at + len, a - head);
+	return at;
+}
 
 int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks)
 {

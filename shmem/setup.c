@@ -629,8 +629,8 @@ static void *alloc_call(const char *call, size_t size, size_t align, uint64_t ki
 				/* The same answer on every PE: bases are known to all. */
 				if (shmem__s.me == 0)
 					fprintf(stderr, "shmem: %s: alignment %zu: PE %d's heap "
-						"is not so aligned (at most %zu is): NULL\n",
-						call, align, r, HEAP_START);
+						"is not so aligned (%zu is): NULL\n", call, align,
+						r, (size_t)PGAS_SEGMENT_ALIGN);
 				return NULL;
 			}
 	b = heap_alloc(size, align < HEAP_ALIGN ? HEAP_ALIGN : align);

@@ -344,7 +344,7 @@ static int kmod_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t
 		return PGAS_ERR_NOMEM;
 	}
 	/* My segment is my own memory, pinned and registered for the peers. */
-	seg = mmap(NULL, segsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	seg = pgas_conduit_map_aligned(segsize, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	if (seg == MAP_FAILED) {
 		free(all);
 		return sys_fail(msg, msglen, "allocating the segment");

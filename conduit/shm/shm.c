@@ -177,7 +177,7 @@ static int shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 		rc = fail_errno(msg, msglen, "creating the segment");
 		goto out;
 	}
-	map = mmap(NULL, segsize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = pgas_conduit_map_aligned(segsize, MAP_SHARED, fd);
 	if (map == MAP_FAILED) {
 		rc = fail_errno(msg, msglen, "mapping the segment");
 		goto out;

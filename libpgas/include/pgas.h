@@ -217,7 +217,13 @@ void pgas_global_exit(int code) __attribute__((noreturn));
 
 unsigned pgas_rank(void);
 unsigned pgas_nranks(void);
-/* Segment of every rank: info[0..count), count <= pgas_nranks(). */
+/*
+ * Segment of every rank: info[0..count), count <= pgas_nranks().  Every
+ * rank's segment starts at an address (as its owner sees it) aligned to
+ * PGAS_SEGMENT_ALIGN, so that an offset aligned up to that much is aligned
+ * in every rank (OpenSHMEM's shmem_align).
+ */
+#define PGAS_SEGMENT_ALIGN ((size_t)32 << 20)
 int pgas_seginfo(pgas_seginfo_t *info, unsigned count);
 void *pgas_segment_addr(unsigned rank);	/* NULL if out of range */
 size_t pgas_segment_size(unsigned rank);
