@@ -37,14 +37,18 @@ void shmem__team_init(void)
 	}
 }
 
+/*
+ * A handle the layer made: teams are never freed (a destroyed one stays,
+ * marked), so its magic can be read at any time; one check, not a walk
+ * of every team ever made (that cost grew with each create/destroy: 183
+ * us a call after 20000).  A pointer that never was a team is undefined
+ * behaviour, as the spec says; here it is caught when its first word is
+ * not a team's magic.
+ */
 static int known(const struct shmem__team *t)
 {
-	if (t == &shmem__team_world || t == &shmem__team_shared)
-		return 1;
-	for (const struct shmem__team *k = teams; k; k = k->all_next)
-		if (k == t)
-			return 1;
-	return 0;
+	return t == &shmem__team_world || t == &shmem__team_shared ||
+	       t->magic == TEAM_LIVE || t->magic == TEAM_DEAD;
 }
 
 /*
@@ -320,15 +324,28 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 		xrange = p->n_pes;
 	x = p->my_pe % xrange;
 	y = p->my_pe / xrange;
-	if (split(call, p, y, (unsigned)x, xaxis_config, xaxis_mask, xaxis_team))
-		return -1;
-	if (split(call, p, x, (unsigned)y, yaxis_config, yaxis_mask, yaxis_team)) {
-		if (*xaxis_team != SHMEM_TEAM_INVALID)
-			shmem_team_destroy(*xaxis_team);	/* collective over the row */
-		*xaxis_team = SHMEM_TEAM_INVALID;
-		return -1;
-	}
-	return 0;
+	/*
+	 * Both splits on every PE (each is collective over the parent), then
+	 * one reduction: a split libpgas refuses fails only its own row or
+	 * column, and a PE that returned early would leave the others in the
+	 * next split.  If any failed, every PE destroys what it got (each such
+	 * team is whole: its members all see the failure) and fails.
+	 */
+	long f = split(call, p, y, (unsigned)x, xaxis_config, xaxis_mask, xaxis_team) != 0;
+
+	f |= split(call, p, x, (unsigned)y, yaxis_config, yaxis_mask, yaxis_team) != 0;
+	long any = f;
+
+	SHMEM__CHECK(call, pgas_reduce_all(p->pt, &any, &f, 1, PGAS_INT64, PGAS_OP_MAX,
+					   PGAS_COLL_MYSYNC));
+	if (!any)
+		return 0;
+	if (*xaxis_team != SHMEM_TEAM_INVALID)
+		shmem_team_destroy(*xaxis_team);
+	if (*yaxis_team != SHMEM_TEAM_INVALID)
+		shmem_team_destroy(*yaxis_team);
+	*xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+	return -1;
 }
 
 void shmem_team_destroy(shmem_team_t team)
