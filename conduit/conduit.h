@@ -209,6 +209,9 @@ struct pgas_conduit_region {
  *           or NULL, 0) reachable by the peers at the same addresses and
  *           fills out[nranks] with every rank's; collective, after attach,
  *           once.  Fails on every rank when it fails on one.
+ *  forked:  in a forked child, before anything else of the child runs:
+ *           stops sharing with the parent what the child must not write
+ *           (may be NULL: nothing to do).
  *  close:   unmaps everything; also after a failed open.
  *  wait_fd: an fd to poll() for a wake-up and to PGAS_IOC_WAKE peers on,
  *           or -1: waits sleep on the doorbell's futex.
@@ -241,6 +244,7 @@ struct pgas_conduit_ops {
 	void (*close)(struct pgas_conduit *c);
 	int (*region)(struct pgas_conduit *c, void *addr, size_t len,
 		      struct pgas_conduit_region *out, char *msg, size_t msglen);
+	void (*forked)(struct pgas_conduit *c);
 	int (*wait_fd)(const struct pgas_conduit *c);
 	int (*ep_open)(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
 		       size_t msglen);

@@ -33,6 +33,9 @@ struct shm_priv {
 	unsigned slots;		/* K = PGAS_EP_MAX: regions per slab */
 	size_t slab;		/* K * layout.size */
 	unsigned next_slot;	/* my next unused slot (1..K-1) */
+	int reg_fd;		/* my registered region's memfd (-1: none) */
+	void *reg_addr;
+	size_t reg_len;
 };
 
 #define SLOT_CLOSED 0xdead0000u	/* ctrl->magic of a closed slot */
@@ -101,6 +104,8 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 	all = calloc(c->nranks, sizeof(*all));
 	fds = calloc(c->nranks, sizeof(*fds));
 	c->priv = priv;
+	if (priv)
+		priv->reg_fd = -1;
 	if (!priv || !c->eps || !all || !fds || pgas_conduit_maps_init(&priv->maps, c->nranks)) {
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		rc = PGAS_ERR_NOMEM;
@@ -301,6 +306,12 @@ static int shm_region(struct pgas_conduit *c, void *addr, size_t len,
 	if (!rc)
 		rc = pgas_conduit_map_regions(c, &priv->maps, all, fds, -1, addr, out, msg,
 					      msglen);
+	if (!rc && fd >= 0) {	/* kept for a forked child (shm_forked) */
+		priv->reg_fd = fd;
+		priv->reg_addr = addr;
+		priv->reg_len = len;
+		fd = -1;
+	}
 	if (fd >= 0)
 		close(fd);
 	close_fds(fds, c->nranks);
@@ -309,11 +320,39 @@ static int shm_region(struct pgas_conduit *c, void *addr, size_t len,
 	return rc;
 }
 
+/*
+ * In a forked child, first: the registered region (the program's data, for
+ * OpenSHMEM, with libpgas's and libc's own state in a static program) is
+ * the parent's memfd mapped shared, so every write of the child would land
+ * in the parent.  Mapping the same memfd privately over it gives the child
+ * copy-on-write pages of what is there, in one call, before anything of
+ * the child writes (pages it does not write still show the parent's later
+ * stores: the child should exec or exit).
+ */
+static void shm_forked(struct pgas_conduit *c)
+{
+	struct shm_priv *priv = c->priv;
+	static const char why[] = "pgas: a forked child could not make the rank's registered "
+				  "region private; it exits rather than write into its parent\n";
+
+	if (!priv || priv->reg_fd < 0)
+		return;
+	if (mmap(priv->reg_addr, priv->reg_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+		 priv->reg_fd, 0) == MAP_FAILED) {
+		if (write(2, why, sizeof(why) - 1) < 0) {
+			/* nothing more to say */
+		}
+		_exit(127);
+	}
+}
+
 static void shm_close(struct pgas_conduit *c)
 {
 	struct shm_priv *priv = c->priv;
 
 	if (priv) {
+		if (priv->reg_fd >= 0)
+			close(priv->reg_fd);
 		pgas_conduit_maps_release(&priv->maps, c->nranks, priv->slab);
 		free(priv);
 	}
@@ -423,6 +462,7 @@ const struct pgas_conduit_ops pgas_shm_ops = {
 	.attach = shm_attach,
 	.close = shm_close,
 	.region = shm_region,
+	.forked = shm_forked,
 	.wait_fd = shm_wait_fd,
 	.ep_open = shm_ep_open,
 	.ep_close = shm_ep_close,

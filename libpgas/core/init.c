@@ -37,8 +37,15 @@ bool pgas__forked(void)
 }
 static void exit_hook(int status, void *arg);
 static void global_exit_hook(void);
+/* The first atfork child handler of the process's libraries that write
+ * (registered in pgas_init): the conduit unshares first, so that this
+ * flag, in the program's data, is not written into the parent too. */
 static void forked(void)
 {
+	struct pgas_conduit *c = &pgas__job.conduit;
+
+	if (c->ops && c->ops->forked)
+		c->ops->forked(c);
 	forked_child = true;
 }
 

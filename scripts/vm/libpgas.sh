@@ -48,7 +48,7 @@ run "ep_progress -n 2 -t 2 over pgas.ko" pgasrun -n 2 -t 600 /tests/ep_progress 
 # OpenSHMEM over pgas.ko (docs/shmem.md): each conformance program at 1-3
 # PEs, the waits in the block mode.
 for n in 1 2 3; do
-	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full globals; do
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full globals fork; do
 		[ -x /tests/shmem_$t ] && run "shmem/$t -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/shmem_$t
 	done
 done
