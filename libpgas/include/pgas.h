@@ -232,13 +232,16 @@ size_t pgas_segment_size(unsigned rank);
  * A second segment: memory this process already has at addr (page-aligned,
  * len a multiple of the page size), such as a program's .data and .bss,
  * becomes reachable by every RMA, atomic, signal and pgas_ptr call
- * addressed with the owner's address, as the segment is (the collectives'
- * buffers must still be in the segment).  Collective, after pgas_attach,
+ * addressed with the owner's address, as the segment is (the collectives
+ * in local mode take buffers anywhere: they stage those outside the
+ * segment, these too; single mode needs segment addresses).  Collective,
+ * after pgas_attach,
  * once per job (one region per rank: PGAS_MAX_REGIONS); a rank with
  * nothing to register passes NULL, 0.  The range keeps its address and
  * contents, but on the shm conduit its pages are replaced by shared ones
  * (a copy is mapped over them), so no other thread may touch it during
- * the call, and a child forked afterwards shares it with its parent.  On
+ * the call; a child forked afterwards gets it privately (copy-on-write
+ * of what is there, before the child's own code runs).  On
  * pgas.ko the pages are pinned (they count against RLIMIT_MEMLOCK).
  * PGAS_ERR_INVAL: unaligned, empty with a non-NULL addr, or overlapping a
  * rank's own segment; PGAS_ERR_SIZE: over 16 TiB; PGAS_ERR_STATE: before
