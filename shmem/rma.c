@@ -173,7 +173,13 @@ SHMEM__DEF_V(get##S##_nbi, PARAMS_RMA(void),						\
 SHMEM__DEF_V(iput##S, PARAMS_STRIDED(void),						\
 	     iputmem(ctx, call, dest, source, dst, sst, S / 8, nelems, pe))		\
 SHMEM__DEF_V(iget##S, PARAMS_STRIDED(void),						\
-	     igetmem(ctx, call, dest, source, dst, sst, S / 8, nelems, pe))
+	     igetmem(ctx, call, dest, source, dst, sst, S / 8, nelems, pe))		\
+SHMEM__DEF_V(put##S##_signal, PARAMS_SIGNAL(void),					\
+	     put_signal(ctx, call, dest, source, nelems, S / 8, sig_addr, signal, sig_op,	\
+			pe, 0))								\
+SHMEM__DEF_V(put##S##_signal_nbi, PARAMS_SIGNAL(void),					\
+	     put_signal(ctx, call, dest, source, nelems, S / 8, sig_addr, signal, sig_op,	\
+			pe, 1))
 SHMEM__SIZE_DEF(8)
 SHMEM__SIZE_DEF(16)
 SHMEM__SIZE_DEF(32)

@@ -211,6 +211,11 @@ int main(void)
 		else
 			shmem_int_put_signal_nbi(box + me * 64, src, 64, sig, 1, SHMEM_SIGNAL_ADD, 0);
 		shmem_putmem_signal(box, box, 0, sig + 1, 7, SHMEM_SIGNAL_SET, right);
+		/* the sized forms: 64 and 32 bits, the same word (4 bytes of 0 then
+		 * 8 bytes of the same value at the right neighbour's box end) */
+		shmem_put64_signal(box + n * 64 - 2, src, 0, sig + 1, 0, SHMEM_SIGNAL_ADD, right);
+		shmem_put32_signal_nbi(box + n * 64 - 1, src, 0, sig + 1, 0, SHMEM_SIGNAL_ADD,
+				       right);
 		if (me == 0) {
 			uint64_t v = shmem_signal_wait_until(sig, SHMEM_CMP_EQ, (uint64_t)n);
 			T_EQ(v, n);

@@ -211,7 +211,11 @@ SHMEM__D2(void, get##S##_nbi, void *dest, const void *source, size_t nelems, int
 SHMEM__D2(void, iput##S, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
 	  size_t nelems, int pe)							\
 SHMEM__D2(void, iget##S, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
-	  size_t nelems, int pe)
+	  size_t nelems, int pe)							\
+SHMEM__D2(void, put##S##_signal, void *dest, const void *source, size_t nelems,		\
+	  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)			\
+SHMEM__D2(void, put##S##_signal_nbi, void *dest, const void *source, size_t nelems,	\
+	  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 SHMEM__SIZE_DECL(8)
 SHMEM__SIZE_DECL(16)
 SHMEM__SIZE_DECL(32)
