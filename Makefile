@@ -139,7 +139,8 @@ $(B)/lib/libshmem.a: $(SHMEM_OBJS)
 # oshcc of the build tree: this checkout's headers and archives.
 $(B)/bin/oshcc: shmem/oshcc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include $(SANFLAGS)|' \
+	sed -e 's|@CC@|$(CC)|' \
+	    -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include -I$(CURDIR)/libpgas/include -I$(CURDIR)/uapi $(SANFLAGS)|' \
 	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a|' $< >$@
 	chmod 755 $@
 
@@ -152,7 +153,7 @@ $(B)/bin/oshc++: shmem/oshc++
 	install -m 755 $< $@
 
 # The OpenSHMEM tests build with oshcc, as a user's program would.
-$(B)/tests/shmem/%: selftests/shmem/%.c selftests/shmem/stap.h $(B)/bin/oshcc \
+$(B)/tests/shmem/%: selftests/shmem/%.c selftests/shmem/stap.h $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(B)/bin/oshcc \
 		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(B)/bin/oshcc $(CFLAGS) -o $@ $<
@@ -256,7 +257,7 @@ install: lib tools $(B)/lib/libshmem.a
 	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 shmem/oshrun shmem/oshc++ $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include|' \
+	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include -I$(PREFIX)/include/pgas|' \
 	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a|' shmem/oshcc.in \
 	    > $(DESTDIR)$(PREFIX)/bin/oshcc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/oshcc

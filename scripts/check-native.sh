@@ -373,7 +373,9 @@ for c in "put:shmem_int_p: .* is not symmetric: not in the heap .* nor in the pr
 	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
 	"overflow:shmem_long_put: [0-9]* elements of 8 bytes overflow size_t" \
 	"size:shmem_init: SHMEM_SYMMETRIC_SIZE=0x10M is not a size" \
-	"init:shmem_my_pe: called before shmem_init"; do
+	"init:shmem_my_pe: called before shmem_init" \
+	"pinit:shmem_long_p: called before shmem_init" \
+	"pfin:shmem_long_p: called after shmem_finalize"; do
 	m=${c%%:*}
 	out=$(env $([ "$m" = size ] && echo SHMEM_SYMMETRIC_SIZE=0x10M) "$OSHRUN" -np 2 -t 30 "$B/tests/shmem/setup" -m "$m" 2>&1)
 	rc=$?

@@ -24,6 +24,7 @@
 #include "shmemx.h"
 
 struct shmem__state shmem__s;
+struct shmem__heap_view shmem__hv;	/* shmem.h's inline fast paths */
 
 void shmem__fatal(const char *call, const char *fmt, ...)
 {
@@ -319,6 +320,8 @@ static int do_init(const char *call, int requested, int *provided)
 	shmem__coll_init();
 	shmem__team_init();
 	shmem__s.initialised = 1;
+	shmem__hv = (struct shmem__heap_view){ shmem__s.base, shmem__s.size, shmem__s.bases,
+					       shmem__s.npes };
 	if (provided)
 		*provided = got;
 	if (shmem__s.me == 0)
@@ -367,6 +370,7 @@ void shmem_finalize(void)
 	shmem__ctx_finalize();
 	SHMEM__CHECK("shmem_finalize", pgas_quiet());
 	SHMEM__CHECK("shmem_finalize", pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS));
+	shmem__hv.npes = 0;	/* the inline paths call the library, which refuses */
 	shmem__s.initialised = 0;
 	shmem__s.finalised = 1;
 }

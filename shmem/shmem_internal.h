@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pgas.h"
+#define SHMEM__LIBRARY	/* the library's own functions, not shmem.h's inline ones */
 #include "shmem.h"
 
 struct shmem__state {

@@ -43,6 +43,12 @@ int main(int argc, char **argv)
 		(void)shmem_my_pe();	/* before shmem_init: fatal */
 		return 0;
 	}
+	if (misuse && !strcmp(misuse, "pinit")) {	/* shmem.h's inline path too */
+		static long x;
+
+		shmem_long_p(&x, 1, 0);
+		return 0;
+	}
 	if (level >= 0) {
 		if (shmem_init_thread(level, &provided) != 0)
 			return 3;
@@ -56,6 +62,12 @@ int main(int argc, char **argv)
 	if (misuse) {
 		int local = 0;
 		long *obj = shmem_malloc(sizeof(long));
+
+		if (!strcmp(misuse, "pfin")) {	/* the inline path after finalize */
+			shmem_finalize();
+			shmem_long_p(obj, 1, 0);
+			return 0;
+		}
 
 		shmem_barrier_all();
 		if (me == n - 1) {

@@ -694,6 +694,274 @@ SHMEM__TOALL_ARITH_TYPES(SHMEM__TOALL_PROD)
 #define shmem_prod_reduce(team, dest, ...) SHMEM__GEN_RED_ARITH(prod_reduce, team, dest, __VA_ARGS__)
 #endif
 
+/* ---- inline fast paths (C11; docs/shmem.md "Fast paths") ---------------------- */
+
+/*
+ * For C11 programs the small, frequent calls on the default context are
+ * static inline here: p, g, put, get and their nbi forms of every RMA
+ * type, putmem/getmem (+ nbi) and quiet.  Each does what libpgas's own
+ * inline call does plus one range check against this PE's heap; every
+ * other case (the program's data, a bad PE or address, before shmem_init,
+ * an error) calls the library's function, which does it all and reports.
+ * The names are macros for the inline functions, so the generic names
+ * reach them too; &shmem_long_p is the inline one's address.  Define
+ * SHMEM_NO_INLINE before including shmem.h for the library's functions.
+ */
+/* This PE's heap and where every PE's is, as libpgas addresses it (set by
+ * shmem_init, cleared by shmem_finalize: npes 0 sends every call out of
+ * line).  For the inline fast paths below; not an interface. */
+struct shmem__heap_view {
+	char *base;
+	size_t size;
+	char *const *bases;
+	int npes;
+};
+extern struct shmem__heap_view shmem__hv;
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus) && \
+	!defined(SHMEM__LIBRARY) && !defined(SHMEM_NO_INLINE)
+#include <string.h>
+#include <pgas.h>	/* libpgas's public API: its inline RMA */
+
+/* [addr, addr+n) in this PE's heap, pe a PE: its offset in *off. */
+static inline int shmem__i_in(const void *addr, size_t n, int pe, uintptr_t *off)
+{
+	uintptr_t o = (uintptr_t)addr - (uintptr_t)shmem__hv.base;
+
+	*off = o;
+	return (unsigned)pe < (unsigned)shmem__hv.npes && o < shmem__hv.size &&
+	       n <= shmem__hv.size - o;
+}
+
+/* Contiguous RMA done inline (1), or left to the library (0). */
+static inline int shmem__i_put(void *dest, const void *source, size_t n, int pe, int nbi)
+{
+	uintptr_t o;
+
+	if (!shmem__i_in(dest, n, pe, &o))
+		return 0;
+	return (nbi ? pgas_put_nbi((unsigned)pe, shmem__hv.bases[pe] + o, source, n)
+		    : pgas_put((unsigned)pe, shmem__hv.bases[pe] + o, source, n)) == 0;
+}
+
+static inline int shmem__i_get(void *dest, const void *source, size_t n, int pe, int nbi)
+{
+	uintptr_t o;
+
+	if (!shmem__i_in(source, n, pe, &o))
+		return 0;
+	return (nbi ? pgas_get_nbi(dest, (unsigned)pe, shmem__hv.bases[pe] + o, n)
+		    : pgas_get(dest, (unsigned)pe, shmem__hv.bases[pe] + o, n)) == 0;
+}
+
+#define SHMEM__INL_XFER(NAME, T, DIR, NBI, ES)						\
+static inline void shmem__i_##NAME(T *dest, const T *source, size_t nelems, int pe)	\
+{											\
+	if (__builtin_expect(nelems <= SIZE_MAX / (ES) &&				\
+			     shmem__i_##DIR(dest, source, nelems * (ES), pe, NBI), 1))	\
+		return;									\
+	shmem_##NAME(dest, source, nelems, pe);						\
+}
+#define SHMEM__INL_RMA(T, N)								\
+static inline void shmem__i_##N##_p(T *dest, T value, int pe)				\
+{											\
+	uintptr_t o;									\
+	uint64_t v = 0;									\
+											\
+	if (__builtin_expect(sizeof(T) <= 8 && !((uintptr_t)dest & (sizeof(T) - 1)) &&	\
+			     shmem__i_in(dest, sizeof(T), pe, &o), 1)) {		\
+		memcpy(&v, &value, sizeof(T) <= 8 ? sizeof(T) : 8);			\
+		if (__builtin_expect(pgas_put_val((unsigned)pe, shmem__hv.bases[pe] + o, v,	\
+						  sizeof(T) <= 8 ? sizeof(T) : 8) == 0, 1))	\
+			return;								\
+	}										\
+	shmem_##N##_p(dest, value, pe);							\
+}											\
+static inline T shmem__i_##N##_g(const T *source, int pe)				\
+{											\
+	uintptr_t o;									\
+	uint64_t v = 0;									\
+	T r;										\
+											\
+	if (__builtin_expect(sizeof(T) <= 8 && !((uintptr_t)source & (sizeof(T) - 1)) &&	\
+			     shmem__i_in(source, sizeof(T), pe, &o), 1) &&		\
+	    __builtin_expect(pgas_get_val(&v, (unsigned)pe, shmem__hv.bases[pe] + o,	\
+					  sizeof(T) <= 8 ? sizeof(T) : 8) == 0, 1)) {	\
+		memcpy(&r, &v, sizeof(T) <= 8 ? sizeof(T) : 8);			\
+		return r;								\
+	}										\
+	return shmem_##N##_g(source, pe);						\
+}											\
+SHMEM__INL_XFER(N##_put, T, put, 0, sizeof(T))						\
+SHMEM__INL_XFER(N##_get, T, get, 0, sizeof(T))						\
+SHMEM__INL_XFER(N##_put_nbi, T, put, 1, sizeof(T))					\
+SHMEM__INL_XFER(N##_get_nbi, T, get, 1, sizeof(T))
+SHMEM__RMA_TYPES(SHMEM__INL_RMA)
+SHMEM__INL_XFER(putmem, void, put, 0, 1)
+SHMEM__INL_XFER(getmem, void, get, 0, 1)
+SHMEM__INL_XFER(putmem_nbi, void, put, 1, 1)
+SHMEM__INL_XFER(getmem_nbi, void, get, 1, 1)
+#undef SHMEM__INL_RMA
+#undef SHMEM__INL_XFER
+
+/* Every operation of the default context is the primary's. */
+static inline void shmem__i_quiet(void)
+{
+	if (__builtin_expect(shmem__hv.npes == 0 || pgas_quiet() != 0, 0))
+		shmem_quiet();
+}
+
+#define shmem_float_p shmem__i_float_p
+#define shmem_float_g shmem__i_float_g
+#define shmem_float_put shmem__i_float_put
+#define shmem_float_get shmem__i_float_get
+#define shmem_float_put_nbi shmem__i_float_put_nbi
+#define shmem_float_get_nbi shmem__i_float_get_nbi
+#define shmem_double_p shmem__i_double_p
+#define shmem_double_g shmem__i_double_g
+#define shmem_double_put shmem__i_double_put
+#define shmem_double_get shmem__i_double_get
+#define shmem_double_put_nbi shmem__i_double_put_nbi
+#define shmem_double_get_nbi shmem__i_double_get_nbi
+#define shmem_longdouble_p shmem__i_longdouble_p
+#define shmem_longdouble_g shmem__i_longdouble_g
+#define shmem_longdouble_put shmem__i_longdouble_put
+#define shmem_longdouble_get shmem__i_longdouble_get
+#define shmem_longdouble_put_nbi shmem__i_longdouble_put_nbi
+#define shmem_longdouble_get_nbi shmem__i_longdouble_get_nbi
+#define shmem_char_p shmem__i_char_p
+#define shmem_char_g shmem__i_char_g
+#define shmem_char_put shmem__i_char_put
+#define shmem_char_get shmem__i_char_get
+#define shmem_char_put_nbi shmem__i_char_put_nbi
+#define shmem_char_get_nbi shmem__i_char_get_nbi
+#define shmem_schar_p shmem__i_schar_p
+#define shmem_schar_g shmem__i_schar_g
+#define shmem_schar_put shmem__i_schar_put
+#define shmem_schar_get shmem__i_schar_get
+#define shmem_schar_put_nbi shmem__i_schar_put_nbi
+#define shmem_schar_get_nbi shmem__i_schar_get_nbi
+#define shmem_short_p shmem__i_short_p
+#define shmem_short_g shmem__i_short_g
+#define shmem_short_put shmem__i_short_put
+#define shmem_short_get shmem__i_short_get
+#define shmem_short_put_nbi shmem__i_short_put_nbi
+#define shmem_short_get_nbi shmem__i_short_get_nbi
+#define shmem_int_p shmem__i_int_p
+#define shmem_int_g shmem__i_int_g
+#define shmem_int_put shmem__i_int_put
+#define shmem_int_get shmem__i_int_get
+#define shmem_int_put_nbi shmem__i_int_put_nbi
+#define shmem_int_get_nbi shmem__i_int_get_nbi
+#define shmem_long_p shmem__i_long_p
+#define shmem_long_g shmem__i_long_g
+#define shmem_long_put shmem__i_long_put
+#define shmem_long_get shmem__i_long_get
+#define shmem_long_put_nbi shmem__i_long_put_nbi
+#define shmem_long_get_nbi shmem__i_long_get_nbi
+#define shmem_longlong_p shmem__i_longlong_p
+#define shmem_longlong_g shmem__i_longlong_g
+#define shmem_longlong_put shmem__i_longlong_put
+#define shmem_longlong_get shmem__i_longlong_get
+#define shmem_longlong_put_nbi shmem__i_longlong_put_nbi
+#define shmem_longlong_get_nbi shmem__i_longlong_get_nbi
+#define shmem_uchar_p shmem__i_uchar_p
+#define shmem_uchar_g shmem__i_uchar_g
+#define shmem_uchar_put shmem__i_uchar_put
+#define shmem_uchar_get shmem__i_uchar_get
+#define shmem_uchar_put_nbi shmem__i_uchar_put_nbi
+#define shmem_uchar_get_nbi shmem__i_uchar_get_nbi
+#define shmem_ushort_p shmem__i_ushort_p
+#define shmem_ushort_g shmem__i_ushort_g
+#define shmem_ushort_put shmem__i_ushort_put
+#define shmem_ushort_get shmem__i_ushort_get
+#define shmem_ushort_put_nbi shmem__i_ushort_put_nbi
+#define shmem_ushort_get_nbi shmem__i_ushort_get_nbi
+#define shmem_uint_p shmem__i_uint_p
+#define shmem_uint_g shmem__i_uint_g
+#define shmem_uint_put shmem__i_uint_put
+#define shmem_uint_get shmem__i_uint_get
+#define shmem_uint_put_nbi shmem__i_uint_put_nbi
+#define shmem_uint_get_nbi shmem__i_uint_get_nbi
+#define shmem_ulong_p shmem__i_ulong_p
+#define shmem_ulong_g shmem__i_ulong_g
+#define shmem_ulong_put shmem__i_ulong_put
+#define shmem_ulong_get shmem__i_ulong_get
+#define shmem_ulong_put_nbi shmem__i_ulong_put_nbi
+#define shmem_ulong_get_nbi shmem__i_ulong_get_nbi
+#define shmem_ulonglong_p shmem__i_ulonglong_p
+#define shmem_ulonglong_g shmem__i_ulonglong_g
+#define shmem_ulonglong_put shmem__i_ulonglong_put
+#define shmem_ulonglong_get shmem__i_ulonglong_get
+#define shmem_ulonglong_put_nbi shmem__i_ulonglong_put_nbi
+#define shmem_ulonglong_get_nbi shmem__i_ulonglong_get_nbi
+#define shmem_int8_p shmem__i_int8_p
+#define shmem_int8_g shmem__i_int8_g
+#define shmem_int8_put shmem__i_int8_put
+#define shmem_int8_get shmem__i_int8_get
+#define shmem_int8_put_nbi shmem__i_int8_put_nbi
+#define shmem_int8_get_nbi shmem__i_int8_get_nbi
+#define shmem_int16_p shmem__i_int16_p
+#define shmem_int16_g shmem__i_int16_g
+#define shmem_int16_put shmem__i_int16_put
+#define shmem_int16_get shmem__i_int16_get
+#define shmem_int16_put_nbi shmem__i_int16_put_nbi
+#define shmem_int16_get_nbi shmem__i_int16_get_nbi
+#define shmem_int32_p shmem__i_int32_p
+#define shmem_int32_g shmem__i_int32_g
+#define shmem_int32_put shmem__i_int32_put
+#define shmem_int32_get shmem__i_int32_get
+#define shmem_int32_put_nbi shmem__i_int32_put_nbi
+#define shmem_int32_get_nbi shmem__i_int32_get_nbi
+#define shmem_int64_p shmem__i_int64_p
+#define shmem_int64_g shmem__i_int64_g
+#define shmem_int64_put shmem__i_int64_put
+#define shmem_int64_get shmem__i_int64_get
+#define shmem_int64_put_nbi shmem__i_int64_put_nbi
+#define shmem_int64_get_nbi shmem__i_int64_get_nbi
+#define shmem_uint8_p shmem__i_uint8_p
+#define shmem_uint8_g shmem__i_uint8_g
+#define shmem_uint8_put shmem__i_uint8_put
+#define shmem_uint8_get shmem__i_uint8_get
+#define shmem_uint8_put_nbi shmem__i_uint8_put_nbi
+#define shmem_uint8_get_nbi shmem__i_uint8_get_nbi
+#define shmem_uint16_p shmem__i_uint16_p
+#define shmem_uint16_g shmem__i_uint16_g
+#define shmem_uint16_put shmem__i_uint16_put
+#define shmem_uint16_get shmem__i_uint16_get
+#define shmem_uint16_put_nbi shmem__i_uint16_put_nbi
+#define shmem_uint16_get_nbi shmem__i_uint16_get_nbi
+#define shmem_uint32_p shmem__i_uint32_p
+#define shmem_uint32_g shmem__i_uint32_g
+#define shmem_uint32_put shmem__i_uint32_put
+#define shmem_uint32_get shmem__i_uint32_get
+#define shmem_uint32_put_nbi shmem__i_uint32_put_nbi
+#define shmem_uint32_get_nbi shmem__i_uint32_get_nbi
+#define shmem_uint64_p shmem__i_uint64_p
+#define shmem_uint64_g shmem__i_uint64_g
+#define shmem_uint64_put shmem__i_uint64_put
+#define shmem_uint64_get shmem__i_uint64_get
+#define shmem_uint64_put_nbi shmem__i_uint64_put_nbi
+#define shmem_uint64_get_nbi shmem__i_uint64_get_nbi
+#define shmem_size_p shmem__i_size_p
+#define shmem_size_g shmem__i_size_g
+#define shmem_size_put shmem__i_size_put
+#define shmem_size_get shmem__i_size_get
+#define shmem_size_put_nbi shmem__i_size_put_nbi
+#define shmem_size_get_nbi shmem__i_size_get_nbi
+#define shmem_ptrdiff_p shmem__i_ptrdiff_p
+#define shmem_ptrdiff_g shmem__i_ptrdiff_g
+#define shmem_ptrdiff_put shmem__i_ptrdiff_put
+#define shmem_ptrdiff_get shmem__i_ptrdiff_get
+#define shmem_ptrdiff_put_nbi shmem__i_ptrdiff_put_nbi
+#define shmem_ptrdiff_get_nbi shmem__i_ptrdiff_get_nbi
+#define shmem_putmem shmem__i_putmem
+#define shmem_getmem shmem__i_getmem
+#define shmem_putmem_nbi shmem__i_putmem_nbi
+#define shmem_getmem_nbi shmem__i_getmem_nbi
+#define shmem_quiet shmem__i_quiet
+#endif
+
 #ifdef __cplusplus
 }
 #endif
