@@ -368,78 +368,51 @@ else
 	notok "shmem_finalize: exit $rc"
 	echo "$out" | tail -n 5 | sed 's/^/    # /'
 fi
-for c in "put:shmem_int_p: .* is not symmetric: not in the heap .* nor in the program.s data" \
+# shmem_misuse PROG WHO "MODE:MESSAGE"...: PROG -m MODE at 2 PEs must end
+# the job with 1, PE WHO (a grep pattern) printing "shmem: PE WHO: MESSAGE".
+shmem_misuse() {
+	local prog=$1 who=$2 c m out rc
+	shift 2
+	for c in "$@"; do
+		m=${c%%:*}
+		out=$(env $([ "$m" = size ] && echo SHMEM_SYMMETRIC_SIZE=0x10M) \
+			"$OSHRUN" -np 2 -t 30 "$B/tests/shmem/$prog" -m "$m" 2>&1)
+		rc=$?
+		if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE $who: ${c#*:}"; then
+			ok "shmem/$prog misuse '$m' ends the job with 1, naming the call"
+		else
+			notok "shmem/$prog misuse '$m': exit $rc"
+			echo "$out" | tail -n 5 | sed 's/^/    # /'
+		fi
+	done
+}
+shmem_misuse setup "-*[0-9]*" \
+	"put:shmem_int_p: .* is not symmetric: not in the heap .* nor in the program.s data" \
 	"free:shmem_free: .* was not returned by shmem_malloc" \
 	"pe:shmem_long_p: PE 2 out of range (2 PEs)" \
 	"overflow:shmem_long_put: [0-9]* elements of 8 bytes overflow size_t" \
 	"size:shmem_init: SHMEM_SYMMETRIC_SIZE=0x10M is not a size" \
 	"init:shmem_my_pe: called before shmem_init" \
 	"pinit:shmem_long_p: called before shmem_init" \
-	"pfin:shmem_long_p: called after shmem_finalize"; do
-	m=${c%%:*}
-	out=$(env $([ "$m" = size ] && echo SHMEM_SYMMETRIC_SIZE=0x10M) "$OSHRUN" -np 2 -t 30 "$B/tests/shmem/setup" -m "$m" 2>&1)
-	rc=$?
-	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE -*[0-9]*: ${c#*:}"; then
-		ok "shmem misuse '$m' ends the job with 1, naming the call"
-	else
-		notok "shmem misuse '$m': exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
-done
+	"pfin:shmem_long_p: called after shmem_finalize"
 # A context used after shmem_ctx_destroy (or SHMEM_CTX_INVALID, or
 # SHMEM_CTX_DEFAULT destroyed) ends the job naming the call.
-for c in "destroyed:shmem_ctx_long_p: the context .* was destroyed" \
+shmem_misuse ctx "[0-9]*" \
+	"destroyed:shmem_ctx_long_p: the context .* was destroyed" \
 	"invalid:shmem_ctx_long_atomic_inc: the context is SHMEM_CTX_INVALID" \
 	"default:shmem_ctx_destroy: SHMEM_CTX_DEFAULT cannot be destroyed" \
-	"destroy2:shmem_ctx_destroy: the context .* was destroyed"; do
-	m=${c%%:*}
-	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/ctx" -m "$m" 2>&1)
-	rc=$?
-	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE [0-9]*: ${c#*:}"; then
-		ok "shmem context misuse '$m' ends the job with 1, naming the call"
-	else
-		notok "shmem context misuse '$m': exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
-done
+	"destroy2:shmem_ctx_destroy: the context .* was destroyed"
 # A team context's PE out of its team; a context used after its team went.
-for c in "range:shmem_ctx_long_p: PE 1 out of range of the context's team (1 PEs)" \
-	"gone:shmem_ctx_long_g: the context .* was destroyed"; do
-	m=${c%%:*}
-	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/team_ctx" -m "$m" 2>&1)
-	rc=$?
-	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE 0: ${c#*:}"; then
-		ok "shmem team context misuse '$m' ends the job with 1, naming the call"
-	else
-		notok "shmem team context misuse '$m': exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
-done
-out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/lock" -m clear 2>&1)
-rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE 1: shmem_clear_lock: the lock .* is not held"; then
-	ok "shmem_clear_lock of a free lock ends the job with 1, naming the call"
-else
-	notok "shmem_clear_lock of a free lock: exit $rc"
-	echo "$out" | tail -n 5 | sed 's/^/    # /'
-fi
+shmem_misuse team_ctx 0 \
+	"range:shmem_ctx_long_p: PE 1 out of range of the context's team (1 PEs)" \
+	"gone:shmem_ctx_long_g: the context .* was destroyed"
+shmem_misuse lock 1 "clear:shmem_clear_lock: the lock .* is not held"
 run_tap "shmem/lock -np 4 -k 2000" "$OSHRUN" -np 4 -t 120 "$B/tests/shmem/lock" -k 2000
-for c in "coll:notin:shmem_barrier: PE 0 is not in the active set" \
-	"coll:root:shmem_broadcast64: PE_root 2 out of range" \
-	"coll:teamroot:shmem_long_broadcast: PE_root -1 out of range" \
-	"team:world:shmem_team_destroy: SHMEM_TEAM_WORLD cannot be destroyed"; do
-	p=${c%%:*}
-	m=${c#*:}
-	m=${m%%:*}
-	out=$("$OSHRUN" -np 2 -t 30 "$B/tests/shmem/$p" -m "$m" 2>&1)
-	rc=$?
-	if [ $rc -eq 1 ] && echo "$out" | grep -q "^shmem: PE [0-9]*: ${c#*:*:}"; then
-		ok "shmem/$p misuse '$m' ends the job with 1, naming the call"
-	else
-		notok "shmem/$p misuse '$m': exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
-done
+shmem_misuse coll "[0-9]*" \
+	"notin:shmem_barrier: PE 0 is not in the active set" \
+	"root:shmem_broadcast64: PE_root 2 out of range" \
+	"teamroot:shmem_long_broadcast: PE_root -1 out of range"
+shmem_misuse team "[0-9]*" "world:shmem_team_destroy: SHMEM_TEAM_WORLD cannot be destroyed"
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
 if [ "$B" = "$PWD/build" ]; then
 	osh=$(mktemp -d)

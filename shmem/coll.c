@@ -68,8 +68,10 @@ static int bcast(const char *call, shmem_team_t team, void *dest, const void *so
 	return 0;
 }
 
-static int fcollect(const char *call, shmem_team_t team, void *dest, const void *source,
-		    size_t nbytes)
+/* fcollect (every member's block to every member) or alltoall (block j
+ * of member i to block i of member j): equal blocks, one libpgas call. */
+static int equal_blocks(const char *call, shmem_team_t team, void *dest, const void *source,
+			size_t nbytes, int exchange)
 {
 	struct shmem__team *t = shmem__team_get(call, team);
 
@@ -78,8 +80,15 @@ static int fcollect(const char *call, shmem_team_t team, void *dest, const void 
 	need_buf(call, dest, "dest", nbytes);
 	need_buf(call, source, "source", nbytes);
 	if (nbytes)
-		SHMEM__CHECK(call, pgas_gather_all(t->pt, dest, source, nbytes, FLAGS));
+		SHMEM__CHECK(call, exchange ? pgas_exchange(t->pt, dest, source, nbytes, FLAGS)
+					    : pgas_gather_all(t->pt, dest, source, nbytes, FLAGS));
 	return 0;
+}
+
+static int fcollect(const char *call, shmem_team_t team, void *dest, const void *source,
+		    size_t nbytes)
+{
+	return equal_blocks(call, team, dest, source, nbytes, 0);
 }
 
 /* Sizes may differ between PEs: gather them, then the blocks (padded to
@@ -127,15 +136,7 @@ static int collect(const char *call, shmem_team_t team, void *dest, const void *
 static int alltoall(const char *call, shmem_team_t team, void *dest, const void *source,
 		    size_t nbytes)
 {
-	struct shmem__team *t = shmem__team_get(call, team);
-
-	if (!t)
-		return -1;
-	need_buf(call, dest, "dest", nbytes);
-	need_buf(call, source, "source", nbytes);
-	if (nbytes)
-		SHMEM__CHECK(call, pgas_exchange(t->pt, dest, source, nbytes, FLAGS));
-	return 0;
+	return equal_blocks(call, team, dest, source, nbytes, 1);
 }
 
 static void check_strides(const char *call, ptrdiff_t dst, ptrdiff_t sst)

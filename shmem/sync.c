@@ -31,6 +31,19 @@ static inline void check_cmp(const char *call, int cmp)
 		shmem__fatal(call, "unknown comparison %d", cmp);
 }
 
+/* The comparison cmp of x with v, given whether x < v and x == v. */
+static int holds(int cmp, int lt, int eq)
+{
+	switch (cmp) {
+	case SHMEM_CMP_EQ: return eq;
+	case SHMEM_CMP_NE: return !eq;
+	case SHMEM_CMP_GT: return !lt && !eq;
+	case SHMEM_CMP_GE: return !lt;
+	case SHMEM_CMP_LT: return lt;
+	default: return lt || eq;
+	}
+}
+
 /* ---- 16-bit words: the same contract, in this layer --------------------------- */
 
 static int cmp16(const void *w, int sgn, int cmp, const void *values, size_t i, int vector)
@@ -43,14 +56,7 @@ static int cmp16(const void *w, int sgn, int cmp, const void *values, size_t i, 
 	memcpy(&uv, vp, 2);
 	x = sgn ? (long long)(int16_t)u : (long long)u;
 	v = sgn ? (long long)(int16_t)uv : (long long)uv;
-	switch (cmp) {
-	case SHMEM_CMP_EQ: return x == v;
-	case SHMEM_CMP_NE: return x != v;
-	case SHMEM_CMP_GT: return x > v;
-	case SHMEM_CMP_GE: return x >= v;
-	case SHMEM_CMP_LT: return x < v;
-	default: return x <= v;
-	}
+	return holds(cmp, x < v, x == v);
 }
 
 /* One pass: ONE/ALL: 1 when it holds; ANY: the index or SIZE_MAX; SOME:
@@ -313,19 +319,6 @@ size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,	\
 }
 SHMEM__P2P_TYPES(SHMEM__P2P_DEF)
 
-/* Does v satisfy "v cmp c" (unsigned)? */
-static int sig_holds(uint64_t v, int cmp, uint64_t c)
-{
-	switch (cmp) {
-	case SHMEM_CMP_EQ: return v == c;
-	case SHMEM_CMP_NE: return v != c;
-	case SHMEM_CMP_GT: return v > c;
-	case SHMEM_CMP_GE: return v >= c;
-	case SHMEM_CMP_LT: return v < c;
-	default: return v <= c;
-	}
-}
-
 /*
  * Returns a value that satisfied the wait: the word may change again
  * between the wait's test and the read, so the read is tested too and the
@@ -338,7 +331,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 	do {
 		shmem_uint64_wait_until(sig_addr, cmp, cmp_value);
 		SHMEM__CHECK("shmem_signal_wait_until", pgas_signal_fetch(sig_addr, &v));
-	} while (!sig_holds(v, cmp, cmp_value));
+	} while (!holds(cmp, v < cmp_value, v == cmp_value));
 	return v;
 }
 
