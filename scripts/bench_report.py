@@ -73,8 +73,8 @@ row("latency", "OpenSHMEM put 8 B + quiet", "oshmem.put8_quiet",
 row("latency", "OpenSHMEM get 8 B", "oshmem.get8", [("pgas get/this", "pgas.get8_call", True, "")])
 # Our OpenSHMEM (shmem/, issue 13): the layer's overhead over libpgas's own
 # call (target 1.1x) and Open MPI's oshmem against it (>1: ours is ahead).
-for key, what, base in (("put8_quiet", "put 8 B + quiet", "pgas.put8_call"),
-                        ("get8", "get 8 B", "pgas.get8_call"),
+for key, what, base in (("put8_quiet", "put 8 B + quiet", "pgas.put8_val_quiet"),
+                        ("get8", "get 8 B", "pgas.get8_val"),
                         ("barrier", "barrier_all", "pgas.barrier")):
     row("shmem", f"OpenSHMEM over libpgas: {what}", f"pshmem.{key}",
         [("/libpgas", base, False, "<=1.1"), ("oshmem/this", f"oshmem.{key}", True, "")])
@@ -210,7 +210,9 @@ for sec, metric, val, unit, comps in rows:
         elif lbl == "target":
             cells.append(f"target {tgt}{meets(None, tgt, val)}")
         else:
-            cells.append(f"{lbl} {fmt(r)}" + (f" (target {tgt}{meets(r, tgt, val)})" if tgt else ""))
+            cells.append(f"{lbl} {fmt(r)}" +
+                         (f" (target {tgt}{meets(r, tgt, val) if r is not None else ''})"
+                          if tgt else ""))
     lines.append(f"{sec:<12} {metric:<38} {fmt(val):>9} {unit:<7} " + "  ".join(cells))
 # ---- atomics (scripts/bench_atomics.sh, bench/atomic_bench.c) ----
 # Columns: libpgas, the limit (the bare CPU atomic on the same word, same
