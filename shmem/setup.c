@@ -321,7 +321,8 @@ static int do_init(const char *call, int requested, int *provided)
 	shmem__team_init();
 	shmem__s.initialised = 1;
 	shmem__hv = (struct shmem__heap_view){ shmem__s.base, shmem__s.size, shmem__s.bases,
-					       shmem__s.npes };
+					       shmem__s.npes, shmem__s.data, shmem__s.data_size,
+					       shmem__s.datas };
 	if (provided)
 		*provided = got;
 	if (shmem__s.me == 0)

@@ -700,9 +700,10 @@ SHMEM__TOALL_ARITH_TYPES(SHMEM__TOALL_PROD)
  * For C11 programs the small, frequent calls on the default context are
  * static inline here: p, g, put, get and their nbi forms of every RMA
  * type, putmem/getmem (+ nbi) and quiet.  Each does what libpgas's own
- * inline call does plus one range check against this PE's heap; every
- * other case (the program's data, a bad PE or address, before shmem_init,
- * an error) calls the library's function, which does it all and reports.
+ * inline call does plus a range check against this PE's heap (then its
+ * program data); every other case (a bad PE or address, before
+ * shmem_init, an error) calls the library's function, which does it all
+ * and reports.
  * The names are macros for the inline functions, so the generic names
  * reach them too; &shmem_long_p is the inline one's address.  Define
  * SHMEM_NO_INLINE before including shmem.h for the library's functions.
@@ -715,6 +716,9 @@ struct shmem__heap_view {
 	size_t size;
 	char *const *bases;
 	int npes;
+	char *data;		/* the program's .data/.bss (size 0: not symmetric) */
+	size_t data_size;
+	char *const *datas;
 };
 extern struct shmem__heap_view shmem__hv;
 
@@ -723,35 +727,41 @@ extern struct shmem__heap_view shmem__hv;
 #include <string.h>
 #include <pgas.h>	/* libpgas's public API: its inline RMA */
 
-/* [addr, addr+n) in this PE's heap, pe a PE: its offset in *off. */
-static inline int shmem__i_in(const void *addr, size_t n, int pe, uintptr_t *off)
+/* [addr, addr+n) in this PE's heap or program data, pe a PE: the same
+ * object's address at pe (as libpgas takes it), or NULL. */
+static inline char *shmem__i_at(const void *addr, size_t n, int pe)
 {
 	uintptr_t o = (uintptr_t)addr - (uintptr_t)shmem__hv.base;
 
-	*off = o;
-	return (unsigned)pe < (unsigned)shmem__hv.npes && o < shmem__hv.size &&
-	       n <= shmem__hv.size - o;
+	if (__builtin_expect((unsigned)pe >= (unsigned)shmem__hv.npes, 0))
+		return (char *)0;
+	if (__builtin_expect(o < shmem__hv.size && n <= shmem__hv.size - o, 1))
+		return shmem__hv.bases[pe] + o;
+	o = (uintptr_t)addr - (uintptr_t)shmem__hv.data;
+	if (o < shmem__hv.data_size && n <= shmem__hv.data_size - o)
+		return shmem__hv.datas[pe] + o;
+	return (char *)0;
 }
 
 /* Contiguous RMA done inline (1), or left to the library (0). */
 static inline int shmem__i_put(void *dest, const void *source, size_t n, int pe, int nbi)
 {
-	uintptr_t o;
+	char *r = shmem__i_at(dest, n, pe);
 
-	if (!shmem__i_in(dest, n, pe, &o))
+	if (!r)
 		return 0;
-	return (nbi ? pgas_put_nbi((unsigned)pe, shmem__hv.bases[pe] + o, source, n)
-		    : pgas_put((unsigned)pe, shmem__hv.bases[pe] + o, source, n)) == 0;
+	return (nbi ? pgas_put_nbi((unsigned)pe, r, source, n) : pgas_put((unsigned)pe, r, source, n))
+	       == 0;
 }
 
 static inline int shmem__i_get(void *dest, const void *source, size_t n, int pe, int nbi)
 {
-	uintptr_t o;
+	char *r = shmem__i_at(source, n, pe);
 
-	if (!shmem__i_in(source, n, pe, &o))
+	if (!r)
 		return 0;
-	return (nbi ? pgas_get_nbi(dest, (unsigned)pe, shmem__hv.bases[pe] + o, n)
-		    : pgas_get(dest, (unsigned)pe, shmem__hv.bases[pe] + o, n)) == 0;
+	return (nbi ? pgas_get_nbi(dest, (unsigned)pe, r, n) : pgas_get(dest, (unsigned)pe, r, n))
+	       == 0;
 }
 
 #define SHMEM__INL_XFER(NAME, T, DIR, NBI, ES)						\
@@ -765,13 +775,13 @@ static inline void shmem__i_##NAME(T *dest, const T *source, size_t nelems, int 
 #define SHMEM__INL_RMA(T, N)								\
 static inline void shmem__i_##N##_p(T *dest, T value, int pe)				\
 {											\
-	uintptr_t o;									\
+	char *r = sizeof(T) <= 8 && !((uintptr_t)dest & (sizeof(T) - 1)) ?		\
+		  shmem__i_at(dest, sizeof(T), pe) : (char *)0;				\
 	uint64_t v = 0;									\
 											\
-	if (__builtin_expect(sizeof(T) <= 8 && !((uintptr_t)dest & (sizeof(T) - 1)) &&	\
-			     shmem__i_in(dest, sizeof(T), pe, &o), 1)) {		\
+	if (__builtin_expect(r != 0, 1)) {						\
 		memcpy(&v, &value, sizeof(T) <= 8 ? sizeof(T) : 8);			\
-		if (__builtin_expect(pgas_put_val((unsigned)pe, shmem__hv.bases[pe] + o, v,	\
+		if (__builtin_expect(pgas_put_val((unsigned)pe, r, v,			\
 						  sizeof(T) <= 8 ? sizeof(T) : 8) == 0, 1))	\
 			return;								\
 	}										\
@@ -779,13 +789,13 @@ static inline void shmem__i_##N##_p(T *dest, T value, int pe)				\
 }											\
 static inline T shmem__i_##N##_g(const T *source, int pe)				\
 {											\
-	uintptr_t o;									\
+	const char *s = sizeof(T) <= 8 && !((uintptr_t)source & (sizeof(T) - 1)) ?	\
+			shmem__i_at(source, sizeof(T), pe) : (char *)0;			\
 	uint64_t v = 0;									\
 	T r;										\
 											\
-	if (__builtin_expect(sizeof(T) <= 8 && !((uintptr_t)source & (sizeof(T) - 1)) &&	\
-			     shmem__i_in(source, sizeof(T), pe, &o), 1) &&		\
-	    __builtin_expect(pgas_get_val(&v, (unsigned)pe, shmem__hv.bases[pe] + o,	\
+	if (__builtin_expect(s != 0, 1) &&						\
+	    __builtin_expect(pgas_get_val(&v, (unsigned)pe, s,				\
 					  sizeof(T) <= 8 ? sizeof(T) : 8) == 0, 1)) {	\
 		memcpy(&r, &v, sizeof(T) <= 8 ? sizeof(T) : 8);			\
 		return r;								\
