@@ -422,6 +422,12 @@ void pgas_ep_depart_claimed(struct pgas_ep *ep, bool died)
 	if (!ep->extra)
 		ida_free(&job->vpids, ep->vpid);
 	atomic_dec(&job->nic->nr_endpoints);
+	/*
+	 * Its own pollers last: wake_all() walked the table it had left.  An
+	 * extra's file outlives its rank's, so a thread may sleep on it while
+	 * another closes the rank.  PGAS_EP_GONE is set: they see EPOLLHUP.
+	 */
+	wake_up_poll(&ep->wq, EPOLLERR | EPOLLHUP);
 	complete_all(&ep->departed);
 }
 
@@ -563,14 +569,19 @@ int pgas_ep_info(struct pgas_ep *from, struct pgas_ioc_ep_info *arg)
 	return ret;
 }
 
-/* ->poll's mask once the caller is on ep->wq. */
+/*
+ * ->poll's mask once the caller is on ep->wq: EPOLLERR | EPOLLHUP once
+ * departed (its departure wakes the queue), EPOLLERR without rings.
+ */
 __poll_t pgas_ep_poll(struct pgas_ep *ep)
 {
 	struct pgas_ctrl_page *ctrl;
 	__poll_t mask = EPOLLERR;
 
 	mutex_lock(&ep->job->lock);
-	if (ep->rings && !test_bit(PGAS_EP_GONE, &ep->flags)) {
+	if (test_bit(PGAS_EP_GONE, &ep->flags)) {
+		mask |= EPOLLHUP;
+	} else if (ep->rings) {
 		ctrl = ep->rings->vaddr;
 		mask = READ_ONCE(ctrl->sleeping) ? 0 : EPOLLIN | EPOLLRDNORM;
 	}

@@ -684,6 +684,63 @@ static void test_wake(void)
 	close(lfd);
 }
 
+/*
+ * A departure wakes its own pollers (issue 21, item 4): a thread asleep in
+ * poll() on an extra's file while another thread closes the rank's file
+ * (which departs the extra) returns at once with POLLHUP | POLLERR, not
+ * at its timeout; so does every later poll() of the departed file.
+ */
+static void test_departure_wakes_poller(void)
+{
+	struct pgas_ioc_job_create job;
+	struct pgas_ioc_rings r0r, xr;
+	struct pgas_ctrl_page *ctrl = NULL;
+	int lfd = open_dev(), r0 = open_dev(), x = -1;
+	struct poller pl = { .revents = -1 };
+	unsigned int eid = ~0u;
+	struct pollfd pfd;
+	pthread_t th;
+	int n;
+
+	if (create(lfd, 1, 4, &job) || join(r0, &job, 0, 0, NULL) || rings(r0, &r0r)) {
+		result(0, "setup: %s", strerror(errno));
+		goto out;
+	}
+	x = extra(&job, 0, &eid);
+	if (x >= 0 && !rings(x, &xr))
+		ctrl = map(x, xr.region_size, xr.cookie, PROT_READ | PROT_WRITE);
+	if (!ctrl) {
+		result(0, "an extra with rings, mapped (%d)", x);
+		goto out;
+	}
+	ctrl->sleeping = 1;
+	munmap(ctrl, xr.region_size);	/* revoked by the departure: not touched again */
+	pl.fd = x;
+	if (pthread_create(&th, NULL, poll_thread, &pl)) {
+		result(0, "pthread_create");
+		goto out;
+	}
+	usleep(200 * 1000);
+	close(r0);			/* the rank departs, and extra eid with it */
+	r0 = -1;
+	pthread_join(th, NULL);
+	result(pl.revents > 0 && (pl.revents & POLLHUP) && (pl.revents & POLLERR) &&
+	       pl.took < 1500,
+	       "a poll() asleep on extra %u returns when its rank's file is closed (revents %x after %lld ms, want POLLHUP|POLLERR at once, not the 5000 ms timeout)",
+	       eid, pl.revents, pl.took);
+	pfd = (struct pollfd){ .fd = x, .events = POLLIN };
+	n = poll(&pfd, 1, 0);
+	result(n == 1 && (pfd.revents & (POLLHUP | POLLERR)) == (POLLHUP | POLLERR),
+	       "and a later poll() of the departed extra says POLLHUP|POLLERR (revents %x)",
+	       pfd.revents);
+out:
+	if (x >= 0)
+		close(x);
+	if (r0 >= 0)
+		close(r0);
+	close(lfd);
+}
+
 /* An extra's file, in another process's hands, is inert; REG and DEREG are the rank's. */
 static void test_extra_limits(void)
 {
@@ -1110,6 +1167,7 @@ int main(void)
 	test_per_mm_limit();
 	test_rings_and_info();
 	test_wake();
+	test_departure_wakes_poller();
 	test_extra_limits();
 	test_close_event();
 	test_killed_owner();
