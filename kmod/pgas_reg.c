@@ -67,7 +67,10 @@ static bool reg_page_ok(struct page *page)
 	struct address_space *mapping;
 	bool ok;
 
-	if (folio_test_anon(folio) || folio_test_hugetlb(folio) || is_zero_page(page))
+	/* The huge zero page is neither anonymous nor a file's: refused below. */
+	if (is_zero_page(page))
+		return false;	/* see reg_gup_flags() */
+	if (folio_test_anon(folio) || folio_test_hugetlb(folio))
 		return true;
 	/* Inodes are freed after an RCU grace period; a truncated page has none. */
 	rcu_read_lock();
@@ -112,11 +115,44 @@ static int reg_check_vmas(unsigned long start, unsigned long end)
 	return ret;
 }
 
+/*
+ * The pin's flags for [addr, *end), which it shortens to the VMA at addr.
+ * No registration pins the zero page (4 KiB or huge): a write of the
+ * process's own would replace it there and peers would read zeros for
+ * ever, and before 6.5 every pin of it is a reference on one page shared
+ * by the whole machine.  So a read-only one pins a private readable
+ * mapping as ib_umem did up to 6.1 (FOLL_WRITE, and FOLL_FORCE where the
+ * mapping is read-only: a COW into private pages, which the process then
+ * maps too, so what peers read is what it reads, private file mappings
+ * included).  Shared mappings have no zero page; hugetlb has none either
+ * and refuses FOLL_FORCE writes; without VM_READ GUP refuses (EFAULT), as
+ * it does a hole.  A zero page that a racing remap slips in is refused by
+ * reg_page_ok().
+ */
+static unsigned int reg_gup_flags(bool writable, unsigned long addr, unsigned long *end)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned int gup = FOLL_LONGTERM;
+
+	if (writable)
+		return gup | FOLL_WRITE;
+	mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	if (vma && vma->vm_start <= addr) {
+		*end = min(*end, vma->vm_end);
+		if (is_cow_mapping(vma->vm_flags) && (vma->vm_flags & VM_READ) &&
+		    !is_vm_hugetlb_page(vma))
+			gup |= vma->vm_flags & VM_WRITE ? FOLL_WRITE : FOLL_WRITE | FOLL_FORCE;
+	}
+	mmap_read_unlock(mm);
+	return gup;
+}
+
 int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 {
 	struct pgas_nic *nic = ep->job->nic;
 	unsigned long npages, pinned = 0;
-	unsigned int gup = FOLL_LONGTERM;
 	struct pgas_obj *obj;
 	void *old;
 	u32 handle;
@@ -140,8 +176,6 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	if (!obj)
 		return -ENOMEM;
 	obj->writable = arg->flags & PGAS_REG_WRITE;
-	if (obj->writable)
-		gup |= FOLL_WRITE;
 	/* The limit first: nothing is allocated for a request over it. */
 	ret = pgas_obj_charge(obj);
 	if (ret)
@@ -163,10 +197,12 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 		goto unreserve;
 	}
 	while (pinned < npages) {
-		int chunk = min_t(unsigned long, npages - pinned, 4096);
+		unsigned long addr = arg->addr + (pinned << PAGE_SHIFT);
+		unsigned long end = addr + (min(npages - pinned, 4096UL) << PAGE_SHIFT);
+		unsigned int gup = reg_gup_flags(obj->writable, addr, &end);
+		int chunk = (end - addr) >> PAGE_SHIFT;
 
-		ret = pin_user_pages_fast(arg->addr + (pinned << PAGE_SHIFT), chunk, gup,
-					  obj->pages + pinned);
+		ret = pin_user_pages_fast(addr, chunk, gup, obj->pages + pinned);
 		if (ret <= 0) {
 			ret = ret ? ret : -EFAULT;
 			goto unpin;

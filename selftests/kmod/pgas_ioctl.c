@@ -1140,10 +1140,11 @@ static void *map_file(const char *path, size_t len, int flags)
 }
 
 /*
- * A read-only pin of an untouched private file mapping: 6.1 pins the
- * file's page-cache pages, which pgas.ko refuses; later kernels unshare
- * first (GUP breaks COW for a read-only long-term pin in a COW mapping)
- * and pin anonymous copies, which are fine.  Either is right; what must
+ * A read-only pin of an untouched private file mapping: a plain read-only
+ * pin on 6.1 gets the file's page-cache pages, which pgas.ko refuses;
+ * pgas.ko now pins such a mapping as a write would fault it (see
+ * test_reg_zero_page), so anonymous copies, which are fine.  Either is
+ * right; what must
  * never happen is a pin of the file's own pages, which would show as the
  * mapping following a later write to the file.
  */
@@ -1263,6 +1264,146 @@ static void test_reg_memory_kinds(void)
 	close(a);
 	close(lfd);
 	result(sysfs("pinned_pages") == pinned0, "memory kinds: nothing left pinned (%ld)",
+	       sysfs("pinned_pages") - pinned0);
+}
+
+/* KPF_* of /proc/kpageflags (linux/kernel-page-flags.h). */
+#define KPF_THP_BIT		22
+#define KPF_ZERO_PAGE_BIT	24
+
+/*
+ * How many of the n pages at p are the zero page (4 KiB or huge), and how
+ * many of those the huge one, from /proc/self/pagemap and /proc/kpageflags
+ * (root); -1 if they cannot be read.
+ */
+static int zero_pages(const char *p, size_t n, int *huge)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
+	int zero = 0;
+	size_t i;
+
+	*huge = 0;
+	for (i = 0; pm >= 0 && kf >= 0 && i < n; i++) {
+		unsigned long long e, f;
+
+		if (pread(pm, &e, 8, (off_t)((uintptr_t)p / 4096 + i) * 8) != 8) {
+			zero = -1;
+			break;
+		}
+		if (!(e >> 63))
+			continue;	/* not present */
+		if (pread(kf, &f, 8, (off_t)(e & ((1ULL << 55) - 1)) * 8) != 8) {
+			zero = -1;
+			break;
+		}
+		if (f >> KPF_ZERO_PAGE_BIT & 1) {
+			zero++;
+			*huge += f >> KPF_THP_BIT & 1;
+		}
+	}
+	if (pm < 0 || kf < 0)
+		zero = -1;
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return zero;
+}
+
+/*
+ * Read-only REG of anonymous memory that was only read (issue 21, item 5):
+ * its pages are the zero page, the huge one under THP.  No registration
+ * pins either: it registers (6.1 refused the huge zero page with
+ * EOPNOTSUPP), as often as asked, and the pages it pinned are the
+ * process's own, so a write the process makes afterwards is what a peer
+ * reads (a pinned zero page would stay zero for the peer).  With
+ * MADV_HUGEPAGE (THP may be "madvise" or "always"), MADV_NOHUGEPAGE, and
+ * mprotect'ed read-only (the pin faults in private pages all the same).
+ */
+static void test_reg_zero_page(void)
+{
+	static const struct {
+		int advice, prot;
+		const char *name;
+	} kinds[] = {
+		{ MADV_HUGEPAGE, PROT_READ | PROT_WRITE, "MADV_HUGEPAGE" },
+		{ MADV_NOHUGEPAGE, PROT_READ | PROT_WRITE, "MADV_NOHUGEPAGE" },
+		{ MADV_NOHUGEPAGE, PROT_READ, "PROT_READ" },
+	};
+	const size_t len = 4 << 20, huge = 2 << 20, n = len / 4096;
+	const int nregs = 16;
+	long pinned0 = sysfs("pinned_pages");
+	int lfd = open_dev(), a = open_dev(), b = open_dev();
+	struct pgas_ioc_job_create job = create_job(lfd, 2);
+	char thp[128] = "?";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	size_t k, i;
+
+	if (f) {
+		if (!fgets(thp, sizeof(thp), f))
+			strcpy(thp, "?");
+		thp[strcspn(thp, "\n")] = 0;
+		fclose(f);
+	}
+	join(a, &job, 0);
+	join(b, &job, 1);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct pgas_ioc_reg reg[16];
+		char *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *m = (char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+		volatile const char *v = (volatile const char *)m;
+		int zero0, huge0, zero1, huge1, ok = 0, bad = 0, err = 0;
+		char *peer = MAP_FAILED;
+
+		if (raw == MAP_FAILED) {
+			result(0, "%s: mmap: %s", kinds[k].name, strerror(errno));
+			continue;
+		}
+		madvise(m, len, kinds[k].advice);
+		for (i = 0; i < n; i++)
+			(void)v[i * 4096];	/* read faults: the zero page */
+		mprotect(m, len, kinds[k].prot);
+		zero0 = zero_pages(m, n, &huge0);
+		result(zero0 == (int)n && (kinds[k].advice != MADV_HUGEPAGE || strstr(thp, "[never]") ||
+					   huge0 == (int)n),
+		       "%s: 4 MiB read, never written: %d of %zu pages are the zero page, %d the huge one (THP %s)",
+		       kinds[k].name, zero0, n, huge0, thp);
+		for (i = 0; i < (size_t)nregs; i++) {
+			reg[i] = (struct pgas_ioc_reg){ .size = sizeof(reg[i]), .addr = (uintptr_t)m,
+							.len = len };
+			err = ioc(a, PGAS_IOC_REG, &reg[i]);
+			if (err)
+				break;
+			ok++;
+		}
+		zero1 = zero_pages(m, n, &huge1);
+		result(ok == nregs && zero1 == 0,
+		       "%s: read-only REG %d times: %d succeeded (last %d), and %d pages are still the zero page (%d huge; want 0: pinned are its own pages)",
+		       kinds[k].name, nregs, ok, err, zero1, huge1);
+		if (ok)
+			peer = mmap(NULL, len, PROT_READ, MAP_SHARED, b, (off_t)reg[ok - 1].cookie);
+		mprotect(m, len, PROT_READ | PROT_WRITE);
+		for (i = 0; i < n; i++)
+			m[i * 4096 + 7] = (char)(i | 1);
+		for (i = 0; peer != MAP_FAILED && i < n; i++)
+			bad += peer[i * 4096 + 7] != (char)(i | 1);
+		result(peer != MAP_FAILED && !bad,
+		       "%s: a peer reads what the owner wrote after registering (%d of %zu pages stale)",
+		       kinds[k].name, bad, n);
+		if (peer != MAP_FAILED)
+			munmap(peer, len);
+		for (i = 0; i < (size_t)ok; i++) {
+			struct pgas_ioc_dereg d = { .size = sizeof(d), .handle = reg[i].handle };
+
+			EXPECT(ioc(a, PGAS_IOC_DEREG, &d), 0);
+		}
+		munmap(raw, len + huge);
+	}
+	close(a);
+	close(b);
+	close(lfd);
+	result(sysfs("pinned_pages") == pinned0, "zero page: nothing left pinned (%ld)",
 	       sysfs("pinned_pages") - pinned0);
 }
 
@@ -1409,6 +1550,7 @@ int main(void)
 	test_lock_order();
 	test_reg_handles();
 	test_reg_memory_kinds();
+	test_reg_zero_page();
 	test_reg_bounds();
 	result(sysfs("endpoints") == 0 && sysfs("jobs") == 0 && sysfs("pinned_pages") == 0 &&
 	       sysfs("ring_bytes") == 0, "every counter back to zero");
