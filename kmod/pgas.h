@@ -138,7 +138,7 @@ struct pgas_nic {
 	struct list_head node;		/* in pgas_nics, under pgas_nics_lock */
 	struct xarray jobs;		/* job id -> job */
 	u32 next_job_id;		/* xa_alloc_cyclic() cursor, in jobs' lock */
-	bool dead;			/* deleted: no job or endpoint is made */
+	u8 dead;			/* 1: deleted, no job or ep is made (u8: sparse) */
 	struct xarray objs;		/* cookie (page offset) -> obj */
 	struct inode *inode;		/* its address_space holds every mapping */
 	atomic64_t next_cookie;		/* in pages; never reused */

@@ -148,7 +148,7 @@ void pgas_nic_revoke_jobs(struct pgas_nic *nic)
 	struct pgas_job *job;
 	unsigned long id = 0;
 
-	WRITE_ONCE(nic->dead, true);
+	WRITE_ONCE(nic->dead, 1);
 	smp_mb();	/* pairs with pgas_job_create() */
 	while (xa_find(&nic->jobs, &id, ULONG_MAX, XA_PRESENT)) {
 		job = pgas_job_get_by_id(nic, id);

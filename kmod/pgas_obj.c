@@ -71,7 +71,8 @@ static struct file_system_type pgas_fs_type = {
 int pgas_obj_charge(struct pgas_obj *obj)
 {
 	struct user_struct *user = current_user();
-	unsigned long limit, cur, new;
+	unsigned long limit, new;
+	long cur;		/* atomic_long_t's type, for try_cmpxchg */
 
 	if (capable(CAP_IPC_LOCK))
 		return 0;
@@ -79,7 +80,7 @@ int pgas_obj_charge(struct pgas_obj *obj)
 	cur = atomic_long_read(&user->locked_vm);
 	do {
 		new = cur + obj->npages;
-		if (new < cur || new > limit)
+		if (new < (unsigned long)cur || new > limit)
 			return -ENOMEM;
 	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
 	obj->user = get_uid(user);

@@ -6,7 +6,8 @@
 #   native        libpgas over the shm conduit (plain -O2 build)
 #   native-asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   native-tsan   the same under ThreadSanitizer (1-3 ranks)
-#   kmod-style    pgas.ko warning-free against 6.1 and 6.12 headers, checkpatch-clean
+#   kmod-style    pgas.ko warning-free against 6.1 and 6.12 headers, sparse-clean
+#                 (-Wsparse-all), checkpatch-clean
 #   dkms          dkms add/build/install/remove of pgas.ko on the host, every kernel
 #   vm            qemu (TCG) boots Debian's kernels (6.1, 6.12): kselftests, the
 #                 fuzzer and libpgas over /dev/pgas

@@ -5,7 +5,8 @@
 #   scripts/deps.sh build    compiler and make (the demo and the library)
 #   scripts/deps.sh test     + valgrind, pkg-config
 #   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel images and headers
-#                              (6.1 and 6.12; pahole for 6.12's module BTF), dkms
+#                              (6.1 and 6.12; pahole for 6.12's module BTF), dkms,
+#                              sparse (the kmod-style tier)
 #   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
 #   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
@@ -15,7 +16,7 @@ case "${1:-build}" in
 build) ;;
 test) want+=(valgrind pkg-config) ;;
 kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils libelf-dev) ;;
-vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms
+vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms sparse
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;
 debugvm) "$0" vm && "$0" kunit; exit ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev)
