@@ -76,6 +76,17 @@ int pgas__err(int err, const char *call, const char *fmt, ...)
 	return err;
 }
 
+void pgas__warn(const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	emit("warning: ", text);
+}
+
 void pgas__fatal(const char *fmt, ...)
 {
 	char text[400];
