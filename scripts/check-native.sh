@@ -312,7 +312,8 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full globals fork; do
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full globals fork \
+		generics; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
