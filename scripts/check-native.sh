@@ -312,7 +312,8 @@ OSHRUN="$B/bin/oshrun"
 SHMEM_PES="1 2 3 4"
 [ "$B" = "$PWD/build" ] || SHMEM_PES=$(for n in $RANKS; do [ "$n" -le 4 ] && echo "$n"; done)
 for n in $SHMEM_PES; do
-	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full globals fork; do
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full globals fork \
+		generics; do
 		run_tap "shmem/$t -np $n" "$OSHRUN" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
 done
@@ -479,6 +480,40 @@ run_tap "blockwait -n 2: a blocked rank sleeps (<10% cpu) and wakes" \
 run_tap "barrier -n 8 oversubscribed, block mode" \
 	env PGAS_WAIT_MODE=block "$RUN" -n 8 -t "$TLIMIT" "$B/tests/barrier" 500
 run_tap "config (one rank, no launcher)" "$B/tests/config"
+
+# A PGAS_* variable that libpgas does not know (misspelt, or removed, like
+# PGAS_COLL_TEAMS; issue 21): rank 0 warns once, naming the closest known
+# name, and the job works; PGAS_UNKNOWN_ENV=fail refuses on every rank,
+# ignore is silent.  Known ones never warn: the table's, pgasrun's own,
+# and every PGAS_* name that the project's scripts, tests, benchmarks and
+# tools set or read (found here, each set to 1 unless the table has it).
+unknown_env() {		# EXPECTED_RC WARNINGS PATTERN VAR=VALUE...
+	local want_rc=$1 want_n=$2 pat=$3 out rc
+	shift 3
+	out=$(env "$@" "$RUN" -n 2 -t 30 "$B/tests/config" job 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq "$want_rc" ] && [ "$(echo "$out" | grep -c "$pat")" -eq "$want_n" ] &&
+	   [ "$want_n" -gt 0 -o -z "$(echo "$out" | grep -i "warning")" ]; then
+		ok "unknown PGAS_* variables: $* (exit $rc, $want_n reports)"
+	else
+		notok "unknown PGAS_* variables: $*: exit $rc: $(echo "$out" | head -n 3)"
+	fi
+}
+unknown_env 0 1 "^pgas\[0\]: warning: PGAS_COLL_TEAMS is not a libpgas variable: ignored; did you mean PGAS_COLL_STAGE?" \
+	PGAS_COLL_TEAMS=0
+unknown_env 0 1 "^pgas\[0\]: warning: PGAS_WAITMODE is not a libpgas variable: ignored; did you mean PGAS_WAIT_MODE?" \
+	PGAS_WAITMODE=spin PGAS_WAIT_MODE=spin
+unknown_env 0 0 "warning" PGAS_UNKNOWN_ENV=ignore PGAS_WAITMODE=spin
+unknown_env 0 0 "warning" PGAS_WAIT_MODE=spin PGAS_COLL_SCAN=chain:get PGAS_TEST_ANYTHING=1
+unknown_env 1 2 "pgas_init: PGAS_WAITMODE is not a libpgas variable (did you mean PGAS_WAIT_MODE?)" \
+	PGAS_UNKNOWN_ENV=fail PGAS_WAITMODE=spin
+table=$(PGAS_VERBOSEENV=2 "$B/tests/config" job 2>&1 >/dev/null | awk '$1 ~ /^PGAS_/ { print $1 }')
+theirs=$(grep -rhoE '\bPGAS_[A-Z][A-Z0-9_]*=|\$\{?PGAS_[A-Z][A-Z0-9_]*|(get|set)env\("PGAS_[A-Z][A-Z0-9_]*' \
+	scripts selftests bench tools examples Makefile 2>/dev/null | grep -oE 'PGAS_[A-Z0-9_]+' | sort -u |
+	grep -vxF -e PGAS_RANK -e PGAS_NRANKS -e PGAS_BOOT_FD -e PGAS_LAUNCHER_PID -e PGAS_JOB_ID \
+		-e PGAS_JOB_KEY -e PGAS_COLL_TEAMS -e PGAS_WAITMODE $(printf ' -e %s' $table) |
+	sed 's/$/=1/')
+unknown_env 0 0 "warning" $theirs
 run_tap "forge -n 2 (forged peer deaths)" "$RUN" -n 2 -t "$TLIMIT" "$B/tests/forge"
 
 # Ranks configured apart (issue 10): a variable set on one rank only (rank
@@ -533,6 +568,7 @@ apart_works 2 1 PGAS_SPIN_LIMIT=5
 apart_works 3 0 PGAS_SEGMENT_SIZE=3M
 apart_works 2 1 PGAS_VERBOSEENV=1
 apart_works 2 0 PGAS_COLL_VERBOSE=1
+apart_works 3 1 PGAS_UNKNOWN_ENV=fail
 apart_tune=$(mktemp)
 echo "reduce_all 2 0 flat:get" >"$apart_tune"
 apart_works 2 0 PGAS_COLL_TUNING="$apart_tune"

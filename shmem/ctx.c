@@ -156,8 +156,16 @@ void ctx_fence(const char *call, shmem_ctx_t ctx)
 	pgas_fence();
 }
 
+/*
+ * 1.5: quiet and fence on SHMEM_CTX_INVALID perform no operation (a PE
+ * outside a team gets it from shmem_team_create_ctx and may quiet it), as
+ * shmem_ctx_destroy; RMA and AMO on it are undefined, and end the job
+ * (shmem__ctx_bad).
+ */
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
+	if (ctx == SHMEM_CTX_INVALID)
+		return;
 	ctx_fence("shmem_ctx_fence", ctx);
 }
 
@@ -168,6 +176,8 @@ void shmem_fence(void)
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
+	if (ctx == SHMEM_CTX_INVALID)
+		return;
 	ctx_quiet("shmem_ctx_quiet", ctx);
 }
 

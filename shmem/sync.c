@@ -61,17 +61,21 @@ static int cmp16(const void *w, int sgn, int cmp, const void *values, size_t i, 
 
 /* One pass: ONE/ALL: 1 when it holds; ANY: the index or SIZE_MAX; SOME:
  * the count (indices filled). */
+/* ANY starts at 'start' and goes round (libpgas's fairness, pgas_signal.h);
+ * the others start at 0. */
 static size_t pass16(const void *w, int sgn, size_t n, const int *status, int cmp,
-		     const void *values, int vector, int kind, size_t *indices)
+		     const void *values, int vector, int kind, size_t *indices, size_t start)
 {
 	size_t cnt = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t j = 0, i = start; j < n; j++, i = i + 1 == n ? 0 : i + 1) {
 		if (status && status[i])
 			continue;
 		if (cmp16(w, sgn, cmp, values, i, vector)) {
-			if (kind == WM_ANY)
+			if (kind == WM_ANY) {
+				pgas__any_returned(w, i);
 				return i;
+			}
 			if (kind == WM_SOME)
 				indices[cnt] = i;
 			cnt++;
@@ -100,7 +104,7 @@ static int wait16(const char *call, const void *ivars, int sgn, size_t n, const 
 		  int cmp, const void *values, int vector, int kind, int test, size_t *out,
 		  size_t *count)
 {
-	size_t r;
+	size_t r, start;
 
 	shmem__need_init(call);
 	check_cmp(call, cmp);
@@ -115,8 +119,9 @@ static int wait16(const char *call, const void *ivars, int sgn, size_t n, const 
 			*count = 0;
 		return kind == WM_ALL && test;	/* test_all: holds; the rest: none */
 	}
+	start = kind == WM_ANY ? pgas__any_start(ivars, n) : 0;
 	for (;;) {
-		r = pass16(ivars, sgn, n, status, cmp, values, vector, kind, out);
+		r = pass16(ivars, sgn, n, status, cmp, values, vector, kind, out, start);
 		if (kind == WM_ANY ? r != SIZE_MAX : r != 0)
 			break;
 		if (test) {

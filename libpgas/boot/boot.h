@@ -32,6 +32,13 @@ enum pgas_error_mode {
 	PGAS_ERRMODE_ABORT,
 };
 
+/* PGAS_UNKNOWN_ENV: what a PGAS_* variable that libpgas does not know gets. */
+enum pgas_unknown_env {
+	PGAS_UNKNOWN_WARN,
+	PGAS_UNKNOWN_IGNORE,
+	PGAS_UNKNOWN_FAIL,
+};
+
 #define PGAS__CFG_STR 128
 
 struct pgas_config {
@@ -45,6 +52,7 @@ struct pgas_config {
 	int wait_mode;		/* enum pgas_wait_mode, as configured */
 	unsigned spin_limit;
 	int error_mode;
+	int unknown_env;	/* enum pgas_unknown_env */
 	int verbose_env;
 	int conduit;		/* enum pgas_conduit_kind */
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
@@ -63,6 +71,14 @@ extern bool pgas__cfg_loaded;
 int pgas__config_load(char *msg, size_t msglen);
 void pgas__config_print(FILE *f);
 /*
+ * The PGAS_* variables of the environment that are not libpgas's (none of
+ * the table's, none that pgasrun sets for its ranks, none of the project's
+ * tests' and tools' prefixes): with warn, a warning on stderr for each,
+ * naming the closest known name; msg gets the first's text.  Returns how
+ * many there are.
+ */
+unsigned pgas__config_unknown(bool warn, char *msg, size_t msglen);
+/*
  * pgas_init, before any conduit is set up: every rank sends the launcher a
  * digest of its variables that must agree (the table's scope) and compares
  * every rank's; where they differ, every rank fails alike, msg naming each
@@ -80,6 +96,8 @@ int pgas__err(int err, const char *call, const char *fmt, ...)
 /* An error nobody can be told about through a return value: ends the job. */
 void pgas__fatal(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn, cold));
+/* Reports "warning: MESSAGE" on stderr (the rank's prefix, one write). */
+void pgas__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 /* This process's rank in the job, for the prefix of every report; -1: none yet. */
 void pgas__err_set_rank(int rank);
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "boot.h"
+#include "bootstrap.h"	/* the variables pgasrun sets for its ranks */
 #include "conduit.h"	/* the conduit kinds PGAS_CONDUIT picks from */
 
 struct pgas_config pgas__cfg = { .error_mode = PGAS_ERRMODE_PRINT };
@@ -46,6 +47,7 @@ struct env_var {
 static const char *const wait_modes[] = { "auto", "spin", "yield", "block", NULL };
 static const char *const error_modes[] = { "print", "quiet", "abort", NULL };
 static const char *const conduits[] = { "auto", "shm", "kmod", NULL };
+static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -86,6 +88,8 @@ static const struct env_var vars[] = {
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
 	{ "PGAS_VERBOSEENV", ENV_LOCAL, VAR_UINT, "0", 0, 2, NULL, CFG(verbose_env),
 	  "1 = rank 0 prints this table at init; 2 = with the unset forcing knobs" },
+	{ "PGAS_UNKNOWN_ENV", ENV_LOCAL, VAR_ENUM, "warn", 0, 0, unknown_modes, CFG(unknown_env),
+	  "a PGAS_* variable not in this table: rank 0 warns (naming the closest), ignore, or fail pgas_init" },
 	/* Collectives (docs/libpgas.md, "Collectives").  Sizes here size the
 	 * library area behind every segment: they must agree. */
 	{ "PGAS_COLL_STAGE", ENV_AGREE, VAR_SIZE, "1M", 4096, 1ull << 30, NULL, CFG(coll_stage),
@@ -213,6 +217,113 @@ int pgas__config_load(char *msg, size_t msglen)
 		return PGAS_ERR_INVAL;
 	}
 	return PGAS_OK;
+}
+
+/* ---- PGAS_* variables that are none of the table's ------------------------- */
+
+extern char **environ;
+
+/* What pgasrun sets for each rank (bootstrap.h): not knobs, but expected. */
+static const char *const launcher_vars[] = {
+	PGAS_ENV_RANK, PGAS_ENV_NRANKS, PGAS_ENV_BOOT_FD, PGAS_ENV_LAUNCHER, PGAS_ENV_JOB_ID,
+	PGAS_ENV_JOB_KEY, NULL,
+};
+
+/*
+ * Prefixes that the project's own tests, benchmarks and scripts use for
+ * their variables (docs/libpgas.md, "Environment"); never libpgas's.
+ * SHMEM_* and SMA_* are the OpenSHMEM layer's and no concern here.
+ */
+static const char *const other_prefixes[] = {
+	"PGAS_TEST_",		/* the check scripts and the tests (ranks, time limits) */
+	"PGAS_BENCH_",		/* bench/ */
+	"PGAS_FUZZ_",		/* the fuzzer */
+	"PGAS_MODEL_",		/* teams_model */
+	"PGAS_LIFECYCLE_",	/* scripts/check-lifecycle.sh */
+	"PGAS_KUNIT_", "PGAS_DEBUGVM_", "PGAS_KSRC",	/* the kernel tiers' scripts */
+	NULL,
+};
+
+/* Levenshtein distance of a and b (each cut at 63 characters). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t sa = strlen(a), sb = strlen(b);
+	unsigned row[64], la = sa > 63 ? 63 : (unsigned)sa, lb = sb > 63 ? 63 : (unsigned)sb;
+
+	for (unsigned j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+static bool known_var(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strlen(vars[i].name) == len && !strncmp(vars[i].name, name, len))
+			return true;
+	for (unsigned i = 0; launcher_vars[i]; i++)
+		if (strlen(launcher_vars[i]) == len && !strncmp(launcher_vars[i], name, len))
+			return true;
+	for (unsigned i = 0; other_prefixes[i]; i++)
+		if (!strncmp(name, other_prefixes[i], strlen(other_prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The table's name closest to name (PGAS_ and the rest), or NULL where
+ * none is near: the rest's distance must be under half its length. */
+static const char *closest_var(const char *name)
+{
+	const char *best = NULL;
+	unsigned best_d = ((unsigned)strlen(name + 5) + 1) / 2;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		unsigned d = edit_distance(name + 5, vars[i].name + 5);
+
+		if (d < best_d) {
+			best_d = d;
+			best = vars[i].name;
+		}
+	}
+	return best;
+}
+
+unsigned pgas__config_unknown(bool warn, char *msg, size_t msglen)
+{
+	unsigned count = 0;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '='), *near;
+		char name[64];
+
+		if (strncmp(*e, "PGAS_", 5) || !eq || known_var(*e, (size_t)(eq - *e)))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+		near = closest_var(name);
+		if (!count++)
+			snprintf(msg, msglen, "%s is not a libpgas variable%s%s%s", name,
+				 near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+		if (warn)
+			pgas__warn("%s is not a libpgas variable: ignored%s%s%s "
+				   "(PGAS_VERBOSEENV=1 lists them; PGAS_UNKNOWN_ENV=ignore or fail)",
+				   name, near ? "; did you mean " : "", near ? near : "",
+				   near ? "?" : "");
+	}
+	return count;
 }
 
 /* A variable's value in force, as text. */

@@ -76,15 +76,31 @@ int pgas__err(int err, const char *call, const char *fmt, ...)
 	return err;
 }
 
-void pgas__fatal(const char *fmt, ...)
+/* emit(prefix, the formatted text). */
+static void emit_fmt(const char *prefix, const char *fmt, va_list ap)
 {
 	char text[400];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	emit(prefix, text);
+}
+
+void pgas__warn(const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	emit_fmt("warning: ", fmt, ap);
 	va_end(ap);
-	emit("fatal: ", text);
+}
+
+void pgas__fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit_fmt("fatal: ", fmt, ap);
+	va_end(ap);
 	/* pgasrun sees the non-zero exit and ends the other ranks. */
 	_exit(70);
 }

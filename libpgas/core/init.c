@@ -81,6 +81,8 @@ int pgas_init(int *argc, char ***argv)
 	rc = pgas__config_load(msg, sizeof(msg));
 	if (rc)
 		return pgas__err(rc, "pgas_init", "%s", msg);
+	if (pgas__cfg.unknown_env == PGAS_UNKNOWN_FAIL && pgas__config_unknown(false, msg, sizeof(msg)))
+		return pgas__err(PGAS_ERR_INVAL, "pgas_init", "%s (PGAS_UNKNOWN_ENV=fail)", msg);
 
 	struct pgas_conduit *c = &pgas__job.conduit;
 
@@ -112,6 +114,9 @@ int pgas_init(int *argc, char ***argv)
 		pgas__g.wake = 1;	/* a peer may sleep: ring its doorbell */
 	if (pgas__cfg.verbose_env && c->rank == 0)
 		pgas__config_print(stderr);
+	/* Misspelt or removed knobs: rank 0 tells (the ranks share one environment). */
+	if (pgas__cfg.unknown_env == PGAS_UNKNOWN_WARN && c->rank == 0)
+		(void)pgas__config_unknown(true, msg, sizeof(msg));
 	return PGAS_OK;
 }
 

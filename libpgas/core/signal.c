@@ -94,6 +94,7 @@ struct memwait {
 	int kind;
 	size_t *out;
 	size_t *count;
+	size_t start;		/* ANY: the first word scanned (pgas__any_start) */
 };
 
 /* -1, 0, 1 as the word at p compares with the value at v (acquire load). */
@@ -142,12 +143,60 @@ static bool holds(const struct memwait *m, size_t i)
 	}
 }
 
-/* One pass: true when the wait is over (its results written). */
+/*
+ * The _any forms' fairness (OpenSHMEM 1.5: a series of calls eventually
+ * returns every index whose condition holds).  Each thread remembers, for
+ * the last ANY_TURNS arrays it waited on (by address), the word after the
+ * one its last _any call returned there, and the next call's scan starts
+ * there: round robin, so of words that keep holding each is returned
+ * within n calls.  An array not remembered starts at a pseudo-random word
+ * (splitmix64 of a per-thread counter), so that a thread cycling through
+ * more arrays than that is still fair, with probability 1.  Per thread,
+ * so no lock and no shared write.
+ */
+#define ANY_TURNS 8
+static _Thread_local struct any_turn {
+	const void *ivars;
+	size_t next;
+} any_turns[ANY_TURNS];
+static _Thread_local unsigned any_victim;
+static _Thread_local uint64_t any_seed;
+
+size_t pgas__any_start(const void *ivars, size_t n)
+{
+	uint64_t z;
+
+	if (!n)
+		return 0;
+	for (unsigned t = 0; t < ANY_TURNS; t++)
+		if (any_turns[t].ivars == ivars)
+			return any_turns[t].next % n;
+	z = (any_seed += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (size_t)((z ^ (z >> 31)) % n);
+}
+
+void pgas__any_returned(const void *ivars, size_t index)
+{
+	struct any_turn *t = NULL;
+
+	for (unsigned i = 0; i < ANY_TURNS && !t; i++)
+		if (any_turns[i].ivars == ivars)
+			t = &any_turns[i];
+	if (!t)
+		t = &any_turns[any_victim++ % ANY_TURNS];
+	t->ivars = ivars;
+	t->next = index + 1;
+}
+
+/* One pass: true when the wait is over (its results written).  ANY scans
+ * from m->start round; the others from 0. */
 static bool scan(const struct memwait *m)
 {
 	size_t live = 0, hits = 0;
 
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t j = 0, i = m->start; j < m->n; j++, i = i + 1 == m->n ? 0 : i + 1) {
 		if (m->status && m->status[i])
 			continue;
 		live++;
@@ -158,6 +207,7 @@ static bool scan(const struct memwait *m)
 		}
 		if (m->kind == PGAS__WM_ANY) {
 			*m->out = i;
+			pgas__any_returned(m->ivars, i);
 			return true;
 		}
 		if (m->kind == PGAS__WM_SOME)
@@ -215,6 +265,8 @@ int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 		return pgas__err(PGAS_ERR_INVAL, call, "count is NULL");
 	if (n > SIZE_MAX / m.size)
 		return pgas__err(PGAS_ERR_INVAL, call, "n %zu words do not fit memory", n);
+	if (kind == PGAS__WM_ANY)
+		m.start = pgas__any_start(ivars, n);
 	if (test) {
 		/* Progress as a wait's first step would make it, without idling. */
 		if (!pgas__self.handler_depth && !pgas__self.hsl_held && pgas__job.attached)

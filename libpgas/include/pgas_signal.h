@@ -34,6 +34,14 @@
  *                                   would have returned, else 0
  * With nothing left in (n 0, or every status set) all holds at once, any
  * gives *index SIZE_MAX and some *count 0, at once (as OpenSHMEM).
+ Fairness of _any (OpenSHMEM 1.5: a series of calls eventually returns
+ * every index whose condition holds): a thread's _any call on ivars scans
+ * from the word after the one its last _any call on the same ivars
+ * returned, round, so a thread that calls again and again returns each
+ * word that keeps holding within n calls (all set: 0, 1, ..., n-1, 0, ...).
+ * A thread remembers its last 8 arrays; another array's scan starts at a
+ * pseudo-random word (still fair, with probability 1).  _some returns the
+ * indices in increasing order.
  * Errors (< 0): NULL or misaligned words, an unknown cmp.
  * At PGAS_THREAD_SINGLE only peers can end a wait, so one that every
  * other rank has abandoned (all left, nothing in flight) ends the rank
@@ -81,6 +89,13 @@ int pgas_signal_fetch(const uint64_t *sig_addr, uint64_t *value);
 int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 		   const int *status, int cmp, const void *values, int vector, int kind,
 		   int test, size_t *out, size_t *count);
+/*
+ * The _any fairness above, for a layer's own scans (OpenSHMEM's 16-bit
+ * words): the first index in [0, n) to look at for ivars, and what a
+ * scan returned (the calling thread's memory of ivars).
+ */
+size_t pgas__any_start(const void *ivars, size_t n);
+void pgas__any_returned(const void *ivars, size_t index);
 
 #define PGAS__WAITS(sfx, T, DT)								\
 static inline int pgas_wait_until_##sfx(const T *ivar, int cmp, T value)		\

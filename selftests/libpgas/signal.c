@@ -234,7 +234,7 @@ static void test_waits(void)
 	T_EQ(pgas_wait_until_some_vector_u64(w, 8, ids, &cnt, NULL, PGAS_CMP_NE, vals), 0);
 	T_EQ(cnt, 1);
 	T_EQ(pgas_wait_until_any_vector_u64(w, 8, NULL, PGAS_CMP_EQ, vals, &idx), 0);
-	T_EQ(idx, 0);
+	T_CHECK(idx < 8 && idx != 3 && w[idx] == vals[idx], "any_vector gave word %zu", idx);
 	/* Signed 32-bit words, every comparison. */
 	int32_t m5 = -5;
 
@@ -260,6 +260,87 @@ static void test_waits(void)
 	T_EQ(idx, SIZE_MAX);
 	pgas_barrier(5, 0);
 	t_case("wait_until / test: one word, all, any, some, vector, status, signed, every cmp");
+}
+
+/*
+ * The fairness of _any (pgas_signal.h; OpenSHMEM 1.5: a series of calls
+ * eventually returns every index that holds): with every word holding,
+ * successive calls on one array go round it (0, 1, ..., 7, 0, ...), masked
+ * words left out, other arrays' calls in between change nothing; a thread
+ * cycling through more arrays than it remembers still gets every index.
+ * Then across ranks: every rank sets its flag at every rank, and each waits
+ * with wait_until_any, never masking, until it has seen every rank's flag
+ * (it would return the lowest flag forever before).
+ */
+static void test_any_fair(void)
+{
+	uint64_t *w = (uint64_t *)at(me, OFF_WORDS + 1024), vals[8];
+	uint32_t *u = (uint32_t *)at(me, OFF_WORDS + 1536);
+	uint64_t *flags = (uint64_t *)at(me, OFF_WORDS + 2048);
+	int status[8] = { 0 };
+	size_t idx = 0, first = 0, seen;
+	unsigned count[8] = { 0 }, hits[10][4] = { { 0 } }, got[64] = { 0 };
+	static uint64_t many[10][4];
+	unsigned nf = n < 64 ? n : 64;	/* flags: ranks 0..nf-1 */
+
+	for (unsigned i = 0; i < 8; i++) {
+		w[i] = 1;
+		u[i] = 7;
+		vals[i] = 1;
+	}
+	T_EQ(pgas_test_any_u64(w, 8, NULL, PGAS_CMP_EQ, 1, &first), 1);
+	for (unsigned k = 1; k <= 16; k++) {
+		T_EQ(pgas_test_any_u64(w, 8, NULL, PGAS_CMP_EQ, 1, &idx), 1);
+		T_EQ(idx, (first + k) % 8);
+		/* Another array's calls in between: its own turn. */
+		T_EQ(pgas_wait_until_any_u32(u, 3, NULL, PGAS_CMP_EQ, 7, &seen), 0);
+		count[seen]++;
+	}
+	T_CHECK(count[0] >= 5 && count[1] >= 5 && count[2] >= 5,
+		"u32 any over 3 words: %u %u %u of 16", count[0], count[1], count[2]);
+	/* Masked words are skipped, the rest taken in turn; the vector form too. */
+	status[1] = status[4] = status[5] = 1;
+	memset(count, 0, sizeof(count));
+	for (unsigned k = 0; k < 10; k++) {
+		T_EQ(pgas_wait_until_any_vector_u64(w, 8, status, PGAS_CMP_EQ, vals, &idx), 0);
+		T_CHECK(idx < 8 && !status[idx], "any gave masked word %zu", idx);
+		count[idx < 8 ? idx : 0]++;
+	}
+	T_CHECK(count[0] == 2 && count[2] == 2 && count[3] == 2 && count[6] == 2 && count[7] == 2,
+		"5 words, 10 calls: %u %u %u %u %u", count[0], count[2], count[3], count[6],
+		count[7]);
+	/* More arrays than a thread remembers (10 of 4 words, in turn). */
+	for (unsigned a = 0; a < 10; a++)
+		for (unsigned i = 0; i < 4; i++)
+			many[a][i] = 1;
+	for (unsigned k = 0; k < 100; k++)
+		for (unsigned a = 0; a < 10; a++) {
+			T_EQ(pgas_test_any_u64(many[a], 4, NULL, PGAS_CMP_EQ, 1, &idx), 1);
+			hits[a][idx < 4 ? idx : 0]++;
+		}
+	for (unsigned a = 0; a < 10; a++)
+		T_CHECK(hits[a][0] && hits[a][1] && hits[a][2] && hits[a][3],
+			"cycling arrays: array %u: %u %u %u %u", a, hits[a][0], hits[a][1],
+			hits[a][2], hits[a][3]);
+	pgas_barrier(5, 0);
+	/* Across ranks. */
+	memset(flags, 0, 8 * nf);
+	pgas_barrier(5, 0);
+	for (unsigned r = 0; r < n && me < nf; r++)
+		T_EQ(pgas_put_val(r, &((uint64_t *)at(r, OFF_WORDS + 2048))[me], 1, 8), 0);
+	seen = 0;
+	/* Until every flag is seen; the lowest alone for 10 s is a failure. */
+	for (double end = now_us() + 10e6; seen < nf && now_us() < end;) {
+		T_EQ(pgas_wait_until_any_u64(flags, nf, NULL, PGAS_CMP_EQ, 1, &idx), 0);
+		if (idx >= nf)
+			break;
+		if (!got[idx]++)
+			seen++;
+	}
+	T_CHECK(seen == nf, "wait_until_any saw %zu of %u ranks' flags", seen, nf);
+	pgas_barrier(5, 0);
+	t_case("_any is fair: successive calls go round the words that hold (masks, vector, "
+	       "other arrays between, more arrays than remembered); every rank's flag seen");
 }
 
 static void test_misuse(void)
@@ -454,6 +535,7 @@ int main(int argc, char **argv)
 	test_fence();
 	test_signal_add();
 	test_waits();
+	test_any_fair();
 	test_misuse();
 	t_done();
 	return 0;

@@ -3,7 +3,8 @@
  * team_ctx - contexts of a team (shmem_team_create_ctx): their RMA and AMO
  * calls take the team's PE numbers; shmem_ctx_get_team; a context of the
  * world or of SHMEM_TEAM_SHARED numbers PEs as the world does; an invalid
- * team gives no context; the team's destruction takes its contexts along.
+ * team gives no context, and quiet, fence and destroy of SHMEM_CTX_INVALID
+ * do nothing; the team's destruction takes its contexts along.
  * Exact at any PE count; the teams: the even world PEs (stride 2) and the
  * PEs from 1 (an offset).
  *
@@ -106,6 +107,32 @@ int main(int argc, char **argv)
 		shmem_free(x);
 	}
 	st_case("contexts of SHMEM_TEAM_SHARED and the default context: world PEs; invalid team");
+
+	/*
+	 * As the spec's shmem_team_context example: a PE outside the team gets
+	 * SHMEM_CTX_INVALID and quiets, fences and destroys it like the
+	 * members' contexts: no operation (1.5), not the end of the job.
+	 */
+	{
+		shmem_ctx_t c = SHMEM_CTX_INVALID;
+		long *x = shmem_calloc(1, sizeof(long));
+		int in = tail != SHMEM_TEAM_INVALID;
+
+		T_EQ(shmem_team_create_ctx(tail, 0, &c) != 0, !in);
+		T_CHECK((c == SHMEM_CTX_INVALID) == !in, "a context only for the team's members");
+		if (c != SHMEM_CTX_INVALID)
+			shmem_ctx_long_p(c, x, 5, 0);	/* team PE 0: world PE 1 */
+		shmem_ctx_fence(c);
+		shmem_ctx_quiet(c);
+		shmem_ctx_destroy(c);
+		shmem_barrier_all();
+		T_EQ(*x, me == 1 ? 5 : 0);
+		shmem_ctx_quiet(SHMEM_CTX_INVALID);
+		shmem_ctx_fence(SHMEM_CTX_INVALID);
+		shmem_barrier_all();
+		shmem_free(x);
+	}
+	st_case("quiet, fence and destroy of SHMEM_CTX_INVALID (a PE outside the team's): no operation");
 
 	/* Destroying a team destroys its contexts (after completing them). */
 	{

@@ -5,6 +5,7 @@
  * for every point-to-point type, with signed comparisons that only a
  * signed reading gets right.  Run it in every wait mode (PGAS_WAIT_MODE).
  */
+#include <time.h>
 #include "stap.h"
 
 static int me, n, right, left;
@@ -56,6 +57,19 @@ static void p2p_##N(void)								\
 		for (int p = 0; p < n; p++)						\
 			T_EQ(slots[p], 1);						\
 		T_EQ(shmem_##N##_test_all(slots, (size_t)n, NULL, SHMEM_CMP_EQ, 1), 1);\
+		/* _any is fair (1.5): n tests and n waits give each slot twice */	\
+		memset(idx, 0, (size_t)n * sizeof(size_t));				\
+		for (int p = 0; p < 2 * n; p++) {					\
+			size_t a = p % 2 ? shmem_##N##_test_any(slots, (size_t)n, NULL,	\
+								SHMEM_CMP_EQ, 1)	\
+					 : shmem_##N##_wait_until_any(slots, (size_t)n,\
+								      NULL, SHMEM_CMP_EQ, 1);\
+			T_CHECK(a < (size_t)n, "any: %zu", a);				\
+			idx[a < (size_t)n ? a : 0]++;					\
+		}									\
+		for (int p = 0; p < n; p++)						\
+			T_CHECK(idx[p] == 2, "any: slot %d returned %zu times of %d", p,	\
+				idx[p], 2 * n);						\
 		T_EQ(shmem_##N##_test_some(slots, (size_t)n, idx, NULL, SHMEM_CMP_EQ, 1), n);\
 		for (int p = 0; p < n; p++)						\
 			T_EQ(idx[p], p);						\
@@ -181,5 +195,41 @@ int main(void)
 		shmem_free(w);
 	}
 	st_case("C11 generic shmem_wait_until / shmem_test");
+
+	/*
+	 * The spec's shmem_test_any example (1.5): each PE sets its flag at
+	 * every PE and takes them as they come, leaving out those it took; then
+	 * the same without leaving any out: repeated calls must still give
+	 * every flag (the lowest alone for 10 s is a failure).
+	 */
+	{
+		int *flags = shmem_calloc((size_t)n, sizeof(int));
+		int *status = calloc((size_t)n, sizeof(int));
+		int *got = calloc((size_t)n, sizeof(int));
+		int ncompleted = 0, seen = 0;
+		size_t completed_idx;
+
+		for (int i = 0; i < n; i++)
+			shmem_atomic_set(&flags[me], 1, i);
+		while (ncompleted < n) {
+			completed_idx = shmem_test_any(flags, (size_t)n, status, SHMEM_CMP_EQ, 1);
+			if (completed_idx != SIZE_MAX) {
+				ncompleted++;
+				status[completed_idx] = 1;
+			}
+		}
+		T_EQ(shmem_test_any(flags, (size_t)n, status, SHMEM_CMP_EQ, 1), SIZE_MAX);
+		for (time_t end = time(NULL) + 10; seen < n && time(NULL) < end;) {
+			completed_idx = shmem_test_any(flags, (size_t)n, NULL, SHMEM_CMP_EQ, 1);
+			if (completed_idx < (size_t)n && !got[completed_idx]++)
+				seen++;
+		}
+		T_EQ(seen, n);
+		shmem_barrier_all();
+		free(got);
+		free(status);
+		shmem_free(flags);
+	}
+	st_case("the spec's shmem_test_any example; repeated test_any gives every flag");
 	return st_done();
 }
