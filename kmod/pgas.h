@@ -15,8 +15,11 @@
  * read-only) or a registration (pinned user memory).  Revoking an obj
  * (deregistration, or its owner's death) unmaps it from every mapping
  * (unmap_mapping_range on the NIC's private address_space) before its
- * memory is unpinned or freed; the obj itself lives until its last
- * mapping is gone, and a revoked mapping maps the obj's throwaway page.
+ * memory is unpinned or freed, which is then at once: the obj itself, a
+ * small stub, lives until its last mapping is gone, and a revoked mapping
+ * maps the obj's throwaway page.  A departed endpoint maps nothing: its
+ * file's mappings are revoked too (of a live obj, they map the endpoint's
+ * own throwaway page).
  *
  * Files, one per object, each with the locks and lifetime rules of its
  * object (docs/pgas-kmod.md, "Files"):
@@ -57,6 +60,9 @@
  *   mm->mmap_lock            (the mm core holds it around ->mmap/open/close
  *                            and faults; pinning (GUP) takes it; the
  *                            memlock charge is an atomic, lock-free)
+ *   ep->maps                 rwsem: read by ->mmap and ->fault through the
+ *                            endpoint's file; write: its departure sets
+ *                            unmapped under it, with nothing held
  *   obj->vma_lock            the obj's revoked flag and throwaway page; held
  *                            by ->fault around the pfn lookup and insertion
  *
@@ -83,11 +89,13 @@
  * departure takes only job->lock to do so, after the ioctls on that
  * extra, none of which waits for a departure).
  *
- * The xarrays (nic->jobs, nic->objs, ep->regs) use their internal locks
- * only, innermost; lookups take a reference with kref_get_unless_zero()
- * under rcu_read_lock().  job->eps is an xarray too, but every access to
- * it (loads, stores, walks) is under job->lock (but for that wait's
- * load, which compares an entry with a pointer it never follows), which
+ * The xarrays (nic->jobs, ep->regs) and the maple tree nic->objs use their
+ * internal locks only, innermost; lookups take a reference with
+ * kref_get_unless_zero() under rcu_read_lock() (nic->objs: under its
+ * spinlock; an obj is erased from it when revoked, before its last put).
+ * job->eps is an xarray too, but every access to it (loads, stores,
+ * walks) is under job->lock (but for that wait's load, which compares an
+ * entry with a pointer it never follows), which
  * makes its entries' lifetimes simple: an endpoint is in it from its join
  * until its departure, both under job->lock, so whoever holds the lock and
  * finds it there may use it (its objs: ep->rings and ep->kern change under
@@ -100,6 +108,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/maple_tree.h>
 #include <linux/miscdevice.h>
 #include <linux/mm_types.h>
 #include <linux/mm.h>
@@ -128,6 +137,8 @@
 #define PGAS_MAX_RING_BYTES	BIT_ULL(26)
 #define PGAS_MAX_JOB_RING_BYTES	BIT_ULL(32)
 #define PGAS_MAX_REGS		65536	/* registrations of one endpoint */
+/* Cookies (in pages) are drawn below this: byte offsets must fit in a loff_t. */
+#define PGAS_COOKIE_SPACE	(1ULL << (63 - PAGE_SHIFT))
 
 struct pgas_nic {
 	struct kref kref;
@@ -139,9 +150,9 @@ struct pgas_nic {
 	struct xarray jobs;		/* job id -> job */
 	u32 next_job_id;		/* xa_alloc_cyclic() cursor, in jobs' lock */
 	u8 dead;			/* 1: deleted, no job or ep is made (u8: sparse) */
-	struct xarray objs;		/* cookie (page offset) -> obj */
+	struct maple_tree objs;		/* cookie range (page offsets) -> obj */
 	struct inode *inode;		/* its address_space holds every mapping */
-	atomic64_t next_cookie;		/* in pages; never reused */
+	u64 cookie_space;		/* in pages: cookies are drawn below it */
 	atomic_t nr_endpoints;
 	atomic_t nr_jobs;
 	atomic64_t pinned_pages;
@@ -197,6 +208,10 @@ struct pgas_ep {
 	unsigned long flags;		/* PGAS_EP_GONE */
 	struct completion departed;	/* pgas_ep_depart() has finished */
 	struct rw_semaphore use;	/* read: an ioctl on it; write: departing */
+	struct rw_semaphore maps;	/* read: ->mmap, a fault through its file */
+	bool unmapped;			/* departed: its file maps nothing; under maps */
+	struct page *dummy;		/* what its file's mappings map then */
+	atomic_t nr_vmas;		/* mappings through its file */
 	wait_queue_head_t wq;		/* the owner poll()s here to sleep */
 	struct work_struct depart_work;	/* queued by the mm's ->release */
 	struct work_struct free_work;	/* queued by ->free_notifier */
@@ -274,6 +289,7 @@ void pgas_destroy_all(void);
 
 /* pgas_file.c: open files, their ioctls */
 extern const struct file_operations pgas_fops;
+struct pgas_ep *pgas_file_ep(struct file *file);
 
 /* pgas_job.c: jobs */
 struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks, u32 max_eps);
@@ -315,6 +331,7 @@ struct inode *pgas_mapping_inode(void);
 struct pgas_obj *pgas_obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 				unsigned long npages);
 void pgas_obj_put(struct pgas_obj *obj);
+void pgas_obj_free_backing(struct pgas_obj *obj);
 int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj);
 void pgas_obj_revoke(struct pgas_obj *obj);
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);

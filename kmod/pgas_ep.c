@@ -14,7 +14,8 @@
  * primary: same mm, its own file, rings and mmu_notifier, the next eid
  * (monotonic from nranks, never reused, below max_eps), no kernel page and
  * no registrations.  Extras are counted per mm (max_eps_per_mm, over all
- * jobs and NICs) from their join to their departure.
+ * jobs and NICs) from their join to their file's release (not their
+ * departure: a mapping through the file keeps the endpoint and its job).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -35,12 +36,12 @@
 unsigned int pgas_max_eps_per_mm = 256;
 module_param_named(max_eps_per_mm, pgas_max_eps_per_mm, uint, 0644);
 MODULE_PARM_DESC(max_eps_per_mm,
-		 "live extra endpoints (PGAS_JOIN_EXTRA) one process may have, over all jobs (default 256)");
+		 "extra endpoints (PGAS_JOIN_EXTRA) one process may have open, departed ones included, over all jobs (default 256)");
 
 /* ---- the per-mm count of extra endpoints ------------------------------------- */
 
 /*
- * One entry per mm that has live extras, in a small global hash: the limit
+ * One entry per mm that has counted extras, in a small global hash: the limit
  * is the process's, whichever jobs and NICs its extras are in.  The mm is
  * only a key (each extra holds it with mmgrab(), so its address is not
  * reused while it is counted).  pgas_mm_extras_lock is innermost.
@@ -114,7 +115,7 @@ static void mm_extras_uncharge(const struct mm_struct *mm)
 /* A new endpoint of job for the calling process; not in the job's table yet. */
 static struct pgas_ep *ep_alloc(struct pgas_job *job, u32 vpid)
 {
-	struct pgas_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	struct pgas_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 
 	if (!ep)
 		return NULL;
@@ -130,6 +131,7 @@ static struct pgas_ep *ep_alloc(struct pgas_job *job, u32 vpid)
 	init_completion(&ep->departed);
 	init_waitqueue_head(&ep->wq);
 	init_rwsem(&ep->use);
+	init_rwsem(&ep->maps);
 	xa_init_flags(&ep->regs, XA_FLAGS_ALLOC1);
 	return ep;
 }
@@ -154,7 +156,7 @@ struct pgas_ep *pgas_ep_join(struct pgas_job *job, u32 vpid)
 		return ERR_PTR(-EPERM);
 	if (vpid >= job->nranks)
 		return ERR_PTR(-EINVAL);
-	ret = ida_alloc_range(&job->vpids, vpid, vpid, GFP_KERNEL);
+	ret = ida_alloc_range(&job->vpids, vpid, vpid, GFP_KERNEL_ACCOUNT);
 	if (ret < 0)
 		return ERR_PTR(ret == -ENOSPC ? -EBUSY : ret);
 	ep = ep_alloc(job, vpid);
@@ -197,7 +199,7 @@ struct pgas_ep *pgas_ep_join_extra(struct pgas_job *job, u32 vpid)
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
 	ep->extra = true;
-	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
 	mutex_lock(&job->lock);
 	primary = pgas_live_ep(xa_load(&job->eps, vpid));
 	if (READ_ONCE(job->nic->dead))
@@ -350,7 +352,6 @@ static void depart_extra(struct pgas_ep *ep)
 	}
 	wake_all(job);
 	mutex_unlock(&job->lock);
-	mm_extras_uncharge(ep->mm);
 }
 
 /*
@@ -397,6 +398,29 @@ static void depart_extras_of(struct pgas_ep *ep)
 }
 
 /*
+ * A departed endpoint maps nothing: ->mmap refuses its file (-ENODEV,
+ * from PGAS_EP_GONE on), and its file's mappings, which may outlive it
+ * (an extra's, when its rank departs first; any, when the NIC is
+ * deleted), are revoked: of an obj that is not, they map the endpoint's
+ * throwaway page from now on (pgas_vm_fault()).  unmapped is set under
+ * ep->maps, which every fault through the file holds around its
+ * insertion, so what one mapped before is zapped after.  The zap is of
+ * the NIC's whole address_space (mappings are not kept per endpoint: the
+ * others fault their pages in again), and only where it is needed: the
+ * file has mappings, in a process that may still use them (a dying mm's
+ * are torn down anyway).  Normal closes never need it: a mapping holds
+ * its file, so a file is released with none.
+ */
+static void ep_unmap(struct pgas_ep *ep)
+{
+	down_write(&ep->maps);
+	ep->unmapped = true;
+	up_write(&ep->maps);
+	if (atomic_read(&ep->nr_vmas) && ep->mm && atomic_read(&ep->mm->mm_users))
+		unmap_mapping_range(ep->job->nic->inode->i_mapping, 0, 0, 1);
+}
+
+/*
  * The endpoint's process exited, was killed or exec'd (its mm is being
  * released), or its file was released: take it out of the job, revoke and
  * free its objects, and tell every peer.  Runs once; a second caller waits
@@ -417,6 +441,8 @@ void pgas_ep_depart_claimed(struct pgas_ep *ep, bool died)
 		depart_extras_of(ep);
 		depart_primary(ep, died);
 	}
+	/* After its own objs' revocation: its kernel page's copy is what it maps. */
+	ep_unmap(ep);
 
 	pgas_event_ep_dead(ep);
 	if (!ep->extra)
@@ -483,6 +509,13 @@ void pgas_ep_unuse(struct pgas_ep *ep)
 void pgas_ep_put_refs(struct pgas_ep *ep)
 {
 	xa_destroy(&ep->regs);
+	/*
+	 * An extra counts against max_eps_per_mm until here, not only until
+	 * its departure: a mapping through its file keeps the file, the
+	 * endpoint and its job, and must not let a process keep more.
+	 */
+	if (ep->extra)
+		mm_extras_uncharge(ep->mm);
 	if (ep->mm)
 		mmdrop(ep->mm);
 	pgas_job_put(ep->job);
@@ -592,6 +625,8 @@ __poll_t pgas_ep_poll(struct pgas_ep *ep)
 /* The last of ep, once no departure work can run on it. */
 void pgas_ep_kfree(struct pgas_ep *ep)
 {
+	if (ep->dummy)
+		__free_page(ep->dummy);
 	put_task_struct(ep->owner);
 	kfree(ep);
 }

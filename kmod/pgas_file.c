@@ -96,6 +96,15 @@ static struct pgas_ep *file_ep(struct pgas_file *pf)
 }
 
 /*
+ * The endpoint a mapping of file was made through (pgas_obj.c): published
+ * before ->mmap could succeed, and alive while the mapping holds file.
+ */
+struct pgas_ep *pgas_file_ep(struct file *file)
+{
+	return file_ep(file->private_data);
+}
+
+/*
  * The file's endpoint for a task of mm: -EBADFD if the file has not
  * joined, -EACCES if mm is not the joining process's (a child that
  * inherited the fd, a process it was passed to).  The owner's mm is
@@ -389,7 +398,7 @@ static int pgas_open(struct inode *inode, struct file *file)
 	struct pgas_nic *nic = container_of(misc, struct pgas_nic, misc);
 	struct pgas_file *pf;
 
-	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
 	if (!pf)
 		return -ENOMEM;
 	kref_get(&nic->kref);
@@ -424,8 +433,9 @@ static int pgas_mmap_file(struct file *file, struct vm_area_struct *vma)
 	 * Under mmap_lock, so no pgas_file.lock: the ioctls take mmap_lock
 	 * (faults, accounting, pinning) and must never wait for
 	 * a lock held here.  The endpoint, published once, lives until the
-	 * file is released, which this mmap's file reference holds off; it
-	 * has not departed, as its owner's mm is the one being mapped into.
+	 * file is released, which this mmap's file reference holds off.  A
+	 * departed one (an extra whose rank left, or on a deleted NIC) maps
+	 * nothing: -ENODEV (pgas_mmap()).
 	 */
 	return IS_ERR(ep) ? PTR_ERR(ep) : pgas_mmap(ep, vma);
 }

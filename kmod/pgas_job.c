@@ -29,7 +29,7 @@ struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks, u32 max_eps)
 		max_eps = nranks;
 	if (max_eps < nranks || max_eps > PGAS_MAX_ENDPOINTS)
 		return ERR_PTR(-EINVAL);
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&job->kref);
@@ -48,7 +48,7 @@ struct pgas_job *pgas_job_create(struct pgas_nic *nic, u32 nranks, u32 max_eps)
 	 * so events and dumps that name a job are never about a newer one.
 	 */
 	ret = xa_alloc_cyclic(&nic->jobs, &job->id, job, xa_limit_31b, &nic->next_job_id,
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		pgas_job_put(job);
 		return ERR_PTR(ret);

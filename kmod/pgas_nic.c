@@ -24,7 +24,7 @@ static void pgas_nic_free(struct kref *kref)
 	struct pgas_nic *nic = container_of(kref, struct pgas_nic, kref);
 
 	xa_destroy(&nic->jobs);
-	xa_destroy(&nic->objs);
+	mtree_destroy(&nic->objs);
 	iput(nic->inode);
 	ida_free(&pgas_nic_ida, nic->id);
 	kfree(nic);
@@ -98,8 +98,8 @@ int pgas_nic_create(void)
 	nic->id = id;
 	snprintf(nic->name, sizeof(nic->name), "pgas%d", id);
 	xa_init_flags(&nic->jobs, XA_FLAGS_ALLOC1);
-	xa_init(&nic->objs);
-	atomic64_set(&nic->next_cookie, 1);	/* cookie 0 is never valid */
+	mt_init(&nic->objs);
+	nic->cookie_space = PGAS_COOKIE_SPACE;
 	nic->misc.minor = MISC_DYNAMIC_MINOR;
 	nic->misc.name = nic->name;
 	nic->misc.fops = &pgas_fops;

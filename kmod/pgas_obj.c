@@ -13,7 +13,10 @@
  * range in the NIC's own address_space) before the memory behind it is
  * unpinned or freed; a later fault maps the obj's throwaway page instead
  * of raising SIGBUS.  obj->vma_lock guards the revoked flag and the
- * throwaway page; the obj lives until its last mapping is gone.
+ * throwaway page.  The memory behind a revoked obj is freed at once; the
+ * obj itself, a small accounted stub, lives until its last mapping is
+ * gone.  A mapping made through an endpoint that has departed since is
+ * revoked as a whole (ep->maps, ep->unmapped: pgas_ep.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -121,7 +124,8 @@ struct inode *pgas_mapping_inode(void)
 struct pgas_obj *pgas_obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 				unsigned long npages)
 {
-	struct pgas_obj *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	/* Accounted: a revoked obj lives on, as a stub, while it is mapped. */
+	struct pgas_obj *obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 
 	if (!obj)
 		return NULL;
@@ -134,26 +138,43 @@ struct pgas_obj *pgas_obj_alloc(struct pgas_job *job, enum pgas_obj_kind kind,
 	return obj;
 }
 
+/*
+ * Frees the memory behind obj, and what it holds for it: a ring region's
+ * or kernel page's vmalloc memory (and a region's count and memlock
+ * charge), a registration's page array and mm (its pins are undone
+ * before: pgas_reg.c).  Once obj is revoked (no PTE maps that memory any
+ * more), or when it is put unpublished; again, it does nothing.  What is
+ * left of a revoked obj that is still mapped is the obj itself, a small
+ * accounted stub, and its throwaway page: DEREG and departures give the
+ * rest back at once, however long a peer keeps a page of it mapped.
+ */
+void pgas_obj_free_backing(struct pgas_obj *obj)
+{
+	struct pgas_job *job = obj->job;
+
+	if (obj->kind == PGAS_OBJ_RINGS && obj->counted) {
+		atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
+		atomic64_sub(obj->npages << PAGE_SHIFT, &job->ring_bytes);
+		obj->counted = false;
+	}
+	pgas_obj_uncharge(obj);
+	vfree(obj->vaddr);
+	obj->vaddr = NULL;
+	kvfree(obj->pages);
+	obj->pages = NULL;
+	if (obj->mm)
+		mmdrop(obj->mm);
+	obj->mm = NULL;
+}
+
 static void obj_free(struct kref *kref)
 {
 	struct pgas_obj *obj = container_of(kref, struct pgas_obj, kref);
 	struct pgas_job *job = obj->job;
 
-	if (obj->kind == PGAS_OBJ_RINGS) {
-		vfree(obj->vaddr);
-		if (obj->counted) {
-			atomic64_sub(obj->npages << PAGE_SHIFT, &job->nic->ring_bytes);
-			atomic64_sub(obj->npages << PAGE_SHIFT, &job->ring_bytes);
-		}
-		pgas_obj_uncharge(obj);
-	}
-	if (obj->kind == PGAS_OBJ_KERN)
-		vfree(obj->vaddr);
-	kvfree(obj->pages);
+	pgas_obj_free_backing(obj);
 	if (obj->dummy)
 		__free_page(obj->dummy);
-	if (obj->mm)
-		mmdrop(obj->mm);
 	mutex_destroy(&obj->vma_lock);
 	kfree_rcu(obj, rcu);
 	pgas_job_put(job);
@@ -164,16 +185,48 @@ void pgas_obj_put(struct pgas_obj *obj)
 	kref_put(&obj->kref, obj_free);
 }
 
-/* Gives obj a cookie no other obj of the NIC has had or will have. */
+/*
+ * Gives obj a cookie at random in the NIC's cookie space (nic->objs holds
+ * its pages and a guard page after them, never another obj's): knowing
+ * one cookie tells nothing of the next (pgas_mmap() refuses another job's
+ * objs all the same).  -ENOSPC if no free range is found (a few tries).
+ */
 int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
 {
-	/* A guard page between objects; offsets must fit in a loff_t. */
-	u64 end = atomic64_add_return(obj->npages + 1, &nic->next_cookie);
+	u64 span = obj->npages + 1, space = READ_ONCE(nic->cookie_space);
+	int tries, ret = -EEXIST;
 
-	if (end >= (1ULL << (63 - PAGE_SHIFT)))
+	/* Cookie 0 is never valid: it means "none" in the ABI. */
+	if (space <= span + 1)
 		return -ENOSPC;
-	obj->cookie = end - obj->npages - 1;
-	return xa_insert(&nic->objs, obj->cookie, obj, GFP_KERNEL);
+	for (tries = 0; tries < 8 && ret == -EEXIST; tries++) {
+		obj->cookie = 1 + get_random_u64() % (space - span - 1);
+		ret = mtree_insert_range(&nic->objs, obj->cookie, obj->cookie + obj->npages, obj,
+					 GFP_KERNEL_ACCOUNT);
+	}
+	return ret == -EEXIST ? -ENOSPC : ret;
+}
+
+/*
+ * A throwaway page, allocated on first use into *slot (zeroed, charged to
+ * the faulting task's memory cgroup), freed by the slot's owner; NULL
+ * without memory.
+ */
+static struct page *throwaway_page(struct page **slot)
+{
+	struct page *page = READ_ONCE(*slot), *old;
+
+	if (page)
+		return page;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT);
+	if (!page)
+		return NULL;
+	old = cmpxchg(slot, NULL, page);
+	if (old) {
+		__free_page(page);
+		page = old;
+	}
+	return page;
 }
 
 /*
@@ -210,13 +263,21 @@ void pgas_obj_revoke(struct pgas_obj *obj)
 	struct pgas_nic *nic = obj->job->nic;
 
 	mutex_lock(&obj->vma_lock);
-	if (obj->kind == PGAS_OBJ_KERN && !obj->dummy)
-		obj->dummy = kern_page_revoked(obj);
 	obj->revoked = true;
+	/*
+	 * The copy only for a kernel page that is mapped: the caller holds
+	 * one reference, each mapping one, and a ->mmap that found obj holds
+	 * one from before its check of revoked (under this lock) on.
+	 */
+	if (obj->kind == PGAS_OBJ_KERN && !obj->dummy && kref_read(&obj->kref) > 1)
+		obj->dummy = kern_page_revoked(obj);
 	mutex_unlock(&obj->vma_lock);
-	xa_erase(&nic->objs, obj->cookie);
+	mtree_erase(&nic->objs, obj->cookie);
 	unmap_mapping_range(nic->inode->i_mapping, (loff_t)obj->cookie << PAGE_SHIFT,
 			    (loff_t)obj->npages << PAGE_SHIFT, 1);
+	/* A registration's memory is freed once it is unpinned (pgas_reg.c). */
+	if (obj->kind != PGAS_OBJ_REG)
+		pgas_obj_free_backing(obj);
 }
 
 /* ---- mappings ---------------------------------------------------------------- */
@@ -227,6 +288,7 @@ static void pgas_vm_open(struct vm_area_struct *vma)
 	struct pgas_obj *obj = vma->vm_private_data;
 
 	kref_get(&obj->kref);
+	atomic_inc(&pgas_file_ep(vma->vm_file)->nr_vmas);
 	atomic64_inc(&obj->job->nic->nr_mmaps);
 }
 
@@ -236,6 +298,7 @@ static void pgas_vm_close(struct vm_area_struct *vma)
 	struct pgas_obj *obj = vma->vm_private_data;
 
 	atomic64_dec(&obj->job->nic->nr_mmaps);
+	atomic_dec(&pgas_file_ep(vma->vm_file)->nr_vmas);
 	pgas_obj_put(obj);
 }
 
@@ -260,23 +323,36 @@ static unsigned long obj_pfn(struct pgas_obj *obj, unsigned long idx)
  * obj's own, so only mappers of this obj (one job) ever see what is
  * written to it.
  */
+static vm_fault_t insert_throwaway(struct vm_fault *vmf, struct page **slot)
+{
+	struct page *page = throwaway_page(slot);
+
+	return page ? vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page)) : VM_FAULT_OOM;
+}
+
 static vm_fault_t pgas_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct pgas_obj *obj = vma->vm_private_data;
+	struct pgas_ep *ep = pgas_file_ep(vma->vm_file);
 	unsigned long idx = vmf->pgoff - obj->cookie, addr = vmf->address;
 	unsigned long n, last;
 	vm_fault_t ret;
 
 	if (vmf->pgoff < obj->cookie || idx >= obj->npages)
 		return VM_FAULT_SIGBUS;
+	down_read(&ep->maps);
 	mutex_lock(&obj->vma_lock);
-	if (obj->revoked) {
-		if (!obj->dummy)
-			obj->dummy = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT);
-		ret = obj->dummy ? vmf_insert_pfn(vma, addr, page_to_pfn(obj->dummy)) :
-				   VM_FAULT_OOM;
+	/*
+	 * A mapping through a departed endpoint's file (ep_unmap() in
+	 * pgas_ep.c) is revoked as a whole: a revoked obj's throwaway page
+	 * as for everyone, but of a live obj only the endpoint's own, which
+	 * no one but its process (the owner of the file's mappings) sees.
+	 */
+	if (obj->revoked || ep->unmapped) {
+		ret = insert_throwaway(vmf, obj->revoked ? &obj->dummy : &ep->dummy);
 		mutex_unlock(&obj->vma_lock);
+		up_read(&ep->maps);
 		return ret;
 	}
 	ret = vmf_insert_pfn(vma, addr, obj_pfn(obj, idx));
@@ -288,6 +364,7 @@ static vm_fault_t pgas_vm_fault(struct vm_fault *vmf)
 		    VM_FAULT_NOPAGE)
 			break;
 	mutex_unlock(&obj->vma_lock);
+	up_read(&ep->maps);
 	return ret;
 }
 
@@ -303,13 +380,17 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 	struct pgas_obj *obj;
 	int ret;
 
+	/* A departed endpoint maps nothing (checked again below). */
+	if (test_bit(PGAS_EP_GONE, &ep->flags))
+		return -ENODEV;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	rcu_read_lock();
-	obj = xa_load(&nic->objs, vma->vm_pgoff);
-	if (obj && !kref_get_unless_zero(&obj->kref))
+	/* An obj's first page only; it is erased from objs before it is freed. */
+	mtree_lock(&nic->objs);
+	obj = mtree_load(&nic->objs, vma->vm_pgoff);
+	if (obj && (obj->cookie != vma->vm_pgoff || !kref_get_unless_zero(&obj->kref)))
 		obj = NULL;
-	rcu_read_unlock();
+	mtree_unlock(&nic->objs);
 	if (!obj)
 		return -EINVAL;
 	ret = -EACCES;
@@ -327,6 +408,17 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 	mutex_lock(&obj->vma_lock);
 	ret = obj->revoked ? -ENXIO : 0;
 	mutex_unlock(&obj->vma_lock);
+	if (ret)
+		goto put;
+	/*
+	 * Counted under ep->maps: a departure after this sees the mapping
+	 * (and zaps what its faults map), one before refuses it.
+	 */
+	down_read(&ep->maps);
+	ret = ep->unmapped ? -ENODEV : 0;
+	if (!ret)
+		atomic_inc(&ep->nr_vmas);
+	up_read(&ep->maps);
 	if (ret)
 		goto put;
 	if (!obj->writable)

@@ -33,6 +33,8 @@ static void reg_unpin(struct pgas_obj *obj, unsigned long pinned)
 	/* The mm_struct lives (mmgrab) even when its process has gone. */
 	atomic64_sub(obj->npages, &obj->mm->pinned_vm);
 	pgas_obj_uncharge(obj);
+	/* The page array and the mm: not kept for a mapping of the revoked obj. */
+	pgas_obj_free_backing(obj);
 }
 
 /* Counted in the endpoint's and the NIC's counters: the last step of REG. */
@@ -184,7 +186,7 @@ int pgas_reg(struct pgas_ep *ep, struct pgas_ioc_reg *arg)
 	obj->mm = current->mm;
 	atomic64_add(npages, &obj->mm->pinned_vm);
 	/* A handle, reserved (DEREG sees none there) until the obj is stored. */
-	ret = xa_alloc(&ep->regs, &handle, NULL, XA_LIMIT(1, PGAS_MAX_REGS), GFP_KERNEL);
+	ret = xa_alloc(&ep->regs, &handle, NULL, XA_LIMIT(1, PGAS_MAX_REGS), GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;	/* every handle taken */
 		goto unaccount;

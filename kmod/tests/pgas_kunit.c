@@ -25,7 +25,7 @@ static void test_nic_free(struct kref *kref)
 	struct pgas_nic *nic = container_of(kref, struct pgas_nic, kref);
 
 	xa_destroy(&nic->jobs);
-	xa_destroy(&nic->objs);
+	mtree_destroy(&nic->objs);
 	iput(nic->inode);
 	kfree(nic);
 	nr_nic_freed++;
@@ -34,6 +34,12 @@ static void test_nic_free(struct kref *kref)
 void pgas_nic_put(struct pgas_nic *nic)
 {
 	kref_put(&nic->kref, test_nic_free);
+}
+
+/* pgas_file.c's: the suites fault no mapping in. */
+struct pgas_ep *pgas_file_ep(struct file *file)
+{
+	return NULL;
 }
 
 void pgas_event_ep_dead(struct pgas_ep *ep)
@@ -60,8 +66,8 @@ static struct pgas_nic *test_nic(void)
 	}
 	kref_init(&nic->kref);
 	xa_init_flags(&nic->jobs, XA_FLAGS_ALLOC1);
-	xa_init(&nic->objs);
-	atomic64_set(&nic->next_cookie, 1);
+	mt_init(&nic->objs);
+	nic->cookie_space = PGAS_COOKIE_SPACE;
 	return nic;
 }
 
@@ -288,14 +294,16 @@ static void rings_are_created_once_and_freed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctrl->magic, PGAS_ABI_MAGIC);
 	KUNIT_EXPECT_EQ(test, ctrl->rank, 0U);
 	KUNIT_EXPECT_EQ(test, ctrl->mbox_slots, 64U);
-	/* Cookies: page offsets, unique, with a guard page between objects. */
+	/* Cookies: page offsets at random, never overlapping, a guard page after each. */
 	KUNIT_EXPECT_EQ(test, g.cookie % PAGE_SIZE, 0ULL);
-	KUNIT_EXPECT_GE(test, g2.cookie >> PAGE_SHIFT,
-			(g.cookie >> PAGE_SHIFT) + a->rings->npages + 1);
-	KUNIT_EXPECT_PTR_EQ(test, xa_load(&nic->objs, g.cookie >> PAGE_SHIFT), a->rings);
+	KUNIT_EXPECT_TRUE(test, g2.cookie >= g.cookie + (a->rings->npages + 1) * PAGE_SIZE ||
+			  g.cookie >= g2.cookie + (b->rings->npages + 1) * PAGE_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, mtree_load(&nic->objs, g.cookie >> PAGE_SHIFT), a->rings);
+	KUNIT_EXPECT_PTR_EQ(test, mtree_load(&nic->objs, (g.cookie >> PAGE_SHIFT) +
+					      a->rings->npages), a->rings);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), (s64)(2 * g.region_size));
 	pgas_ep_leave(a);
-	KUNIT_EXPECT_NULL(test, xa_load(&nic->objs, g.cookie >> PAGE_SHIFT));
+	KUNIT_EXPECT_NULL(test, mtree_load(&nic->objs, g.cookie >> PAGE_SHIFT));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), (s64)g.region_size);
 	pgas_ep_leave(b);
 	pgas_job_put(job);
@@ -486,6 +494,7 @@ static void extras_depart_with_their_rank(struct kunit *test)
 	struct pgas_ioc_ep_info info = { .size = sizeof(info) };
 	struct pgas_nic *nic = test_nic();
 	struct pgas_ep *a, *b, *x, *y;
+	const struct mm_struct *test_mm_key;
 	struct pgas_kern_page *kp;
 	struct pgas_job *job;
 	s64 rb;
@@ -502,6 +511,7 @@ static void extras_depart_with_their_rank(struct kunit *test)
 	y = pgas_ep_join_extra(job, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(y));
 	KUNIT_ASSERT_EQ(test, pgas_rings_create(x, &gx), 0);
+	test_mm_key = x->mm;
 
 	rb = atomic64_read(&job->ring_bytes);
 	atomic64_set(&job->ring_bytes, PGAS_MAX_JOB_RING_BYTES - PAGE_SIZE);
@@ -516,7 +526,8 @@ static void extras_depart_with_their_rank(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(PGAS_EP_GONE, &y->flags));
 	KUNIT_EXPECT_NULL(test, x->rings);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nic->nr_endpoints), 1);
-	KUNIT_EXPECT_NULL(test, mm_extras_find(x->mm));
+	/* Departed, but their files are open: still counted against the process. */
+	KUNIT_EXPECT_NOT_NULL(test, mm_extras_find(x->mm));
 	info.eid = x->eid;
 	KUNIT_EXPECT_EQ(test, pgas_ep_info(b, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, PGAS_EP_STATE_CLOSED);
@@ -536,9 +547,11 @@ static void extras_depart_with_their_rank(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kp->gone[1].died, PGAS_GONE_CLOSED);
 	KUNIT_EXPECT_EQ(test, kp->gone[2].vpid, 0U);
 	KUNIT_EXPECT_EQ(test, kp->gone[2].died, 0U);
-	/* Their files' release finds them departed. */
+	/* Their files' release finds them departed, and uncounts them. */
 	pgas_ep_leave(x);
+	KUNIT_EXPECT_NOT_NULL(test, mm_extras_find(test_mm_key));
 	pgas_ep_leave(y);
+	KUNIT_EXPECT_NULL(test, mm_extras_find(test_mm_key));
 	KUNIT_EXPECT_EQ(test, kp->gone_tail, 3ULL);
 	pgas_ep_leave(a);
 	pgas_ep_leave(b);
@@ -678,10 +691,10 @@ static void test_user_unmap(unsigned long addr, unsigned long len)
 	kthread_unuse_mm(test_mm);
 }
 
-/* The cookie space runs out at 2^(63 - PAGE_SHIFT) pages: the next publish fails. */
+/* No room left in the cookie space: the next publish fails. */
 static void exhaust_cookies(struct pgas_nic *nic)
 {
-	atomic64_set(&nic->next_cookie, (1LL << (63 - PAGE_SHIFT)) - 2);
+	nic->cookie_space = 2;
 }
 
 static void failed_rings_are_not_counted(struct kunit *test)
@@ -690,7 +703,7 @@ static void failed_rings_are_not_counted(struct kunit *test)
 	struct pgas_job *job = test_job(test, 3);
 	struct pgas_nic *nic = job->nic;
 	struct pgas_ep *a = test_join(test, job, 0);
-	s64 cookie;
+	u64 cookie;
 
 	/* More than the machine has (or than the cap): refused, nothing counted. */
 	g.bounce_bufs = 64;
@@ -700,12 +713,12 @@ static void failed_rings_are_not_counted(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, a->rings);
 	/* Unpublishable: freed again, nothing counted. */
 	g = good_geometry();
-	cookie = atomic64_read(&nic->next_cookie);
+	cookie = nic->cookie_space;
 	exhaust_cookies(nic);
 	KUNIT_EXPECT_EQ(test, pgas_rings_create(a, &g), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), 0LL);
 	KUNIT_EXPECT_NULL(test, a->rings);
-	atomic64_set(&nic->next_cookie, cookie);
+	nic->cookie_space = cookie;
 	KUNIT_EXPECT_EQ(test, pgas_rings_create(a, &g), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->ring_bytes), (s64)g.region_size);
 	pgas_ep_leave(a);
@@ -724,7 +737,7 @@ static void failed_registrations_are_rolled_back(struct kunit *test)
 	unsigned long addr = test_user_map(test, len);
 	unsigned long locked = test_mm->locked_vm;
 	s64 pinned_vm = atomic64_read(&test_mm->pinned_vm);
-	s64 cookie = atomic64_read(&nic->next_cookie);
+	u64 cookie = nic->cookie_space;
 
 	r.addr = addr;
 	/* Pinned, then unpublishable: every counter and the handle rolled back. */
@@ -737,7 +750,7 @@ static void failed_registrations_are_rolled_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm->locked_vm, locked);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&test_mm->pinned_vm), pinned_vm);
 	/* Half mapped: the pinned half is unpinned again. */
-	atomic64_set(&nic->next_cookie, cookie);
+	nic->cookie_space = cookie;
 	r.len = 2 * len;
 	KUNIT_EXPECT_EQ(test, pgas_reg(ep, &r), -EFAULT);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nic->pinned_pages), 0LL);

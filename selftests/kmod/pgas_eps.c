@@ -435,25 +435,36 @@ static int write_param(const char *v)
 	return n == (ssize_t)strlen(v) ? 0 : -1;
 }
 
+/*
+ * Sets max_eps_per_mm to v, its old value in old (for write_param()): 0,
+ * or -1 after a SKIP line if it cannot be set.
+ */
+static int set_param(const char *v, char *old, size_t n)
+{
+	FILE *f = fopen(PARAM, "r");
+	int ok = f && fgets(old, (int)n, f) && !write_param(v);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		return 0;
+	printf("ok %d - # SKIP %s is not writable\n", ++tests, PARAM);
+	return -1;
+}
+
 /* max_eps_per_mm: live extras of one process, over all its jobs. */
 static void test_per_mm_limit(void)
 {
 	struct pgas_ioc_job_create job, job2;
-	int lfd = open_dev(), lfd2 = open_dev(), r0 = open_dev(), r2 = open_dev(), a, b, c, d;
+	int lfd, lfd2, r0, r2, a, b, c, d;
 	char old[32] = "256\n";
-	FILE *f = fopen(PARAM, "r");
 
-	if (!f || !fgets(old, sizeof(old), f) || write_param("2")) {
-		printf("ok %d - # SKIP %s is not writable\n", ++tests, PARAM);
-		if (f)
-			fclose(f);
-		close(lfd);
-		close(lfd2);
-		close(r0);
-		close(r2);
+	if (set_param("2", old, sizeof(old)))
 		return;
-	}
-	fclose(f);
+	lfd = open_dev();
+	lfd2 = open_dev();
+	r0 = open_dev();
+	r2 = open_dev();
 	create(lfd, 1, 16, &job);
 	create(lfd2, 1, 16, &job2);
 	join(r0, &job, 0, 0, NULL);
@@ -1023,6 +1034,179 @@ out:
 	result(sysfs("endpoints") == eps0, "all gone (endpoints %+ld)", sysfs("endpoints") - eps0);
 }
 
+/* REG of n fresh pages filled with fill: the reply, and the memory in *mem. */
+static struct pgas_ioc_reg reg_fill(int fd, int n, int fill, char **mem)
+{
+	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct pgas_ioc_reg reg = { .size = sizeof(reg), .flags = PGAS_REG_WRITE,
+				    .addr = (uintptr_t)p, .len = (size_t)n * 4096 };
+
+	memset(p, fill, (size_t)n * 4096);
+	if (ioc(fd, PGAS_IOC_REG, &reg))
+		reg.cookie = 0;
+	*mem = p;
+	return reg;
+}
+
+/*
+ * Issue 21, 1: an extra that departed with its rank (the rank's file was
+ * closed, the extra's is open) maps nothing: mmap through its file is
+ * -ENODEV, for what the job had and for what a peer registers later; what
+ * it mapped before is revoked (reads zeros, takes writes that never reach
+ * the peer) while the peer's own mapping of the same memory goes on
+ * working; and cookies do not follow each other in sequence.
+ */
+static void test_departed_maps_nothing(void)
+{
+	struct pgas_ioc_job_create job;
+	struct pgas_ioc_reg seg, seg2, seg3;
+	char *mem = NULL, *mem2 = NULL, *mem3 = NULL, *m;
+	volatile char *mx = NULL, *mlive = NULL;
+	int lfd = open_dev(), r0 = open_dev(), r1 = open_dev(), x = -1, got = 0, sig;
+	long long d1, d2;
+
+	if (create(lfd, 2, 4, &job) || join(r0, &job, 0, 0, NULL) || join(r1, &job, 1, 0, NULL)) {
+		result(0, "setup: %s", strerror(errno));
+		goto out;
+	}
+	seg = reg_fill(r1, 4, 0x11, &mem);
+	x = extra(&job, 0, NULL);
+	if (x >= 0)
+		mx = map(x, 4 * 4096, seg.cookie, PROT_READ | PROT_WRITE);
+	mlive = map(r1, 4 * 4096, seg.cookie, PROT_READ | PROT_WRITE);
+	sig = mx ? touch(mx + 4096) : -1;
+	if (!sig)
+		mx[4096] = 0x22;
+	result(seg.cookie && mx && mlive && !sig && mem[4096] == 0x22,
+	       "an extra of rank 0 maps rank 1's segment and writes it");
+	if (!seg.cookie || !mx || !mlive)
+		goto out;
+	close(r0);	/* rank 0 departs, and its extra with it */
+	r0 = -1;
+	EXPECT(wake(x, 1), -ENODEV);
+	m = map(x, 4 * 4096, seg.cookie, PROT_READ | PROT_WRITE);
+	result(!m && errno == ENODEV, "departed: mmap of the segment through its file: %s",
+	       m ? "mapped" : strerror(errno));
+	if (m)
+		munmap(m, 4 * 4096);
+	m = map(x, 4096, seg.cookie, PROT_READ);
+	result(!m && errno == ENODEV, "departed: read-only too: %s", m ? "mapped" : strerror(errno));
+	if (m)
+		munmap(m, 4096);
+	/* A read that faults is reported; the writes after it fault no more. */
+	sig = touch(mx + 2 * 4096 + 5);
+	if (!sig) {
+		got = mx[2 * 4096 + 5];
+		mx[2 * 4096 + 5] = 0x33;
+	}
+	result(!sig && got == 0 && mx[2 * 4096 + 5] == 0x33 && mem[2 * 4096 + 5] == 0x11,
+	       "departed: its old mapping is revoked: reads %#x, a write (signal %d) never reaches rank 1 (%#x)",
+	       got, sig, (unsigned char)mem[2 * 4096 + 5]);
+	sig = touch(mlive + 3 * 4096);
+	if (!sig) {
+		got = mlive[3 * 4096];
+		mlive[3 * 4096] = 0x44;
+	}
+	result(!sig && got == 0x11 && mem[3 * 4096] == 0x44,
+	       "rank 1's own mapping of it still reads and writes its memory (signal %d, %#x)",
+	       sig, got);
+	seg2 = reg_fill(r1, 1, 0x55, &mem2);
+	seg3 = reg_fill(r1, 1, 0x66, &mem3);
+	m = seg2.cookie ? map(x, 4096, seg2.cookie, PROT_READ | PROT_WRITE) : NULL;
+	result(seg2.cookie && !m && errno == ENODEV,
+	       "departed: a segment registered after it: %s", m ? "mapped" : strerror(errno));
+	if (m)
+		munmap(m, 4096);
+	d1 = (long long)(seg2.cookie - seg.cookie);
+	d2 = (long long)(seg3.cookie - seg2.cookie);
+	result(seg3.cookie && d1 != d2 && d1 != (4 + 1) * 4096 && d2 != 2 * 4096,
+	       "cookies are not in sequence (%+lld, %+lld pages)", d1 / 4096, d2 / 4096);
+out:
+	{
+		void *maps[] = { (void *)mx, (void *)mlive, mem, mem2, mem3 };
+		size_t lens[] = { 4 * 4096, 4 * 4096, 4 * 4096, 4096, 4096 };
+		int fds[] = { x, r0, r1, lfd }, i;
+
+		for (i = 0; i < 5; i++)
+			if (maps[i])
+				munmap(maps[i], lens[i]);
+		for (i = 0; i < 4; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
+}
+
+/*
+ * Issue 21, 3: departed extras kept by a mapping through their files
+ * (the job, the endpoint, the file, the revoked kernel page's copy) count
+ * against max_eps_per_mm until the mapping goes, so that rounds of job +
+ * rank + extra, a mapping of the rank's kernel page through the extra,
+ * all closed, keep at most that many jobs.  Bounded: the limit set to 16,
+ * 200 rounds.
+ */
+#define KEPT_LIMIT 16
+#define KEPT_ROUNDS 200
+
+static void test_departed_extras_bounded(void)
+{
+	static void *maps[KEPT_ROUNDS];
+	struct pgas_ioc_job_create job;
+	struct pgas_ioc_rings r;
+	char old[32] = "256\n", lim[16];
+	long jobs0 = sysfs("jobs"), mmaps0 = sysfs("mmaps"), jobs, mmaps;
+	int i, kept = 0, refused = 0, other = 0, lfd, r0, x;
+
+	snprintf(lim, sizeof(lim), "%d", KEPT_LIMIT);
+	if (set_param(lim, old, sizeof(old)))
+		return;
+	for (i = 0; i < KEPT_ROUNDS; i++) {
+		lfd = open_dev();
+		r0 = open_dev();
+		x = -1;
+		if (create(lfd, 1, 2, &job) || join(r0, &job, 0, 0, NULL) || rings(r0, &r)) {
+			other++;
+		} else {
+			x = extra(&job, 0, NULL);
+			if (x == -EMFILE)
+				refused++;
+			else if (x < 0)
+				other++;
+			else if ((maps[kept] = map(x, 4096, r.kern_cookie, PROT_READ)))
+				kept++;
+			else
+				other++;
+		}
+		if (x >= 0)
+			close(x);
+		close(r0);
+		close(lfd);
+	}
+	jobs = sysfs("jobs") - jobs0;
+	mmaps = sysfs("mmaps") - mmaps0;
+	result(!other && kept <= KEPT_LIMIT && refused == KEPT_ROUNDS - kept,
+	       "%d rounds: %d departed extras kept by a mapping, then -EMFILE (%d; %d other failures)",
+	       KEPT_ROUNDS, kept, refused, other);
+	result(jobs <= KEPT_LIMIT && mmaps <= KEPT_LIMIT,
+	       "what they keep is bounded: jobs %+ld, mmaps %+ld (limit %d)", jobs, mmaps,
+	       KEPT_LIMIT);
+	for (i = 0; i < kept; i++)
+		munmap(maps[i], 4096);
+	x = -1;
+	lfd = open_dev();
+	r0 = open_dev();
+	if (!create(lfd, 1, 2, &job) && !join(r0, &job, 0, 0, NULL))
+		x = extra(&job, 0, NULL);
+	result(x >= 0 && sysfs("jobs") == jobs0 + 1 && sysfs("mmaps") == mmaps0,
+	       "unmapped: all freed (jobs %+ld, mmaps %+ld), extras may join again (%d)",
+	       sysfs("jobs") - jobs0, sysfs("mmaps") - mmaps0, x);
+	if (x >= 0)
+		close(x);
+	close(r0);
+	close(lfd);
+	write_param(old);
+}
+
 #define RACE_EXTRAS 12
 
 struct closer {
@@ -1173,6 +1357,8 @@ int main(void)
 	test_killed_owner();
 	test_rank_close_departs_extras();
 	test_close_race();
+	test_departed_maps_nothing();
+	test_departed_extras_bounded();
 	test_join_sizes();
 	test_commands();
 	result(sysfs("endpoints") == 0 && sysfs("pinned_pages") == 0 && sysfs("jobs") == 0 &&
