@@ -161,6 +161,12 @@ for c in "1 hsl_barrier" "1 hsl_notify" "2 hsl_signal" "2 hsl_coll" "2 ser_hsl" 
 		env PGAS_ERROR_MODE=quiet "$RUN" -n "$n" -t 120 "$B/tests/threads_edges" -c "$@"
 done
 
+# pgas_ep_destroy of PGAS_EP_PROGRESS endpoints while the progress thread
+# polls them (issue 21): 255 created and destroyed, every destroy succeeds
+# (it failed at random with "being polled (by another thread)" before).
+run_clean "rev_ep_destroy_progress -n 1: 255 PGAS_EP_PROGRESS endpoints destroyed under the progress thread" \
+	env PGAS_EP_MAX=256 "$RUN" -n 1 -t 120 "$B/tests/rev_ep_destroy_progress"
+
 # Waits on memory in the block wait mode (pgas_signal.h): every case
 # with sleeping waiters, then the wake-up itself: a waiter asleep in
 # pgas_wait_until_u64 is woken by the signal, put or atomic (median under

@@ -398,7 +398,10 @@ int pgas_ep_create(pgas_ep_t *ep, unsigned flags);
  */
 #define PGAS_EP_PROGRESS 1u
 /* Local.  No thread may use ep during or after the call; messages that
- * arrive for it later are dropped. */
+ * arrive for it later are dropped.  It waits for the library's progress
+ * thread to leave ep (which it polls under the endpoints' lock, taken
+ * here first); PGAS_ERR_STATE if a handler of ep calls it, or while
+ * another thread of the program polls ep (pgas_ep_poll, a wait on it). */
 int pgas_ep_destroy(pgas_ep_t ep);
 /* ep's eid (the primary's: this rank). */
 unsigned pgas_ep_index(pgas_ep_t ep);
