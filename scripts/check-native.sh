@@ -167,6 +167,37 @@ done
 run_clean "rev_ep_destroy_progress -n 1: 255 PGAS_EP_PROGRESS endpoints destroyed under the progress thread" \
 	env PGAS_EP_MAX=256 "$RUN" -n 1 -t 120 "$B/tests/rev_ep_destroy_progress"
 
+# A rank whose peers have all left (pgas_exit(0)) goes on with threads of
+# its own (threads_alone.c, issue 21): above SINGLE a wait on the caller's
+# condition (pgas_block_until, pgas_ep_block_until) returns when another
+# thread sets it (it ended the rank with 70 before); at SINGLE the same wait
+# is abandoned and must still end the rank with 70.  The MULTIPLE case: a
+# progress thread, 4 waiters and 3 senders that wait for ring and bounce
+# space in 16-slot mailboxes; in the TSan build it is the races' test (the
+# abandoned-wait check in every waiting thread at once while the progress
+# thread handles, the peek at an endpoint's ring that its poller moves).
+for n in $RANKS; do
+	[ "$n" -ge 2 ] && [ "$n" -le 4 ] || continue
+	run_clean "threads_alone -n $n: the others left, 4 waiters, 3 senders, a progress thread" \
+		env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t 120 "$B/tests/threads_alone"
+done
+if [ "$B" = "$PWD/build" ]; then
+	run_clean "threads_alone -n 2, block mode" \
+		env PGAS_WAIT_MODE=block PGAS_MBOX_SLOTS=16 "$RUN" -n 2 -t 120 "$B/tests/threads_alone"
+	for e in "" -e; do
+		run_clean "threads_alone -n 2 -l funneled $e: another thread sets the flag" \
+			"$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l funneled $e
+		out=$("$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l single $e 2>&1)
+		rc=$?
+		if [ $rc -eq 70 ] && echo "$out" | grep -q "waiting for what no rank can provide"; then
+			ok "threads_alone -n 2 -l single $e: the abandoned wait ends the rank (70)"
+		else
+			notok "threads_alone -n 2 -l single $e: exit $rc"
+			echo "$out" | tail -n 5 | sed 's/^/    # /'
+		fi
+	done
+fi
+
 # Waits on memory in the block wait mode (pgas_signal.h): every case
 # with sleeping waiters, then the wake-up itself: a waiter asleep in
 # pgas_wait_until_u64 is woken by the signal, put or atomic (median under

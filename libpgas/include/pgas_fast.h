@@ -127,13 +127,17 @@ struct pgas__waiter {
 	unsigned char stuck;	/* the last check found the job had left me alone */
 	unsigned char naps;	/* sleeps in a row that no bell ended (block mode) */
 	unsigned char poller;	/* a progress thread: waits for nothing, never stuck */
+	/* Waits on the caller's own condition (pgas_block_until): above
+	 * PGAS_THREAD_SINGLE another thread may set it, never abandoned. */
+	unsigned char user;
 	/* Checks the condition once 'sleeping' is announced (NULL: none),
 	 * so that a producer may skip ringing a rank that is not asleep. */
 	int (*recheck)(const void *arg);
 	const void *recheck_arg;
 	struct pgas__state *ep;	/* the endpoint it polls and sleeps on (NULL: primary) */
 };
-#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_USER { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
 /* Out-of-line helpers, in the library's .c files. */
@@ -620,7 +624,7 @@ static inline int pgas_poll(void)
 /* Polls ep (spin, yield or block per PGAS_WAIT_MODE) until cond is true. */
 #define pgas_ep_block_until(ep_, cond)					\
 	do {								\
-		struct pgas__waiter pgas__w = PGAS__WAITER_INIT;	\
+		struct pgas__waiter pgas__w = PGAS__WAITER_USER;	\
 		pgas__w.ep = (ep_);					\
 		while (!(cond))						\
 			pgas__wait_step(&pgas__w);			\
