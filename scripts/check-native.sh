@@ -61,6 +61,22 @@ run_clean() {
 	fi
 }
 
+# run_exit CODE PATTERN LABEL CMD...: a job that must end with CODE and
+# print a line matching PATTERN (a grep pattern), whose last lines show
+# otherwise.
+run_exit() {
+	local code=$1 pat=$2 label=$3 out rc
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq "$code" ] && echo "$out" | grep -q "$pat"; then
+		ok "$label"
+	else
+		notok "$label: exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+}
+
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
@@ -187,14 +203,9 @@ if [ "$B" = "$PWD/build" ]; then
 	for e in "" -e; do
 		run_clean "threads_alone -n 2 -l funneled $e: another thread sets the flag" \
 			"$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l funneled $e
-		out=$("$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l single $e 2>&1)
-		rc=$?
-		if [ $rc -eq 70 ] && echo "$out" | grep -q "waiting for what no rank can provide"; then
-			ok "threads_alone -n 2 -l single $e: the abandoned wait ends the rank (70)"
-		else
-			notok "threads_alone -n 2 -l single $e: exit $rc"
-			echo "$out" | tail -n 5 | sed 's/^/    # /'
-		fi
+		run_exit 70 "waiting for what no rank can provide" \
+			"threads_alone -n 2 -l single $e: the abandoned wait ends the rank (70)" \
+			"$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l single $e
 	done
 fi
 
@@ -246,14 +257,9 @@ if [ "$B" = "$PWD/build" ]; then
 	done
 	# pgas_exit(0) in an endpoint's handler without a reply: the requester
 	# ends with 70, naming the leaver (it waited forever before).
-	out=$("$RUN" -n 2 -t 60 "$B/tests/rev_ep_exit_in_handler" 2>&1)
-	rc=$?
-	if [ $rc -eq 70 ] && echo "$out" | grep -q "inside the handler of a request"; then
-		ok "rev_ep_exit_in_handler: a request left unanswered by a leaver ends the requester (70)"
-	else
-		notok "rev_ep_exit_in_handler: exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
+	run_exit 70 "inside the handler of a request" \
+		"rev_ep_exit_in_handler: a request left unanswered by a leaver ends the requester (70)" \
+		"$RUN" -n 2 -t 60 "$B/tests/rev_ep_exit_in_handler"
 	out=$("$RUN" -v -n 2 -t 60 "$B/tests/rev_ge_fork" 2>&1)
 	rc=$?
 	if [ $rc -eq 5 ] && [ "$(echo "$out" | grep -c 'exited with code 5$')" -eq 2 ]; then

@@ -644,9 +644,11 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	 * after it: a handler that calls pgas_exit(0) never returns, and the
 	 * finalize then publishes it (pgas__am_abandon_handlers).
 	 */
-	in->head += k;
-	in->lap = pgas__ep_lap(ep, in->head);
-	in->next = &in->slots[in->head & ep->mbox_mask];
+	/* Atomics: other threads peek at them (pgas__ep_msgs_waiting) and
+	 * count my head (pgas__am_job_idle) without the poller's place. */
+	__atomic_store_n(&in->head, in->head + k, __ATOMIC_RELEASE);
+	__atomic_store_n(&in->lap, pgas__ep_lap(ep, in->head), __ATOMIC_RELAXED);
+	__atomic_store_n(&in->next, &in->slots[in->head & ep->mbox_mask], __ATOMIC_RELAXED);
 	ep->priv->handling[chan] = &tok;
 	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
 	ep->priv->handling[chan] = NULL;
@@ -702,14 +704,23 @@ unsigned pgas__am_abandon_handlers(void)
 bool pgas__am_job_idle(void)
 {
 	uint64_t heads = 0, tails = 0;
-	struct pgas__peer **xs;
-	/* Extra endpoints count too, the same list for heads and tails (one
-	 * created or destroyed since only makes the sums differ: not idle). */
-	unsigned nx = pgas__eps_job(&xs);
+	struct pgas__peer **xs = NULL;
+	unsigned nx = 0;
 
+	/* Extra endpoints count too, the same list for heads and tails (one
+	 * created or destroyed since only makes the sums differ: not idle);
+	 * the list is the caller's, as several threads may check at once. */
+	if (pgas__g.ntargets > pgas__g.nranks) {
+		xs = malloc(pgas__g.ntargets * sizeof(*xs));
+		if (!xs)
+			return false;
+		nx = pgas__eps_job(xs, pgas__g.ntargets);
+	}
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
-			heads += r == pgas__g.rank ? pgas__g.inbox[ch].head :
+			/* Mine as its poller moves it, perhaps in another thread. */
+			heads += r == pgas__g.rank ?
+				 __atomic_load_n(&pgas__g.inbox[ch].head, __ATOMIC_ACQUIRE) :
 				 atomic_load_explicit(
 					(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].head,
 					memory_order_seq_cst);
@@ -726,6 +737,7 @@ bool pgas__am_job_idle(void)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
 			tails += atomic_load_explicit((_Atomic uint64_t *)&xs[i]->ctrl->mbox[ch].tail,
 						      memory_order_seq_cst);
+	free(xs);
 	return heads == tails;
 }
 

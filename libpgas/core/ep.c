@@ -59,7 +59,6 @@ static unsigned nmine;
 static unsigned nprogress;		/* of them PGAS_EP_PROGRESS (atomic reads) */
 /* The poller of an endpoint that pgas_ep_destroy takes away. */
 static const char destroying;
-static struct pgas__peer **job_eps;	/* pgas__eps_job's list, [ntargets] */
 /* Every unresolved entry's ring control: its tail takes dummy tickets. */
 static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
 
@@ -82,8 +81,7 @@ int pgas__ep_tables_setup(void)
 		return PGAS_OK;
 	eids = calloc(n, sizeof(*eids));
 	mine = calloc(pgas__g.ntargets / pgas__g.nranks, sizeof(*mine));
-	job_eps = calloc(pgas__g.ntargets, sizeof(*job_eps));
-	return eids && mine && job_eps ? PGAS_OK : PGAS_ERR_NOMEM;
+	return eids && mine ? PGAS_OK : PGAS_ERR_NOMEM;
 }
 
 /*
@@ -545,24 +543,21 @@ unsigned pgas__eps_mine(struct pgas__state **list, unsigned max)
 	return k;
 }
 
-unsigned pgas__eps_job(struct pgas__peer ***out)
+unsigned pgas__eps_job(struct pgas__peer **list, unsigned max)
 {
 	unsigned k = 0;
 
-	*out = job_eps;
-	if (!job_eps)
-		return 0;
 	for (unsigned r = 0; r < pgas__g.nranks; r++) {
 		struct pgas__rank_state *st = pgas__rank_state(r);
 		unsigned m = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
 
-		for (unsigned i = 0; i < m && k < pgas__g.ntargets; i++) {
+		for (unsigned i = 0; i < m && k < max; i++) {
 			uint32_t e = __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
 			struct pgas__peer *p;
 
 			if (!(e & PGAS__EP_DIR_CLOSED) &&
 			    !pgas__ep_peer(&pgas__g, PGAS_CHAN_REQUEST, e, &p))
-				job_eps[k++] = p;
+				list[k++] = p;
 		}
 	}
 	return k;

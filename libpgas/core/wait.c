@@ -128,7 +128,8 @@ static unsigned owes_me(void)
  */
 static void check_abandoned(struct pgas__waiter *w)
 {
-	static long long owed_since;
+	/* Per thread: every waiting thread may check at once. */
+	static _Thread_local long long owed_since;
 	unsigned n = pgas__g.nranks, owed_by = n;
 	bool alone = pgas__leavers() + 1 >= n;
 

@@ -585,16 +585,26 @@ static inline int pgas_am_request_short(unsigned rank, unsigned handler,
 	return pgas_ep_am_request_short(&pgas__g, rank, handler, args, nargs);
 }
 
-/* Is a message waiting in either of ep's rings?  (Only once attached.) */
+/*
+ * Is a message waiting in either of ep's rings?  (Only once attached.)  A
+ * hint, read without the poller's place: its poller (another thread at
+ * MULTIPLE, the progress thread on a PGAS_EP_PROGRESS endpoint) may be
+ * moving next and lap meanwhile, so both are atomics (relaxed: plain loads
+ * and stores on the machines we build for).  A stale pair only makes the
+ * caller poll for nothing, or see the message at its next look.
+ */
+static inline int pgas__inbox_waiting(const struct pgas__inbox *in)
+{
+	const struct pgas_mbox_slot *next = __atomic_load_n(&in->next, __ATOMIC_RELAXED);
+
+	return (atomic_load_explicit((_Atomic uint64_t *)&next->status, memory_order_relaxed) &
+		0xffffu) == __atomic_load_n(&in->lap, __ATOMIC_RELAXED);
+}
+
 static inline int pgas__ep_msgs_waiting(const struct pgas__state *ep)
 {
-	const struct pgas__inbox *req = &ep->inbox[PGAS_CHAN_REQUEST];
-	const struct pgas__inbox *rep = &ep->inbox[PGAS_CHAN_REPLY];
-
-	return (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
-				     memory_order_relaxed) & 0xffffu) == req->lap ||
-	       (atomic_load_explicit((_Atomic uint64_t *)&rep->next->status,
-				     memory_order_relaxed) & 0xffffu) == rep->lap;
+	return pgas__inbox_waiting(&ep->inbox[PGAS_CHAN_REQUEST]) ||
+	       pgas__inbox_waiting(&ep->inbox[PGAS_CHAN_REPLY]);
 }
 
 static inline int pgas__msgs_waiting(void)
