@@ -115,6 +115,8 @@ int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, u
 					       memory_order_relaxed);
 	}
 	end = *t + k;
+	/* Room in a ring of this rank's: its own threads give it back. */
+	w.local = p->owner == pgas__g.rank;
 	for (unsigned n = 0;; n++) {
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
@@ -367,7 +369,9 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
 	ref.nbytes = (uint32_t)nbytes;
 	bb = pgas_bounce_buf(p->bounce, geo, pgas__g.rank, chan, ref.index);
 	bh = (struct pgas_bounce_hdr *)bb;
-	for (struct pgas__waiter w = { .nosleep = 1, .ep = ep };; w.spins++) {
+	/* Threads of this rank claim and free the buffers of its own rings. */
+	for (struct pgas__waiter w = { .nosleep = 1, .local = p->owner == pgas__g.rank, .ep = ep };;
+	     w.spins++) {
 		uint32_t free_ = 0;
 
 		if (atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)&bh->busy, &free_,
@@ -694,7 +698,7 @@ unsigned pgas__am_abandon_handlers(void)
 
 /*
  * Nothing in flight anywhere: the sum of every ring's head (slots whose
- * handler completed; mine as I consumed them), read first, equals the sum of
+ * handler completed; mine as I consumed them, below), read first, equals the sum of
  * every tail (slots reserved by senders), read after.  Each head is at most
  * its tail, and heads and tails only grow, so equal sums mean every ring was
  * empty at the moment the last head was read.  Once every rank has left (or
@@ -706,6 +710,11 @@ bool pgas__am_job_idle(void)
 	uint64_t heads = 0, tails = 0;
 	struct pgas__peer **xs = NULL;
 	unsigned nx = 0;
+	/* My rings' heads as consumed where this thread runs the primary's
+	 * handlers (below MULTIPLE, or it holds the progress lock): a handler
+	 * it runs waits for nothing it consumed.  Else as published: a
+	 * handler that runs in another thread is still in flight. */
+	bool consumer = !pgas__mt() || pgas__self.plock_depth;
 
 	/* Extra endpoints count too, the same list for heads and tails (one
 	 * created or destroyed since only makes the sums differ: not idle);
@@ -718,8 +727,7 @@ bool pgas__am_job_idle(void)
 	}
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
-			/* Mine as its poller moves it, perhaps in another thread. */
-			heads += r == pgas__g.rank ?
+			heads += r == pgas__g.rank && consumer ?
 				 __atomic_load_n(&pgas__g.inbox[ch].head, __ATOMIC_ACQUIRE) :
 				 atomic_load_explicit(
 					(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].head,

@@ -234,10 +234,11 @@ static bool spinning(struct pgas__waiter *w)
 /* Past the spin phase (or every 1024 spins): has the job left me alone? */
 static void check_alone(struct pgas__waiter *w)
 {
-	/* pgas.h's rule: a wait on the caller's condition is never abandoned
-	 * where another thread of the rank may set it (above SINGLE). */
+	/* pgas.h's rule: a wait for what a thread of this rank may provide
+	 * (the caller's condition, room in this rank's own rings or bounce
+	 * buffers) is never abandoned where another thread may (above SINGLE). */
 	if (PGAS__UNLIKELY(pgas__leavers()) && !w->poller &&
-	    !(w->user && pgas__level > PGAS_THREAD_SINGLE))
+	    !(w->local && pgas__level > PGAS_THREAD_SINGLE))
 		check_abandoned(w);
 	else
 		w->stuck = 0;

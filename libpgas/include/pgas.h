@@ -198,11 +198,13 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
  *    70), as does a wait after a leaver left inside the handler of this
  *    rank's request without replying, once nothing has been in flight for
  *    a second.  The rule for every wait: one for what only peers provide
- *    (ring space, a bounce buffer, a barrier, a collective, a sync) is
- *    judged so at every thread level; one on the caller's own condition
- *    (pgas_block_until, pgas_ep_block_until, pgas_signal.h's memory waits)
- *    only at PGAS_THREAD_SINGLE: above it another thread of the rank may
- *    still set the condition, and the wait goes on (forever, if none does).
+ *    (room in another rank's rings or bounce buffers, a barrier, a
+ *    collective, a sync) is judged so at every thread level; one for what
+ *    a thread of this rank may provide (the caller's own condition in
+ *    pgas_block_until, pgas_ep_block_until and pgas_signal.h's memory
+ *    waits; room in this rank's own rings and bounce buffers) only at
+ *    PGAS_THREAD_SINGLE: above it another thread of the rank may still
+ *    provide it, and the wait goes on (forever, if none does).
  * pgas_exit(0) or exit(0) inside a handler: the message counts as handled
  * (its slot and bounce buffer are given back), the request stays
  * unanswered (see above), and the finalize proceeds as outside.

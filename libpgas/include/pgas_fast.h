@@ -127,9 +127,10 @@ struct pgas__waiter {
 	unsigned char stuck;	/* the last check found the job had left me alone */
 	unsigned char naps;	/* sleeps in a row that no bell ended (block mode) */
 	unsigned char poller;	/* a progress thread: waits for nothing, never stuck */
-	/* Waits on the caller's own condition (pgas_block_until): above
-	 * PGAS_THREAD_SINGLE another thread may set it, never abandoned. */
-	unsigned char user;
+	/* What it waits for a thread of this rank may provide (the caller's
+	 * condition in pgas_block_until, room this rank's own handlers or
+	 * senders give back): above PGAS_THREAD_SINGLE never abandoned. */
+	unsigned char local;
 	/* Checks the condition once 'sleeping' is announced (NULL: none),
 	 * so that a producer may skip ringing a rank that is not asleep. */
 	int (*recheck)(const void *arg);

@@ -18,7 +18,11 @@
  *       was handled, and MS ms later (default 200), the main thread sets
  *       the flags: every waiter must return.  Another thread of the rank
  *       may still set what a wait waits for, so no wait of a user's
- *       condition may end the rank as abandoned (it did: exit 70).  Under
+ *       condition may end the rank as abandoned (it did: exit 70), nor
+ *       may a send that waits for room in this rank's own rings or bounce
+ *       buffers (PGAS_BOUNCE_BUFS=1: a sender waits for the handler of the
+ *       last bounce Medium, which the progress thread runs; it ended the
+ *       rank with 70 once that handler had consumed its slots).  Under
  *       TSan this is also the races' test: waiters and senders run the
  *       abandoned-wait check at once while the progress thread handles.
  *   funneled  the main thread waits in pgas_block_until (-e: in
@@ -57,6 +61,12 @@ static void h_msg(pgas_token_t t, void *b, size_t n, const uint32_t *a, unsigned
 	/* The payload is the message's number, repeated. */
 	if (na != 1 || (n && (p[0] != (unsigned char)a[0] || p[n - 1] != (unsigned char)a[0])))
 		atomic_fetch_add(&failed, 1);
+	/* A bounce buffer's handler takes its time: the senders that wait
+	 * for that buffer, or for room behind it, wait for a handler that
+	 * runs in another thread, which no ring shows as in flight once it
+	 * consumed its slots. */
+	if (n > 1000)
+		usleep(200);
 	atomic_fetch_add(&handled, 1);
 }
 
