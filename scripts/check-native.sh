@@ -61,6 +61,22 @@ run_clean() {
 	fi
 }
 
+# run_exit CODE PATTERN LABEL CMD...: a job that must end with CODE and
+# print a line matching PATTERN (a grep pattern), whose last lines show
+# otherwise.
+run_exit() {
+	local code=$1 pat=$2 label=$3 out rc
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq "$code" ] && echo "$out" | grep -q "$pat"; then
+		ok "$label"
+	else
+		notok "$label: exit $rc"
+		echo "$out" | tail -n 5 | sed 's/^/    # /'
+	fi
+}
+
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
@@ -161,6 +177,43 @@ for c in "1 hsl_barrier" "1 hsl_notify" "2 hsl_signal" "2 hsl_coll" "2 ser_hsl" 
 		env PGAS_ERROR_MODE=quiet "$RUN" -n "$n" -t 120 "$B/tests/threads_edges" -c "$@"
 done
 
+# pgas_ep_destroy of PGAS_EP_PROGRESS endpoints while the progress thread
+# polls them (issue 21): 255 created and destroyed, every destroy succeeds
+# (it failed at random with "being polled (by another thread)" before).
+run_clean "rev_ep_destroy_progress -n 1: 255 PGAS_EP_PROGRESS endpoints destroyed under the progress thread" \
+	env PGAS_EP_MAX=256 "$RUN" -n 1 -t 120 "$B/tests/rev_ep_destroy_progress"
+
+# A rank whose peers have all left (pgas_exit(0)) goes on with threads of
+# its own (threads_alone.c, issue 21): above SINGLE a wait on the caller's
+# condition (pgas_block_until, pgas_ep_block_until) returns when another
+# thread sets it (it ended the rank with 70 before); at SINGLE the same wait
+# is abandoned and must still end the rank with 70.  The MULTIPLE case: a
+# progress thread, 4 waiters and 3 senders that wait for ring and bounce
+# space in 16-slot mailboxes; in the TSan build it is the races' test (the
+# abandoned-wait check in every waiting thread at once while the progress
+# thread handles, the peek at an endpoint's ring that its poller moves).
+# With one bounce buffer the senders wait for a handler that runs in the
+# progress thread (or for another sender's claim): room that this rank
+# gives back, so not abandoned (it ended the rank with 70).
+for n in $RANKS; do
+	[ "$n" -ge 2 ] && [ "$n" -le 4 ] || continue
+	run_clean "threads_alone -n $n: the others left, 4 waiters, 3 senders, a progress thread" \
+		env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t 120 "$B/tests/threads_alone"
+	run_clean "threads_alone -n $n, one bounce buffer: senders wait for this rank's handlers" \
+		env PGAS_MBOX_SLOTS=16 PGAS_BOUNCE_BUFS=1 "$RUN" -n "$n" -t 120 "$B/tests/threads_alone"
+done
+if [ "$B" = "$PWD/build" ]; then
+	run_clean "threads_alone -n 2, block mode" \
+		env PGAS_WAIT_MODE=block PGAS_MBOX_SLOTS=16 "$RUN" -n 2 -t 120 "$B/tests/threads_alone"
+	for e in "" -e; do
+		run_clean "threads_alone -n 2 -l funneled $e: another thread sets the flag" \
+			"$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l funneled $e
+		run_exit 70 "waiting for what no rank can provide" \
+			"threads_alone -n 2 -l single $e: the abandoned wait ends the rank (70)" \
+			"$RUN" -n 2 -t 60 "$B/tests/threads_alone" -l single $e
+	done
+fi
+
 # Waits on memory in the block wait mode (pgas_signal.h): every case
 # with sleeping waiters, then the wake-up itself: a waiter asleep in
 # pgas_wait_until_u64 is woken by the signal, put or atomic (median under
@@ -209,14 +262,9 @@ if [ "$B" = "$PWD/build" ]; then
 	done
 	# pgas_exit(0) in an endpoint's handler without a reply: the requester
 	# ends with 70, naming the leaver (it waited forever before).
-	out=$("$RUN" -n 2 -t 60 "$B/tests/rev_ep_exit_in_handler" 2>&1)
-	rc=$?
-	if [ $rc -eq 70 ] && echo "$out" | grep -q "inside the handler of a request"; then
-		ok "rev_ep_exit_in_handler: a request left unanswered by a leaver ends the requester (70)"
-	else
-		notok "rev_ep_exit_in_handler: exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
+	run_exit 70 "inside the handler of a request" \
+		"rev_ep_exit_in_handler: a request left unanswered by a leaver ends the requester (70)" \
+		"$RUN" -n 2 -t 60 "$B/tests/rev_ep_exit_in_handler"
 	out=$("$RUN" -v -n 2 -t 60 "$B/tests/rev_ge_fork" 2>&1)
 	rc=$?
 	if [ $rc -eq 5 ] && [ "$(echo "$out" | grep -c 'exited with code 5$')" -eq 2 ]; then

@@ -115,6 +115,8 @@ int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, u
 					       memory_order_relaxed);
 	}
 	end = *t + k;
+	/* Room in a ring of this rank's: its own threads give it back. */
+	w.local = p->owner == pgas__g.rank;
 	for (unsigned n = 0;; n++) {
 		uint64_t h = atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].head,
 						  memory_order_acquire);
@@ -367,7 +369,9 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
 	ref.nbytes = (uint32_t)nbytes;
 	bb = pgas_bounce_buf(p->bounce, geo, pgas__g.rank, chan, ref.index);
 	bh = (struct pgas_bounce_hdr *)bb;
-	for (struct pgas__waiter w = { .nosleep = 1, .ep = ep };; w.spins++) {
+	/* Threads of this rank claim and free the buffers of its own rings. */
+	for (struct pgas__waiter w = { .nosleep = 1, .local = p->owner == pgas__g.rank, .ep = ep };;
+	     w.spins++) {
 		uint32_t free_ = 0;
 
 		if (atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)&bh->busy, &free_,
@@ -644,9 +648,11 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	 * after it: a handler that calls pgas_exit(0) never returns, and the
 	 * finalize then publishes it (pgas__am_abandon_handlers).
 	 */
-	in->head += k;
-	in->lap = pgas__ep_lap(ep, in->head);
-	in->next = &in->slots[in->head & ep->mbox_mask];
+	/* Atomics: other threads peek at them (pgas__ep_msgs_waiting) and
+	 * count my head (pgas__am_job_idle) without the poller's place. */
+	__atomic_store_n(&in->head, in->head + k, __ATOMIC_RELEASE);
+	__atomic_store_n(&in->lap, pgas__ep_lap(ep, in->head), __ATOMIC_RELAXED);
+	__atomic_store_n(&in->next, &in->slots[in->head & ep->mbox_mask], __ATOMIC_RELAXED);
 	ep->priv->handling[chan] = &tok;
 	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
 	ep->priv->handling[chan] = NULL;
@@ -692,7 +698,7 @@ unsigned pgas__am_abandon_handlers(void)
 
 /*
  * Nothing in flight anywhere: the sum of every ring's head (slots whose
- * handler completed; mine as I consumed them), read first, equals the sum of
+ * handler completed; mine as I consumed them, below), read first, equals the sum of
  * every tail (slots reserved by senders), read after.  Each head is at most
  * its tail, and heads and tails only grow, so equal sums mean every ring was
  * empty at the moment the last head was read.  Once every rank has left (or
@@ -702,14 +708,27 @@ unsigned pgas__am_abandon_handlers(void)
 bool pgas__am_job_idle(void)
 {
 	uint64_t heads = 0, tails = 0;
-	struct pgas__peer **xs;
-	/* Extra endpoints count too, the same list for heads and tails (one
-	 * created or destroyed since only makes the sums differ: not idle). */
-	unsigned nx = pgas__eps_job(&xs);
+	struct pgas__peer **xs = NULL;
+	unsigned nx = 0;
+	/* My rings' heads as consumed where this thread runs the primary's
+	 * handlers (below MULTIPLE, or it holds the progress lock): a handler
+	 * it runs waits for nothing it consumed.  Else as published: a
+	 * handler that runs in another thread is still in flight. */
+	bool consumer = !pgas__mt() || pgas__self.plock_depth;
 
+	/* Extra endpoints count too, the same list for heads and tails (one
+	 * created or destroyed since only makes the sums differ: not idle);
+	 * the list is the caller's, as several threads may check at once. */
+	if (pgas__g.ntargets > pgas__g.nranks) {
+		xs = malloc(pgas__g.ntargets * sizeof(*xs));
+		if (!xs)
+			return false;
+		nx = pgas__eps_job(xs, pgas__g.ntargets);
+	}
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
-			heads += r == pgas__g.rank ? pgas__g.inbox[ch].head :
+			heads += r == pgas__g.rank && consumer ?
+				 __atomic_load_n(&pgas__g.inbox[ch].head, __ATOMIC_ACQUIRE) :
 				 atomic_load_explicit(
 					(_Atomic uint64_t *)&pgas__g.peers[r].ctrl->mbox[ch].head,
 					memory_order_seq_cst);
@@ -726,6 +745,7 @@ bool pgas__am_job_idle(void)
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
 			tails += atomic_load_explicit((_Atomic uint64_t *)&xs[i]->ctrl->mbox[ch].tail,
 						      memory_order_seq_cst);
+	free(xs);
 	return heads == tails;
 }
 

@@ -57,7 +57,8 @@ static struct eid_info *eids;		/* [ntargets - nranks] */
 static struct pgas__state **mine;	/* this rank's live extras, [ntargets / nranks] */
 static unsigned nmine;
 static unsigned nprogress;		/* of them PGAS_EP_PROGRESS (atomic reads) */
-static struct pgas__peer **job_eps;	/* pgas__eps_job's list, [ntargets] */
+/* The poller of an endpoint that pgas_ep_destroy takes away. */
+static const char destroying;
 /* Every unresolved entry's ring control: its tail takes dummy tickets. */
 static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
 
@@ -80,8 +81,7 @@ int pgas__ep_tables_setup(void)
 		return PGAS_OK;
 	eids = calloc(n, sizeof(*eids));
 	mine = calloc(pgas__g.ntargets / pgas__g.nranks, sizeof(*mine));
-	job_eps = calloc(pgas__g.ntargets, sizeof(*job_eps));
-	return eids && mine && job_eps ? PGAS_OK : PGAS_ERR_NOMEM;
+	return eids && mine ? PGAS_OK : PGAS_ERR_NOMEM;
 }
 
 /*
@@ -392,6 +392,7 @@ int pgas_ep_destroy(pgas_ep_t ep)
 	struct pgas_conduit *c = &pgas__job.conduit;
 	struct pgas__rank_state *me;
 	struct pgas__ep_priv *x;
+	void *none = NULL;
 	int rc = pgas__check_ep(call, ep);
 
 	if (rc)
@@ -402,12 +403,23 @@ int pgas_ep_destroy(pgas_ep_t ep)
 		return pgas__err(PGAS_ERR_STATE, call,
 				 "called in a forked child of the rank (not a member of the job)");
 	x = ep->priv;
-	if (__atomic_load_n(&x->poller, __ATOMIC_ACQUIRE))
-		return pgas__err(PGAS_ERR_STATE, call, "endpoint %u is being polled (%s)",
-				 x->xep.eid, __atomic_load_n(&x->poller, __ATOMIC_RELAXED) ==
-				 &pgas__self ? "from its own handler" : "by another thread");
 	me = pgas__rank_state(pgas__g.rank);
+	/*
+	 * The lock first: the progress thread (and a memory wait at MULTIPLE)
+	 * polls the PGAS_EP_PROGRESS endpoints under it, so once it is held
+	 * none of the library's pollers is inside this endpoint.  Then the
+	 * poller's place is taken, so that no poll starts on it; a poller
+	 * still there is the caller's handler or another thread of the
+	 * program's (pgas_ep_poll, a wait on the endpoint): refused.
+	 */
 	ep_lock_take();
+	if (!__atomic_compare_exchange_n(&x->poller, &none, (void *)&destroying, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		ep_lock_give();
+		return pgas__err(PGAS_ERR_STATE, call, "endpoint %u is being polled (%s)",
+				 x->xep.eid, none == &pgas__self ? "from its own handler"
+								: "by another thread");
+	}
 	x->magic = 0;
 	/* Closed for everyone before its rings go: a sender that waits for
 	 * room in them sees it and fails instead of waiting forever. */
@@ -531,24 +543,21 @@ unsigned pgas__eps_mine(struct pgas__state **list, unsigned max)
 	return k;
 }
 
-unsigned pgas__eps_job(struct pgas__peer ***out)
+unsigned pgas__eps_job(struct pgas__peer **list, unsigned max)
 {
 	unsigned k = 0;
 
-	*out = job_eps;
-	if (!job_eps)
-		return 0;
 	for (unsigned r = 0; r < pgas__g.nranks; r++) {
 		struct pgas__rank_state *st = pgas__rank_state(r);
 		unsigned m = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
 
-		for (unsigned i = 0; i < m && k < pgas__g.ntargets; i++) {
+		for (unsigned i = 0; i < m && k < max; i++) {
 			uint32_t e = __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
 			struct pgas__peer *p;
 
 			if (!(e & PGAS__EP_DIR_CLOSED) &&
 			    !pgas__ep_peer(&pgas__g, PGAS_CHAN_REQUEST, e, &p))
-				job_eps[k++] = p;
+				list[k++] = p;
 		}
 	}
 	return k;

@@ -212,9 +212,9 @@ int pgas__eps_poll_mine(bool progress_only, unsigned chan_mask);
 unsigned pgas__eps_mine(struct pgas__state **list, unsigned max);
 /* init.c: this process is a fork of the rank, not a member of the job. */
 bool pgas__forked(void);
-/* The primary's entries of every live extra endpoint of the job, resolved
- * (*out: a list of the library's, valid until the next call); how many. */
-unsigned pgas__eps_job(struct pgas__peer ***out);
+/* The primary's entries of every live extra endpoint of the job, resolved,
+ * into list (at most max); how many. */
+unsigned pgas__eps_job(struct pgas__peer **list, unsigned max);
 /* Checks ep for a call: a live endpoint of this process. */
 int pgas__check_ep(const char *call, const struct pgas__state *ep);
 #define PGAS__CHANMASK_ALL ((1u << PGAS_CHAN_REQUEST) | (1u << PGAS_CHAN_REPLY))

@@ -128,7 +128,8 @@ static unsigned owes_me(void)
  */
 static void check_abandoned(struct pgas__waiter *w)
 {
-	static long long owed_since;
+	/* Per thread: every waiting thread may check at once. */
+	static _Thread_local long long owed_since;
 	unsigned n = pgas__g.nranks, owed_by = n;
 	bool alone = pgas__leavers() + 1 >= n;
 
@@ -233,7 +234,11 @@ static bool spinning(struct pgas__waiter *w)
 /* Past the spin phase (or every 1024 spins): has the job left me alone? */
 static void check_alone(struct pgas__waiter *w)
 {
-	if (PGAS__UNLIKELY(pgas__leavers()) && !w->poller)
+	/* pgas.h's rule: a wait for what a thread of this rank may provide
+	 * (the caller's condition, room in this rank's own rings or bounce
+	 * buffers) is never abandoned where another thread may (above SINGLE). */
+	if (PGAS__UNLIKELY(pgas__leavers()) && !w->poller &&
+	    !(w->local && pgas__level > PGAS_THREAD_SINGLE))
 		check_abandoned(w);
 	else
 		w->stuck = 0;

@@ -193,11 +193,18 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
  *    rc 0); a pgas_put_nbi to it is discarded without a report (nobody
  *    can read it).  Over shm its memory stays until the job ends.  Either
  *    way pgasrun then ends the job, and a wait ends the rank (exit 70);
- *  - a wait that can never end (pgas_block_until, a send waiting for ring
- *    space) because every other rank has left and no message is in flight
- *    ends the rank with a message (pgas__fatal: exit 70), as does a wait
- *    after a leaver left inside the handler of this rank's request without
- *    replying, once nothing has been in flight for a second.
+ *  - a wait that can never end because every other rank has left and no
+ *    message is in flight ends the rank with a message (pgas__fatal: exit
+ *    70), as does a wait after a leaver left inside the handler of this
+ *    rank's request without replying, once nothing has been in flight for
+ *    a second.  The rule for every wait: one for what only peers provide
+ *    (room in another rank's rings or bounce buffers, a barrier, a
+ *    collective, a sync) is judged so at every thread level; one for what
+ *    a thread of this rank may provide (the caller's own condition in
+ *    pgas_block_until, pgas_ep_block_until and pgas_signal.h's memory
+ *    waits; room in this rank's own rings and bounce buffers) only at
+ *    PGAS_THREAD_SINGLE: above it another thread of the rank may still
+ *    provide it, and the wait goes on (forever, if none does).
  * pgas_exit(0) or exit(0) inside a handler: the message counts as handled
  * (its slot and bounce buffer are given back), the request stays
  * unanswered (see above), and the finalize proceeds as outside.
@@ -318,10 +325,12 @@ int pgas_am_reply_long(pgas_token_t token, unsigned handler,
 /* Runs pending handlers; returns how many ran (>= 0) or an error. */
 static inline int pgas_poll(void);
 
-/* Polls (spin, yield or block per PGAS_WAIT_MODE) until cond is true. */
+/* Polls (spin, yield or block per PGAS_WAIT_MODE) until cond is true.
+ * Abandoned (every other rank left): ends the rank at PGAS_THREAD_SINGLE
+ * only (pgas_exit says the rule), as pgas_ep_block_until does. */
 #define pgas_block_until(cond)						\
 	do {								\
-		struct pgas__waiter pgas__w = PGAS__WAITER_INIT;	\
+		struct pgas__waiter pgas__w = PGAS__WAITER_USER;	\
 		while (!(cond))						\
 			pgas__wait_step(&pgas__w);			\
 	} while (0)
@@ -398,7 +407,10 @@ int pgas_ep_create(pgas_ep_t *ep, unsigned flags);
  */
 #define PGAS_EP_PROGRESS 1u
 /* Local.  No thread may use ep during or after the call; messages that
- * arrive for it later are dropped. */
+ * arrive for it later are dropped.  It waits for the library's progress
+ * thread to leave ep (which it polls under the endpoints' lock, taken
+ * here first); PGAS_ERR_STATE if a handler of ep calls it, or while
+ * another thread of the program polls ep (pgas_ep_poll, a wait on it). */
 int pgas_ep_destroy(pgas_ep_t ep);
 /* ep's eid (the primary's: this rank). */
 unsigned pgas_ep_index(pgas_ep_t ep);

@@ -127,13 +127,18 @@ struct pgas__waiter {
 	unsigned char stuck;	/* the last check found the job had left me alone */
 	unsigned char naps;	/* sleeps in a row that no bell ended (block mode) */
 	unsigned char poller;	/* a progress thread: waits for nothing, never stuck */
+	/* What it waits for a thread of this rank may provide (the caller's
+	 * condition in pgas_block_until, room this rank's own handlers or
+	 * senders give back): above PGAS_THREAD_SINGLE never abandoned. */
+	unsigned char local;
 	/* Checks the condition once 'sleeping' is announced (NULL: none),
 	 * so that a producer may skip ringing a rank that is not asleep. */
 	int (*recheck)(const void *arg);
 	const void *recheck_arg;
 	struct pgas__state *ep;	/* the endpoint it polls and sleeps on (NULL: primary) */
 };
-#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_INIT { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define PGAS__WAITER_USER { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
 /* Out-of-line helpers, in the library's .c files. */
@@ -581,16 +586,26 @@ static inline int pgas_am_request_short(unsigned rank, unsigned handler,
 	return pgas_ep_am_request_short(&pgas__g, rank, handler, args, nargs);
 }
 
-/* Is a message waiting in either of ep's rings?  (Only once attached.) */
+/*
+ * Is a message waiting in either of ep's rings?  (Only once attached.)  A
+ * hint, read without the poller's place: its poller (another thread at
+ * MULTIPLE, the progress thread on a PGAS_EP_PROGRESS endpoint) may be
+ * moving next and lap meanwhile, so both are atomics (relaxed: plain loads
+ * and stores on the machines we build for).  A stale pair only makes the
+ * caller poll for nothing, or see the message at its next look.
+ */
+static inline int pgas__inbox_waiting(const struct pgas__inbox *in)
+{
+	const struct pgas_mbox_slot *next = __atomic_load_n(&in->next, __ATOMIC_RELAXED);
+
+	return (atomic_load_explicit((_Atomic uint64_t *)&next->status, memory_order_relaxed) &
+		0xffffu) == __atomic_load_n(&in->lap, __ATOMIC_RELAXED);
+}
+
 static inline int pgas__ep_msgs_waiting(const struct pgas__state *ep)
 {
-	const struct pgas__inbox *req = &ep->inbox[PGAS_CHAN_REQUEST];
-	const struct pgas__inbox *rep = &ep->inbox[PGAS_CHAN_REPLY];
-
-	return (atomic_load_explicit((_Atomic uint64_t *)&req->next->status,
-				     memory_order_relaxed) & 0xffffu) == req->lap ||
-	       (atomic_load_explicit((_Atomic uint64_t *)&rep->next->status,
-				     memory_order_relaxed) & 0xffffu) == rep->lap;
+	return pgas__inbox_waiting(&ep->inbox[PGAS_CHAN_REQUEST]) ||
+	       pgas__inbox_waiting(&ep->inbox[PGAS_CHAN_REPLY]);
 }
 
 static inline int pgas__msgs_waiting(void)
@@ -620,7 +635,7 @@ static inline int pgas_poll(void)
 /* Polls ep (spin, yield or block per PGAS_WAIT_MODE) until cond is true. */
 #define pgas_ep_block_until(ep_, cond)					\
 	do {								\
-		struct pgas__waiter pgas__w = PGAS__WAITER_INIT;	\
+		struct pgas__waiter pgas__w = PGAS__WAITER_USER;	\
 		pgas__w.ep = (ep_);					\
 		while (!(cond))						\
 			pgas__wait_step(&pgas__w);			\
