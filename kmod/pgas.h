@@ -62,7 +62,9 @@
  *                            memlock charge is an atomic, lock-free)
  *   ep->maps                 rwsem: read by ->mmap and ->fault through the
  *                            endpoint's file; write: its departure sets
- *                            unmapped under it, with nothing held
+ *                            unmapped under it, with nothing held, then
+ *                            zaps the file's mappings under its mm's
+ *                            mmap_lock (read), no pgas lock held
  *   obj->vma_lock            the obj's revoked flag and throwaway page; held
  *                            by ->fault around the pfn lookup and insertion
  *
@@ -137,8 +139,11 @@
 #define PGAS_MAX_RING_BYTES	BIT_ULL(26)
 #define PGAS_MAX_JOB_RING_BYTES	BIT_ULL(32)
 #define PGAS_MAX_REGS		65536	/* registrations of one endpoint */
-/* Cookies (in pages) are drawn below this: byte offsets must fit in a loff_t. */
-#define PGAS_COOKIE_SPACE	(1ULL << (63 - PAGE_SHIFT))
+/*
+ * Cookies (in pages) are drawn below this: a 32-bit process reaches page
+ * offsets below 2^32 only (mmap2), and 32 random bits are plenty to guess.
+ */
+#define PGAS_COOKIE_SPACE	BIT_ULL(32)
 
 struct pgas_nic {
 	struct kref kref;
@@ -334,6 +339,7 @@ void pgas_obj_put(struct pgas_obj *obj);
 void pgas_obj_free_backing(struct pgas_obj *obj);
 int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj);
 void pgas_obj_revoke(struct pgas_obj *obj);
+void pgas_obj_zap_ep(struct pgas_ep *ep);
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma);
 
 /* pgas_ring.c: ring regions and kernel pages */

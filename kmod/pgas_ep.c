@@ -405,19 +405,19 @@ static void depart_extras_of(struct pgas_ep *ep)
  * throwaway page from now on (pgas_vm_fault()).  unmapped is set under
  * ep->maps, which every fault through the file holds around its
  * insertion, so what one mapped before is zapped after.  The zap is of
- * the NIC's whole address_space (mappings are not kept per endpoint: the
- * others fault their pages in again), and only where it is needed: the
- * file has mappings, in a process that may still use them (a dying mm's
- * are torn down anyway).  Normal closes never need it: a mapping holds
- * its file, so a file is released with none.
+ * the file's own mappings only (pgas_obj_zap_ep(): no one else's is
+ * touched, or a user could make every job on the NIC fault its pages in
+ * again, once a departure), and only where it is needed: the file has
+ * mappings.  Normal closes never need it: a mapping holds its file, so a
+ * file is released with none.
  */
 static void ep_unmap(struct pgas_ep *ep)
 {
 	down_write(&ep->maps);
 	ep->unmapped = true;
 	up_write(&ep->maps);
-	if (atomic_read(&ep->nr_vmas) && ep->mm && atomic_read(&ep->mm->mm_users))
-		unmap_mapping_range(ep->job->nic->inode->i_mapping, 0, 0, 1);
+	if (atomic_read(&ep->nr_vmas) && ep->mm)
+		pgas_obj_zap_ep(ep);
 }
 
 /*

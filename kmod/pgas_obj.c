@@ -208,6 +208,20 @@ int pgas_obj_publish(struct pgas_nic *nic, struct pgas_obj *obj)
 }
 
 /*
+ * Takes obj's range out of nic->objs.  Not mtree_erase(): storing NULL may
+ * need a node (neighbouring gaps merge), and where it cannot get one the
+ * erase leaves the entry in the tree without a word, and ->mmap would then
+ * find an obj that is freed.  So the store must succeed: __GFP_NOFAIL
+ * (fault injection spares it), and a retry for what it still refuses.
+ */
+static void objs_erase(struct pgas_nic *nic, struct pgas_obj *obj)
+{
+	while (mtree_store_range(&nic->objs, obj->cookie, obj->cookie + obj->npages, NULL,
+				 GFP_KERNEL | __GFP_NOFAIL) == -ENOMEM)
+		cond_resched();
+}
+
+/*
  * A throwaway page, allocated on first use into *slot (zeroed, charged to
  * the faulting task's memory cgroup), freed by the slot's owner; NULL
  * without memory.
@@ -233,19 +247,24 @@ static struct page *throwaway_page(struct page **slot)
  * What a revoked kernel page shows (pgas_abi.h, PGAS_KERN_REVOKED): its
  * last contents, and a count that tells its owner every peer is out of
  * reach.  Nothing writes the page any more (its endpoint left the job
- * first).  Without memory for it, the zeroed throwaway page as for others.
+ * first).  The copy's page came with the kernel page (pgas_ring.c), charged
+ * to its creator: a departure may run in a kworker, which charges no one.
+ * Kept only where the kernel page is mapped.  Under obj->vma_lock.
  */
-static struct page *kern_page_revoked(struct pgas_obj *obj)
+static void kern_page_revoked(struct pgas_obj *obj, bool mapped)
 {
-	struct page *page = alloc_page(GFP_KERNEL | __GFP_ACCOUNT | __GFP_NOWARN);
 	struct pgas_kern_page *kp;
 
-	if (!page)
-		return NULL;
-	kp = page_address(page);
+	if (!obj->dummy)
+		return;
+	if (!mapped) {
+		__free_page(obj->dummy);
+		obj->dummy = NULL;
+		return;
+	}
+	kp = page_address(obj->dummy);
 	memcpy(kp, obj->vaddr, PAGE_SIZE);
 	WRITE_ONCE(kp->peers_gone, PGAS_KERN_REVOKED);
-	return page;
 }
 
 /*
@@ -263,16 +282,16 @@ void pgas_obj_revoke(struct pgas_obj *obj)
 	struct pgas_nic *nic = obj->job->nic;
 
 	mutex_lock(&obj->vma_lock);
-	obj->revoked = true;
 	/*
 	 * The copy only for a kernel page that is mapped: the caller holds
 	 * one reference, each mapping one, and a ->mmap that found obj holds
 	 * one from before its check of revoked (under this lock) on.
 	 */
-	if (obj->kind == PGAS_OBJ_KERN && !obj->dummy && kref_read(&obj->kref) > 1)
-		obj->dummy = kern_page_revoked(obj);
+	if (obj->kind == PGAS_OBJ_KERN && !obj->revoked)
+		kern_page_revoked(obj, kref_read(&obj->kref) > 1);
+	obj->revoked = true;
 	mutex_unlock(&obj->vma_lock);
-	mtree_erase(&nic->objs, obj->cookie);
+	objs_erase(nic, obj);
 	unmap_mapping_range(nic->inode->i_mapping, (loff_t)obj->cookie << PAGE_SHIFT,
 			    (loff_t)obj->npages << PAGE_SHIFT, 1);
 	/* A registration's memory is freed once it is unpinned (pgas_reg.c). */
@@ -373,6 +392,31 @@ static const struct vm_operations_struct pgas_vm_ops = {
 	.close = pgas_vm_close,
 	.fault = pgas_vm_fault,
 };
+
+/*
+ * Zaps what ep's file maps (ep_unmap() in pgas_ep.c; faults from now on
+ * map ep's throwaway page).  Every such mapping is in ep->mm: ->mmap
+ * refuses other mms, and VM_DONTCOPY keeps them out of a child.  A dying
+ * mm (no users) is torn down anyway.  mmput_async(): the last put of an
+ * mm must not run exit_mmap here (departures run nested in others').
+ * Takes mmap_lock with no pgas lock held (the lock order in pgas.h).
+ */
+void pgas_obj_zap_ep(struct pgas_ep *ep)
+{
+	struct mm_struct *mm = ep->mm;	/* mmgrab()ed while ep lives */
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+
+	if (!mmget_not_zero(mm))
+		return;
+	mmap_read_lock(mm);
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma)
+		if (vma->vm_ops == &pgas_vm_ops && pgas_file_ep(vma->vm_file) == ep)
+			zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	mmap_read_unlock(mm);
+	mmput_async(mm);
+}
 
 int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 {

@@ -36,7 +36,9 @@ static struct pgas_obj *kern_page_create(struct pgas_ep *ep, const struct pgas_i
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
 	obj->vaddr = __vmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!obj->vaddr) {
+	/* What its mappings show once it is revoked (pgas_obj_revoke()). */
+	obj->dummy = alloc_page(GFP_KERNEL_ACCOUNT);
+	if (!obj->vaddr || !obj->dummy) {
 		pgas_obj_put(obj);
 		return ERR_PTR(-ENOMEM);
 	}

@@ -29,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1059,11 +1060,12 @@ static struct pgas_ioc_reg reg_fill(int fd, int n, int fill, char **mem)
  */
 static void test_departed_maps_nothing(void)
 {
-	struct pgas_ioc_job_create job;
-	struct pgas_ioc_reg seg, seg2, seg3;
-	char *mem = NULL, *mem2 = NULL, *mem3 = NULL, *m;
-	volatile char *mx = NULL, *mlive = NULL;
-	int lfd = open_dev(), r0 = open_dev(), r1 = open_dev(), x = -1, got = 0, sig;
+	struct pgas_ioc_job_create job, other;
+	struct pgas_ioc_reg seg, seg2, seg3, oseg;
+	char *mem = NULL, *mem2 = NULL, *mem3 = NULL, *omem = NULL, *m;
+	volatile char *mx = NULL, *mlive = NULL, *mo = NULL;
+	int lfd = open_dev(), r0 = open_dev(), r1 = open_dev(), o0 = open_dev(), lfd2 = open_dev(), x = -1, got = 0, sig;
+	struct rusage ru0, ru1;
 	long long d1, d2;
 
 	if (create(lfd, 2, 4, &job) || join(r0, &job, 0, 0, NULL) || join(r1, &job, 1, 0, NULL)) {
@@ -1082,8 +1084,27 @@ static void test_departed_maps_nothing(void)
 	       "an extra of rank 0 maps rank 1's segment and writes it");
 	if (!seg.cookie || !mx || !mlive)
 		goto out;
+	/*
+	 * Faulted in before the departure, rank 1's mapping and another job's
+	 * fault no more after it: the departure zaps its file's mappings
+	 * only (it zapped the whole NIC's: any user could make every job
+	 * fault its pages in again, once a departure).
+	 */
+	(void)mlive[0];		/* maps all four (fault-around) */
+	if (create(lfd2, 1, 1, &other) || join(o0, &other, 0, 0, NULL))
+		result(0, "setup of a second job: %s", strerror(errno));
+	oseg = reg_fill(o0, 1, 0x77, &omem);
+	mo = oseg.cookie ? map(o0, 4096, oseg.cookie, PROT_READ) : NULL;
+	got = mo ? mo[0] : 0;
 	close(r0);	/* rank 0 departs, and its extra with it */
 	r0 = -1;
+	getrusage(RUSAGE_THREAD, &ru0);
+	got += mlive[0] + mlive[4096] + (mo ? mo[0] : 0);
+	getrusage(RUSAGE_THREAD, &ru1);
+	result(mo && ru1.ru_minflt == ru0.ru_minflt,
+	       "a departure zaps only its file's mappings: rank 1's and another job's fault %ld times (sum %d)",
+	       ru1.ru_minflt - ru0.ru_minflt, got);
+	got = 0;
 	EXPECT(wake(x, 1), -ENODEV);
 	m = map(x, 4 * 4096, seg.cookie, PROT_READ | PROT_WRITE);
 	result(!m && errno == ENODEV, "departed: mmap of the segment through its file: %s",
@@ -1124,14 +1145,14 @@ static void test_departed_maps_nothing(void)
 	       "cookies are not in sequence (%+lld, %+lld pages)", d1 / 4096, d2 / 4096);
 out:
 	{
-		void *maps[] = { (void *)mx, (void *)mlive, mem, mem2, mem3 };
-		size_t lens[] = { 4 * 4096, 4 * 4096, 4 * 4096, 4096, 4096 };
-		int fds[] = { x, r0, r1, lfd }, i;
+		void *maps[] = { (void *)mx, (void *)mlive, mem, mem2, mem3, (void *)mo, omem };
+		size_t lens[] = { 4 * 4096, 4 * 4096, 4 * 4096, 4096, 4096, 4096, 4096 };
+		int fds[] = { x, r0, r1, o0, lfd2, lfd }, i;
 
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < 7; i++)
 			if (maps[i])
 				munmap(maps[i], lens[i]);
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 6; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
 	}
