@@ -124,11 +124,18 @@ static void global_exit(unsigned from, int code)
 			from, code);
 	aborting = true;
 	exit_code = code;
-	/* 'from' too: the caller may be a process the rank forked (it holds
-	 * the rank's socket); the rank itself _exits with code either way. */
-	for (unsigned r = 0; r < nranks; r++)
+	/* 'from' too, and last: the caller waits for its own signal before it
+	 * _exits (pgas_global_exit), so that every other rank's is queued
+	 * before pgas.ko can count the caller's death on their kernel pages
+	 * (a rank that read the death first ended with 70, not with code).
+	 * The caller may also be a process the rank forked (it holds the
+	 * rank's socket); it _exits with code either way. */
+	for (unsigned i = 1; i <= nranks; i++) {
+		unsigned r = (from + i) % nranks;
+
 		if (ranks[r].running)
 			sigqueue(ranks[r].pid, PGAS_BOOT_EXIT_SIGNAL, v);
+	}
 	kill_deadline_ms = now_ms() + GRACE_MS;
 }
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 #include "layer.h"
@@ -359,9 +360,18 @@ static void global_exit_hook(void)
 
 void pgas_global_exit(int code)
 {
+	struct timespec ms = { 0, 1000000 };
+
 	fflush(stdout);
 	fflush(stderr);
 	pgas_boot_tell_exit(code & 0xff);
+	/* pgasrun queues the exit signal to this rank after every other
+	 * (tools/pgasrun.c): its handler _exits here once theirs are pending,
+	 * so that no peer reads this rank's death on pgas.ko's kernel page
+	 * before its own signal, and ends with 70 instead of code.  Bounded:
+	 * no launcher, a forked caller or a blocked signal waits 1 s. */
+	for (int i = 0; launcher_pid && i < 1000; i++)
+		nanosleep(&ms, NULL);
 	_exit(code & 0xff);
 }
 
