@@ -39,6 +39,12 @@ enum pgas_unknown_env {
 	PGAS_UNKNOWN_FAIL,
 };
 
+/* PGAS_MAP_PEERS: which peers the core loads and stores into. */
+enum pgas_map_peers {
+	PGAS_MAP_AUTO,		/* every peer the conduit mapped */
+	PGAS_MAP_NONE,		/* none but this rank: the remote paths, on one host */
+};
+
 #define PGAS__CFG_STR 128
 
 struct pgas_config {
@@ -56,6 +62,7 @@ struct pgas_config {
 	int verbose_env;
 	int conduit;		/* enum pgas_conduit_kind */
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
+	int map_peers;		/* enum pgas_map_peers */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;

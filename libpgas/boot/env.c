@@ -48,6 +48,7 @@ static const char *const wait_modes[] = { "auto", "spin", "yield", "block", NULL
 static const char *const error_modes[] = { "print", "quiet", "abort", NULL };
 static const char *const conduits[] = { "auto", "shm", "kmod", NULL };
 static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
+static const char *const map_modes[] = { "auto", "none", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -59,6 +60,12 @@ static const struct env_var vars[] = {
 	  "device: kmod if PGAS_DEVICE is usable, else shm" },
 	{ "PGAS_DEVICE", ENV_AGREE_KMOD, VAR_PATH, "/dev/pgas0", 0, 0, NULL, CFG(device),
 	  "pgas.ko device node of the kmod conduit" },
+	/* none: every other rank is reached the way a conduit without
+	 * mappings (libfabric) reaches it, so that the remote paths run in
+	 * every test on one host.  A job cannot mix the two. */
+	{ "PGAS_MAP_PEERS", ENV_AGREE, VAR_ENUM, "auto", 0, 0, map_modes, CFG(map_peers),
+	  "auto = load/store into every peer the conduit maps; none = reach every other rank "
+	  "through the paths of a peer that is not mapped" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),

@@ -171,6 +171,9 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", ntargets);
 	for (unsigned e = c->nranks; e < ntargets; e++)
 		pgas__peer_unresolved(&pgas__g.peers[e]);
+	pgas__job.mapped = calloc(c->nranks, 1);
+	if (!pgas__job.mapped)
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas__peer *p = &pgas__g.peers[r];
 		const struct pgas_conduit_ep *ep = &c->eps[r];
@@ -180,6 +183,13 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		p->seg_remote = (char *)(uintptr_t)ep->seg_remote;
 		p->seg_delta = (intptr_t)ep->seg - (intptr_t)ep->seg_remote;
 		p->seg_size = ep->seg_size - area;
+		pgas__job.mapped[r] = ep->seg &&
+				      (r == c->rank || pgas__cfg.map_peers == PGAS_MAP_AUTO);
+		if (!pgas__job.mapped[r]) {
+			/* Every inline call on it misses, to the remote path. */
+			p->seg_delta = 0;
+			p->seg_size = 0;
+		}
 		p->ctrl = ep->ctrl;
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
 			p->mbox[ch] = ep->mbox[ch];

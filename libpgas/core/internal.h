@@ -75,6 +75,10 @@ struct pgas__job {
 	unsigned char *rank_gone;	/* per rank: 0, or 1 + died, from those events */
 	bool gone_lost;			/* events were overwritten unread: rank_gone is partial */
 	bool leaving;		/* in pgas_exit(0): announced, draining */
+	/* Per rank: 1 where this process loads and stores into the rank's
+	 * segment and library area (its own rank always); 0 where every
+	 * operation on it must take the remote path (conduit ops, AM). */
+	unsigned char *mapped;
 	/* What pgas__g.gone reads where nobody sleeps (see pgas_fast.h). */
 	const uint64_t *gone_word;
 	int wait_mode;		/* resolved: never PGAS_WAIT_AUTO */
@@ -292,6 +296,12 @@ unsigned pgas__am_abandon_handlers(void);
 /* Is no message in flight in the job?  (am.c tells why it is exact once
  * every rank, or every other rank, has left.) */
 bool pgas__am_job_idle(void);
+
+/* Does this process load and store into job rank r's segment and state page? */
+static inline bool pgas__rank_mapped(unsigned r)
+{
+	return pgas__job.mapped[r];
+}
 
 /* Checks that the job is attached; returns an error naming call if not. */
 int pgas__check_attached(const char *call);

@@ -74,7 +74,8 @@ int pgas_segment_register(void *addr, size_t len)
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas__peer *p = &pgas__g.peers[r];
 
-		if (!out[r].size)
+		/* A rank that is not mapped: the remote path checks it (rma.c). */
+		if (!out[r].size || !pgas__rank_mapped(r))
 			continue;
 		p->reg_remote = (char *)(uintptr_t)out[r].remote;
 		p->reg_delta = (intptr_t)out[r].local - (intptr_t)out[r].remote;
