@@ -850,6 +850,40 @@ if [ "$B" = "$PWD/build" ]; then
 	done
 fi
 
+# The inline fast path's ABI guard (pgas_fast.h, PGAS__FAST_ABI): a program
+# compiled against another fast path must not link against this library,
+# statically or dynamically.
+if [ "$B" = "$PWD/build" ]; then
+	abi_dir=$(mktemp -d)
+	cp libpgas/include/*.h "$abi_dir/"
+	sed -i 's/^#define PGAS__FAST_ABI \([0-9]*\)/#define PGAS__FAST_ABI 9\1/' "$abi_dir/pgas_fast.h"
+	for lib in "$B/lib/libpgas.a" "-L$B/lib -lpgas"; do
+		# shellcheck disable=SC2086 # $lib is one or two words
+		if ${CC:-cc} -std=c11 -I"$abi_dir" -Iuapi -o "$abi_dir/demo" examples/demo.c $lib \
+			>"$abi_dir/log" 2>&1; then
+			notok "fast-path ABI guard: a program built for another fast path linked ($lib)"
+		elif grep -q 'pgas__fast_abi_9' "$abi_dir/log"; then
+			ok "fast-path ABI guard: another fast path's program does not link ($lib)"
+		else
+			notok "fast-path ABI guard ($lib): $(head -c 300 "$abi_dir/log")"
+		fi
+	done
+	# The same for shmem.h's inline paths (SHMEM__FAST_ABI).
+	cp shmem/include/*.h "$abi_dir/"
+	sed -i 's/^#define SHMEM__FAST_ABI \([0-9]*\)/#define SHMEM__FAST_ABI 9\1/' "$abi_dir/shmem.h"
+	printf '#include <shmem.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n' \
+		>"$abi_dir/p.c"
+	if ${CC:-cc} -std=c11 -I"$abi_dir" -Iuapi -o "$abi_dir/p" "$abi_dir/p.c" \
+		"$B/lib/libshmem.a" "$B/lib/libpgas.a" >"$abi_dir/log" 2>&1; then
+		notok "shmem fast-path ABI guard: a program built for another heap view linked"
+	elif grep -q 'shmem__fast_abi_9' "$abi_dir/log"; then
+		ok "shmem fast-path ABI guard: another heap view's program does not link"
+	else
+		notok "shmem fast-path ABI guard: $(head -c 300 "$abi_dir/log")"
+	fi
+	rm -rf "$abi_dir"
+fi
+
 # The critical paths' instruction counts (callgrind, deterministic) stay
 # within bench/icount.baseline: the plain build only.
 if [ "$B" = "$PWD/build" ] && command -v valgrind >/dev/null; then

@@ -25,6 +25,7 @@
 
 struct shmem__state shmem__s;
 struct shmem__heap_view shmem__hv;	/* shmem.h's inline fast paths */
+const unsigned char SHMEM__FAST_SYM = SHMEM__FAST_ABI;
 
 void shmem__fatal(const char *call, const char *fmt, ...)
 {

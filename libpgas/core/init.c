@@ -9,6 +9,9 @@
 #include "layer.h"
 #include "bootstrap.h"
 
+/* pgas_fast.h's guard: what every program built with its inline path needs. */
+const unsigned char PGAS__FAST_SYM = PGAS__FAST_ABI;
+
 _Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_MIN_PAGE_SIZE, "control page fits a page");
 _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 bytes");
 _Static_assert(sizeof(struct pgas_notify_entry) == 16, "a notification is 16 bytes");

@@ -32,6 +32,26 @@ extern "C" {
 #define PGAS__FENCE(order) atomic_thread_fence(order)
 #endif
 
+/*
+ * The inline fast path's version: the layouts below and what the inline
+ * code does with them.  Every translation unit that includes this header
+ * refers to a symbol named after it, which the library defines: a program
+ * compiled against one fast path fails to link (or to load) with a library
+ * built with another, instead of reading the wrong fields.  Bump it with
+ * any change to struct pgas__peer, pgas__state, pgas__thread, the waiter,
+ * or to what an inline call expects of the library.
+ */
+#define PGAS__FAST_ABI 1
+#define PGAS__FAST_RING 3	/* PGAS_ABI_VERSION, without its suffix */
+#define PGAS__FAST_SYM__(v, a) pgas__fast_abi_##v##_ring##a
+#define PGAS__FAST_SYM_(v, a) PGAS__FAST_SYM__(v, a)
+#define PGAS__FAST_SYM PGAS__FAST_SYM_(PGAS__FAST_ABI, PGAS__FAST_RING)
+#ifndef __cplusplus
+_Static_assert(PGAS__FAST_RING == PGAS_ABI_VERSION, "PGAS__FAST_RING follows the ring ABI");
+#endif
+extern const unsigned char PGAS__FAST_SYM;
+static const unsigned char *const pgas__fast_abi_ref __attribute__((used)) = &PGAS__FAST_SYM;
+
 /* One peer endpoint as this process sees it (hot fields first). */
 struct pgas__peer {
 	char *seg_remote;		/* segment base in the peer's address space */

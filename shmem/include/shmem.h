@@ -724,6 +724,14 @@ struct shmem__heap_view {
 	char *const *datas;
 };
 extern struct shmem__heap_view shmem__hv;
+/* The inline paths' guard (as pgas_fast.h's): a program built against
+ * another heap view fails to link.  Bump with struct shmem__heap_view. */
+#define SHMEM__FAST_ABI 1
+#define SHMEM__FAST_SYM__(v) shmem__fast_abi_##v
+#define SHMEM__FAST_SYM_(v) SHMEM__FAST_SYM__(v)
+#define SHMEM__FAST_SYM SHMEM__FAST_SYM_(SHMEM__FAST_ABI)
+extern const unsigned char SHMEM__FAST_SYM;
+static const unsigned char *const shmem__fast_abi_ref __attribute__((used)) = &SHMEM__FAST_SYM;
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus) && \
 	!defined(SHMEM__LIBRARY) && !defined(SHMEM_NO_INLINE)
