@@ -73,6 +73,22 @@ $(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
 $(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit
 $(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 
+# Optional: the boot layer over PMIx (libpgas/boot/pmix.c, bootpmix.h) where
+# pkg-config finds pmix (libpmix-dev); PGAS_NO_PMIX=1 or STATIC=1 leaves it
+# out.  libpmix is opened at run time (dlopen): programs link as before.
+ifeq ($(STATIC)$(PGAS_NO_PMIX),)
+PMIX_FOUND := $(shell pkg-config --exists pmix 2>/dev/null && echo yes)
+endif
+HEADERS += libpgas/boot/bootpmix.h
+ifeq ($(PMIX_FOUND),yes)
+PMIX_LIBDIR := $(shell pkg-config --variable=libdir pmix 2>/dev/null)
+LIB_SRCS += libpgas/boot/pmix.c
+LIB_OBJS += $(B)/obj/libpgas/boot/pmix.o
+$(B)/obj/libpgas/boot/%.o: CPPFLAGS += -DPGAS_HAVE_PMIX
+$(B)/obj/libpgas/boot/pmix.o: CPPFLAGS += $(shell pkg-config --cflags pmix 2>/dev/null) \
+	-DPGAS_PMIX_LIB='"$(PMIX_LIBDIR)/libpmix.so.2"'
+endif
+
 # The OpenSHMEM layer (shmem/, docs/shmem.md): libshmem.a above libpgas,
 # using libpgas's public API only (no internal include path).
 SHMEM_SRCS := $(wildcard shmem/*.c)

@@ -81,4 +81,14 @@ void pgas_boot_tell(uint32_t what);
 #define PGAS_BOOT_EXIT_IS(value) (((value) & ~0xff) == 0x7e0000)
 void pgas_boot_tell_exit(int code);
 
+/*
+ * Launchers other than pgasrun: a PMIx launcher's job boots over PMIx
+ * (pmix.c, bootpmix.h) through these same functions.  set_poll: a function
+ * that the boot layer calls while it waits (PMIx's fences), for a conduit
+ * whose fabric needs progress meanwhile (pgasrun's relay ignores it).
+ * describe: which boot this rank uses, one line (PGAS_VERBOSEENV).
+ */
+void pgas_boot_set_poll(void (*poll)(void *), void *arg);
+void pgas_boot_describe(char *out, size_t len);
+
 #endif /* PGAS_BOOTSTRAP_H */
