@@ -18,7 +18,7 @@
 # Each part is skipped with a "# SKIP" line naming what is missing
 # (scripts/deps.sh multihost installs it).  Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 B=$(cd "${1:-build}" && pwd) || exit 1
 BED=scripts/multihost/bed.sh
 TLIMIT=${BED_TIMEOUT:-60}

@@ -36,6 +36,8 @@ int pgas__pmix_allgather(const void *blob, size_t len, int fd, void *out, int *f
 void pgas__pmix_leave(void);
 void pgas__pmix_tell(uint32_t what, int code);
 void pgas__pmix_set_poll(void (*poll)(void *), void *arg);
+unsigned pgas__pmix_host_of(unsigned rank);
+unsigned pgas__pmix_nhosts(void);
 /* One line: "pmix (PMIx 4.2.2, namespace N, rank R of N, L on this host)". */
 void pgas__pmix_describe(char *out, size_t len);
 #define PGAS__PMIX_BUILT "built (libpmix opened at run time)"
@@ -60,6 +62,8 @@ static inline void pgas__pmix_leave(void) {}
 static inline void pgas__pmix_tell(uint32_t what, int code) { (void)what, (void)code; }
 static inline void pgas__pmix_set_poll(void (*poll)(void *), void *arg) { (void)poll, (void)arg; }
 static inline void pgas__pmix_describe(char *out, size_t len) { snprintf(out, len, "none"); }
+static inline unsigned pgas__pmix_host_of(unsigned rank) { (void)rank; return 0; }
+static inline unsigned pgas__pmix_nhosts(void) { return 1; }
 #define PGAS__PMIX_BUILT "not built (no pkg-config pmix at build time)"
 #endif
 

@@ -253,3 +253,18 @@ void pgas_boot_describe(char *out, size_t len)
 			 pgas__pmix_launched() ? "PMIx launcher, not joined" : "none (one rank)");
 	snprintf(out, len, "%s; PMIx support %s", how, PGAS__PMIX_BUILT);
 }
+
+unsigned pgas_boot_host_of(unsigned rank)
+{
+	return boot_pmix ? pgas__pmix_host_of(rank) : 0;
+}
+
+unsigned pgas_boot_nhosts(void)
+{
+	return boot_pmix ? pgas__pmix_nhosts() : 1;
+}
+
+bool pgas_boot_same_host(unsigned rank)
+{
+	return pgas_boot_host_of(rank) == pgas_boot_host_of(boot_rank);
+}

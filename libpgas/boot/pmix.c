@@ -64,6 +64,7 @@ static struct {
 	pmix_proc_t me;
 	unsigned rank, nranks;
 	unsigned *local, nlocal;	/* this host's ranks, ascending; local[0] leads */
+	unsigned *host, nhosts;		/* each rank's host, numbered as first seen */
 	int lsock;			/* the leader's listening socket, until all came */
 	int *conn;			/* leader: one per local rank; else conn[0] */
 	bool connected;
@@ -195,6 +196,69 @@ static int local_peers(char *msg, size_t msglen)
 	return PGAS_OK;
 }
 
+/*
+ * Every rank's host: PMIX_HOSTNAME of each rank (Open MPI 4.1's mpirun has
+ * no PMIX_NODEID for another host's ranks), numbered in the order of the
+ * ranks; this host's ranks are PMIX_LOCAL_PEERS's, whatever names say.  A
+ * rank whose host is not known gets a host of its own: never mapped.
+ */
+static int hosts(char *msg, size_t msglen)
+{
+	char **names = calloc(pm.nranks, sizeof(*names));
+	unsigned mine = 0;
+	int rc = PGAS_OK;
+
+	pm.host = calloc(pm.nranks, sizeof(*pm.host));
+	if (!names || !pm.host) {
+		free(names);
+		return fail(msg, msglen, PGAS_ERR_NOMEM, "out of memory for %u ranks", pm.nranks);
+	}
+	for (unsigned r = 0; r < pm.nranks; r++) {
+		pmix_proc_t p = pm.me;
+		pmix_value_t *v = NULL;
+		pmix_status_t st;
+		const char *name = NULL;
+		unsigned h;
+
+		if (r != pm.local[0] && bsearch(&r, pm.local, pm.nlocal, sizeof(r), cmp_unsigned)) {
+			pm.host[r] = pm.host[pm.local[0]];
+			continue;
+		}
+		p.rank = r;
+		st = px.get(&p, PMIX_HOSTNAME, NULL, 0, &v);
+		if (st == PMIX_SUCCESS && v && v->type == PMIX_STRING && v->data.string)
+			name = v->data.string;
+		for (h = 0; name && h < pm.nhosts; h++)
+			if (names[h] && !strcmp(names[h], name))
+				break;
+		if (h == pm.nhosts) {
+			names[h] = name ? strdup(name) : NULL;
+			pm.nhosts++;
+		}
+		pm.host[r] = h;
+		value_free(v);
+	}
+	/* The local ranks all take their leader's number (set above when the
+	 * leader came first; a later leader: set them now). */
+	mine = pm.host[pm.local[0]];
+	for (unsigned i = 0; i < pm.nlocal; i++)
+		pm.host[pm.local[i]] = mine;
+	for (unsigned h = 0; h < pm.nhosts; h++)
+		free(names[h]);
+	free(names);
+	return rc;
+}
+
+unsigned pgas__pmix_host_of(unsigned r)
+{
+	return pm.host && r < pm.nranks ? pm.host[r] : 0;
+}
+
+unsigned pgas__pmix_nhosts(void)
+{
+	return pm.host ? pm.nhosts : 1;
+}
+
 static void sock_addr(struct sockaddr_un *a, socklen_t *alen)
 {
 	size_t n = strlen(pm.sockname);
@@ -231,6 +295,8 @@ static int start(char *msg, size_t msglen)
 		return fail(msg, msglen, PGAS_ERR_INVAL, "PMIx job of %u ranks, this one %u "
 			    "(a job has 1 to %u ranks)", pm.nranks, pm.rank, PGAS_MAX_ENDPOINTS);
 	rc = local_peers(msg, msglen);
+	if (!rc)
+		rc = hosts(msg, msglen);
 	if (rc)
 		return rc;
 	pm.conn = calloc(pm.nlocal, sizeof(*pm.conn));
@@ -612,6 +678,8 @@ void pgas__pmix_leave(void)
 			close(pm.conn[i]);
 	free(pm.conn);
 	pm.conn = NULL;
+	free(pm.host);
+	pm.host = NULL;
 	if (pm.up && !pm.finalized)
 		px.finalize(NULL, 0);
 	pm.finalized = true;

@@ -12,7 +12,8 @@
  *    own host (same hostname) that sent one, each with the right content,
  *    and -1 from every other (another host's rank has no descriptor to
  *    give: the PMIx boot passes them through a per-host socket only);
- * 3. the time per all-gather (rank 0, a "#" line).
+ * 3. pgas_boot_host_of/same_host/nhosts agree with the hostnames;
+ * 4. the time per all-gather (rank 0, a "#" line).
  * Rank 0 prints the TAP lines for the job (each check is all-gathered).
  */
 #define _GNU_SOURCE
@@ -119,7 +120,7 @@ int main(int argc, char **argv)
 	if (!all)
 		die("calloc");
 	if (rank == 0)
-		printf("1..3\n");
+		printf("1..4\n");
 	memset(&mine, 0, sizeof(mine));
 	mine.rank = rank;
 	gethostname(mine.host, sizeof(mine.host) - 1);
@@ -144,8 +145,23 @@ int main(int argc, char **argv)
 		nhosts += q == r;
 	}
 	report(1, good, "all-gathers of every rank's card");
-	report(2, fd_round(all, false), "descriptors from this host's ranks only");
-	report(3, fd_round(all, true), "descriptors from this host's even ranks only");
+	good = pgas_boot_nhosts() == nhosts;
+	for (unsigned r = 0; r < nranks; r++) {
+		bool same = !strcmp(all[r].host, all[rank].host);
+
+		for (unsigned q = 0; q < nranks; q++)
+			if ((pgas_boot_host_of(q) == pgas_boot_host_of(r)) !=
+			    !strcmp(all[q].host, all[r].host))
+				good = 0;
+		if (pgas_boot_same_host(r) != same || pgas_boot_host_of(r) >= nhosts)
+			good = 0;
+	}
+	if (!good)
+		fprintf(stderr, "rank %u: pgas_boot_nhosts %u (%u hostnames), host_of or "
+			"same_host disagree with the hostnames\n", rank, pgas_boot_nhosts(), nhosts);
+	report(2, good, "pgas_boot_host_of/same_host/nhosts match the hostnames");
+	report(3, fd_round(all, false), "descriptors from this host's ranks only");
+	report(4, fd_round(all, true), "descriptors from this host's even ranks only");
 	if (rank == 0)
 		printf("# %u ranks on %u hosts: %.1f us per all-gather of %zu bytes\n", nranks,
 		       nhosts, ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 /
