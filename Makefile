@@ -74,6 +74,21 @@ $(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
 $(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit
 $(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
 
+# The OpenSHMEM layer (shmem/, docs/shmem.md): libshmem.a above libpgas,
+# using libpgas's public API only (no internal include path).
+SHMEM_SRCS := $(wildcard shmem/*.c)
+SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(B)/obj/%.o)
+SHMEM_HDRS := shmem/include/shmem.h shmem/include/shmemx.h shmem/shmem_internal.h
+SHMEM_TEST_SRCS := $(wildcard selftests/shmem/*.c)
+SHMEM_TESTS := $(SHMEM_TEST_SRCS:selftests/shmem/%.c=$(B)/tests/shmem/%)
+
+TEST_SRCS  := $(wildcard selftests/libpgas/*.c)
+TESTS      := $(TEST_SRCS:selftests/libpgas/%.c=$(B)/tests/%)
+EX_SRCS    := $(wildcard examples/*.c)
+EXAMPLES   := $(EX_SRCS:examples/%.c=$(B)/examples/%)
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCHES    := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
+
 # Optional: the boot layer over PMIx (libpgas/boot/pmix.c, bootpmix.h) where
 # pkg-config finds pmix (libpmix-dev); PGAS_NO_PMIX=1 or STATIC=1 leaves it
 # out.  libpmix is opened at run time (dlopen): programs link as before.
@@ -91,21 +106,6 @@ $(B)/obj/libpgas/boot/%.o: CPPFLAGS += -DPGAS_HAVE_PMIX
 $(B)/obj/libpgas/boot/pmix.o: CPPFLAGS += $(shell pkg-config --cflags pmix 2>/dev/null) \
 	-DPGAS_PMIX_LIB='"$(PMIX_LIBDIR)/libpmix.so.2"'
 endif
-
-# The OpenSHMEM layer (shmem/, docs/shmem.md): libshmem.a above libpgas,
-# using libpgas's public API only (no internal include path).
-SHMEM_SRCS := $(wildcard shmem/*.c)
-SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(B)/obj/%.o)
-SHMEM_HDRS := shmem/include/shmem.h shmem/include/shmemx.h shmem/shmem_internal.h
-SHMEM_TEST_SRCS := $(wildcard selftests/shmem/*.c)
-SHMEM_TESTS := $(SHMEM_TEST_SRCS:selftests/shmem/%.c=$(B)/tests/shmem/%)
-
-TEST_SRCS  := $(wildcard selftests/libpgas/*.c)
-TESTS      := $(TEST_SRCS:selftests/libpgas/%.c=$(B)/tests/%)
-EX_SRCS    := $(wildcard examples/*.c)
-EXAMPLES   := $(EX_SRCS:examples/%.c=$(B)/examples/%)
-BENCH_SRCS := $(wildcard bench/*.c)
-BENCHES    := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 KVER ?= $(shell ls /lib/modules 2>/dev/null | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
