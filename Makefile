@@ -90,9 +90,9 @@ BENCH_SRCS := $(wildcard bench/*.c)
 BENCHES    := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 # Optional: the boot layer over PMIx (libpgas/boot/pmix.c, bootpmix.h) where
-# pkg-config finds pmix (libpmix-dev); PGAS_NO_PMIX=1 or STATIC=1 leaves it
-# out.  libpmix is opened at run time (dlopen): programs link as before.
-ifeq ($(STATIC)$(PGAS_NO_PMIX),)
+# pkg-config finds pmix (libpmix-dev); PMIX=0 or STATIC=1 leaves it out.
+# libpmix is opened at run time (dlopen): programs link as before.
+ifeq ($(STATIC)$(filter 0 no,$(PMIX)),)
 PMIX_FOUND := $(shell pkg-config --exists pmix 2>/dev/null && echo yes)
 endif
 HEADERS += libpgas/boot/bootpmix.h
