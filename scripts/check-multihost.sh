@@ -36,6 +36,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 export PGAS_ERROR_MODE=quiet
+# An ASan build: libpmix's own allocations that it never frees (5 bytes in
+# pmix_rte_init and value_load, measured) are not libpgas's leaks.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/multihost/lsan.supp}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
 
@@ -75,6 +78,15 @@ fi
 if [ -n "$pmix_missing" ]; then
 	skip "PMIx boot: missing $pmix_missing (scripts/deps.sh multihost)"
 else
+	# Layers (as check-native's): the PMIx boot calls nothing above boot.
+	o=$B/obj
+	if [ -f "$o/libpgas/boot/pmix.o" ]; then
+		c=$(comm -12 <(nm -u "$o/libpgas/boot/pmix.o" | awk '{ print $2 }' | sort -u) \
+			<(nm -g --defined-only "$o"/libpgas/core/*.o "$o"/libpgas/coll/*.o "$o"/conduit/*.o \
+				"$o"/conduit/*/*.o | awk 'NF == 3 { print $3 }' | sort -u) | tr '\n' ' ')
+		[ -z "$c" ] && ok "layers: nothing in boot/pmix.o calls core, collectives or conduits" ||
+			notok "layers: boot/pmix.o calls $c"
+	fi
 	n=$($MPIRUN -n 2 sh -c 'env | grep -c "^PMIX_RANK=\|^PMIX_NAMESPACE="' 2>&1 | awk "{s += \$1} END {print s}")
 	[ "$n" = 4 ] && ok "mpirun serves PMIx to a non-MPI program (PMIX_RANK, PMIX_NAMESPACE)" ||
 		notok "mpirun -n 2 sh: $n of 4 PMIx variables"

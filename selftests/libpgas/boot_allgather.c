@@ -167,6 +167,7 @@ int main(int argc, char **argv)
 		       nhosts, ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 /
 		       (rounds ? rounds : 1), sizeof(mine));
 	fflush(stdout);
+	free(all);
 	pgas_boot_tell(PGAS_BOOT_LEAVING);
 	pgas_boot_tell(PGAS_BOOT_FINI);
 	return 0;
