@@ -409,8 +409,10 @@ struct pmix_card {
 static void wait_readable(int sock)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int n;
 
-	while (poll(&p, 1, pm.poll ? 0 : 100) == 0 || (p.revents == 0))
+	/* An error other than EINTR: the recv that follows reports it. */
+	while ((n = poll(&p, 1, pm.poll ? 0 : 100)) == 0 || (n < 0 && errno == EINTR))
 		if (pm.poll)
 			pm.poll(pm.poll_arg);
 }
