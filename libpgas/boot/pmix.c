@@ -228,8 +228,8 @@ static int hosts(char *msg, size_t msglen)
 		st = px.get(&p, PMIX_HOSTNAME, NULL, 0, &v);
 		if (st == PMIX_SUCCESS && v && v->type == PMIX_STRING && v->data.string)
 			name = v->data.string;
-		for (h = 0; name && h < pm.nhosts; h++)
-			if (names[h] && !strcmp(names[h], name))
+		for (h = 0; h < pm.nhosts; h++)
+			if (name && names[h] && !strcmp(names[h], name))
 				break;
 		if (h == pm.nhosts) {
 			names[h] = name ? strdup(name) : NULL;
@@ -243,6 +243,14 @@ static int hosts(char *msg, size_t msglen)
 	mine = pm.host[pm.local[0]];
 	for (unsigned i = 0; i < pm.nlocal; i++)
 		pm.host[pm.local[i]] = mine;
+	/* Another host of the same name (containers): not this one. */
+	for (unsigned r = 0, other = UINT32_MAX; r < pm.nranks; r++)
+		if (pm.host[r] == mine &&
+		    !bsearch(&r, pm.local, pm.nlocal, sizeof(r), cmp_unsigned)) {
+			if (other == UINT32_MAX)
+				other = pm.nhosts++;
+			pm.host[r] = other;
+		}
 	for (unsigned h = 0; h < pm.nhosts; h++)
 		free(names[h]);
 	free(names);
