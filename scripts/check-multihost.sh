@@ -142,10 +142,10 @@ fi
 
 bed_missing=
 [ "$(id -u)" = 0 ] || bed_missing="root"
-for t in ip nsenter unshare mpirun; do
+for t in ip nsenter unshare; do
 	command -v $t >/dev/null || bed_missing="$bed_missing $t"
 done
-[ -n "$pmix_missing" ] && bed_missing="$bed_missing $pmix_missing"
+[ -n "$pmix_missing" ] && bed_missing="$bed_missing${bed_missing:+,} $pmix_missing"
 if [ -z "$bed_missing" ] && ! ip netns add "$BED_NAME-probe" 2>/dev/null; then
 	bed_missing="network namespaces (ip netns add failed)"
 else
