@@ -204,6 +204,14 @@ else
 		timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:2 -n 4 "$B/tests/boot_allgather"
 	run_tap "boot_allgather across h1:2,h2:1,h3:1" \
 		timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 "$B/tests/boot_allgather"
+	# pgas_init's agreement across hosts: rank 1 (on h2) configured apart.
+	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 -x PGAS_ERROR_MODE \
+		sh -c '[ "$PMIX_RANK" = 1 ] && export PGAS_MBOX_SLOTS=64; exec "$0"' "$B/examples/demo" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "PGAS_MBOX_SLOTS differs: rank 0 has 256, rank 1 has 64")
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -eq 2 ] &&
+		ok "PGAS_MBOX_SLOTS on h2's rank only: both hosts' ranks refuse (agreement over PMIx)" ||
+		notok "ranks configured apart across hosts: exit $rc, $got of 2 refusals"
 	# A libpgas job across hosts, with the conduit that PGAS_CONDUIT=auto picks.
 	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 \
 		-x PGAS_ERROR_MODE "$B/examples/demo" 2>&1)
