@@ -3,6 +3,7 @@
 #   make                 library (static + shared), tools, examples, tests, benchmarks
 #   make check           the whole test suite (every tier that exists)
 #   make check-native    native tier: libpgas over the shm conduit, + sanitizer builds
+#   make check-multihost PMIx boot (mpirun) and the namespace bed of 2-4 hosts
 #   make bench           benchmarks against the physical limit and the peers
 #   make demo            installs what is missing, builds and runs the demo job
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -88,12 +89,31 @@ EXAMPLES   := $(EX_SRCS:examples/%.c=$(B)/examples/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCHES    := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
+# Optional: the boot layer over PMIx (libpgas/boot/pmix.c, bootpmix.h) where
+# pkg-config finds pmix (libpmix-dev); PMIX=0 or STATIC=1 leaves it out.
+# libpmix is opened at run time (dlopen): programs link as before.
+ifeq ($(STATIC)$(filter 0 no,$(PMIX)),)
+PMIX_FOUND := $(shell pkg-config --exists pmix 2>/dev/null && echo yes)
+endif
+HEADERS += libpgas/boot/bootpmix.h
+# The boot layer's own test (scripts/check-multihost.sh) includes bootstrap.h.
+$(B)/tests/boot_allgather: CPPFLAGS += $(I_BOOT)
+ifeq ($(PMIX_FOUND),yes)
+PMIX_LIBDIR := $(shell pkg-config --variable=libdir pmix 2>/dev/null)
+LIB_SRCS += libpgas/boot/pmix.c
+LIB_OBJS += $(B)/obj/libpgas/boot/pmix.o
+$(B)/obj/libpgas/boot/%.o: CPPFLAGS += -DPGAS_HAVE_PMIX
+$(B)/obj/libpgas/boot/pmix.o: CPPFLAGS += $(shell pkg-config --cflags pmix 2>/dev/null) \
+	-DPGAS_PMIX_LIB='"$(PMIX_LIBDIR)/libpmix.so.2"'
+endif
+
 KVER ?= $(shell ls /lib/modules 2>/dev/null | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
 VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
 VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
 .PHONY: shmem all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
+        check-multihost \
         bench demo deps install clean modules modules_install install-kmod vmtests
 
 all: lib tools examples tests benches shmem
@@ -193,11 +213,16 @@ check:
 	scripts/deps.sh vm
 	scripts/deps.sh kunit
 	scripts/deps.sh debugvm
+	scripts/deps.sh multihost
 	$(MAKE) all
 	scripts/check-all.sh
 
 check-native: all
 	scripts/check-native.sh $(B)
+
+# PMIx boot under mpirun, and the namespace bed (scripts/multihost/bed.sh, root).
+check-multihost: all
+	scripts/check-multihost.sh $(B)
 
 check-vm:
 	scripts/deps.sh vm

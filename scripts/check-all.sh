@@ -14,6 +14,8 @@
 #   debugvm       the same on a debug kernel (lockdep, KASAN, DEBUG_VM, fault
 #                 injection) built once from linux-source-6.1 and cached
 #   kunit         KUnit suites of pgas.ko's internals in user-mode-linux
+#   multihost     PMIx boot under mpirun; the namespace bed: mpirun, libfabric
+#                 and libpgas across 2-3 "hosts" (network namespaces)
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -55,6 +57,7 @@ tier dkms scripts/check-dkms.sh
 tier vm scripts/vm/run.sh
 tier debugvm scripts/debugvm/run.sh
 tier kunit scripts/kunit/run.sh
+tier multihost scripts/check-multihost.sh build
 
 echo
 echo "$total_pass passed, $total_fail failed"

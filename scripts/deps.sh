@@ -10,6 +10,8 @@
 #   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
 #   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
+#   scripts/deps.sh multihost + Open MPI (mpirun: a PMIx launcher), libpmix-dev,
+#                              libfabric (fi_pingpong, fi_info), iproute2, util-linux
 set -eu
 want=(gcc make libc6-dev pkg-config libnl-genl-3-dev)
 case "${1:-build}" in
@@ -21,7 +23,8 @@ vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 
 debugvm) "$0" vm && "$0" kunit; exit ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev)
 	want+=(hpcc) ;;	# GUPS: MPIRandomAccess (scripts/bench.sh gups)
-*) echo "usage: $0 build|test|vm|kunit|debugvm|bench" >&2; exit 2 ;;
+multihost) want+=(openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin iproute2 util-linux) ;;
+*) echo "usage: $0 build|test|vm|kunit|debugvm|bench|multihost" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -2,6 +2,7 @@
 /* bootstrap.c - both ends of the pgasrun relay protocol (see bootstrap.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "bootstrap.h"
+#include "bootpmix.h"
 #include "pgas.h"
 
 int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd)
@@ -75,6 +77,7 @@ int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
 
 static int boot_sock = -1;
 static unsigned boot_rank, boot_nranks = 1;
+static bool boot_pmix;	/* a PMIx launcher's job (pmix.c) */
 
 static int env_uint(const char *name, unsigned long max, unsigned long *out)
 {
@@ -97,6 +100,16 @@ int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 	int have_n = env_uint(PGAS_ENV_NRANKS, PGAS_MAX_ENDPOINTS, &n);
 	int have_fd = env_uint(PGAS_ENV_BOOT_FD, 1u << 30, &fd);
 
+	if (!have_r && !have_n && !have_fd && pgas__pmix_launched()) {
+		int rc = pgas__pmix_join(rank, nranks, msg, msglen);
+
+		if (rc == PGAS_OK) {
+			boot_pmix = true;
+			boot_rank = *rank;
+			boot_nranks = *nranks;
+		}
+		return rc;
+	}
 	if (!have_r && !have_n && !have_fd) {	/* started without pgasrun */
 		boot_rank = *rank = 0;
 		boot_nranks = *nranks = 1;
@@ -135,6 +148,8 @@ int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fd
 	if (fds)
 		for (unsigned i = 0; i < boot_nranks; i++)
 			fds[i] = -1;
+	if (boot_pmix)
+		return pgas__pmix_allgather(blob, len, fd, out, fds, msg, msglen);
 	if (boot_sock < 0) {		/* one-rank job */
 		memcpy(out, blob, len);
 		if (fds && fd >= 0 && (fds[0] = dup(fd)) < 0)
@@ -184,6 +199,8 @@ sys:
 
 void pgas_boot_leave(void)
 {
+	if (boot_pmix)
+		pgas__pmix_leave();
 	if (boot_sock >= 0)
 		close(boot_sock);
 	boot_sock = -1;
@@ -194,6 +211,8 @@ static void tell(uint32_t what, int code)
 	struct pgas_boot_msg m;
 	ssize_t n;
 
+	if (boot_pmix)
+		pgas__pmix_tell(what, code);
 	if (boot_sock < 0)
 		return;
 	memset(&m, 0, sizeof(m));
@@ -216,4 +235,36 @@ void pgas_boot_tell(uint32_t what)
 void pgas_boot_tell_exit(int code)
 {
 	tell(PGAS_BOOT_GLOBAL_EXIT, code);
+}
+
+void pgas_boot_set_poll(void (*poll)(void *), void *arg)
+{
+	pgas__pmix_set_poll(poll, arg);
+}
+
+void pgas_boot_describe(char *out, size_t len)
+{
+	char how[200];
+
+	if (boot_pmix)
+		pgas__pmix_describe(how, sizeof(how));
+	else
+		snprintf(how, sizeof(how), "%s", boot_sock >= 0 ? "pgasrun" :
+			 pgas__pmix_launched() ? "PMIx launcher, not joined" : "none (one rank)");
+	snprintf(out, len, "%s; PMIx support %s", how, PGAS__PMIX_BUILT);
+}
+
+unsigned pgas_boot_host_of(unsigned rank)
+{
+	return boot_pmix ? pgas__pmix_host_of(rank) : 0;
+}
+
+unsigned pgas_boot_nhosts(void)
+{
+	return boot_pmix ? pgas__pmix_nhosts() : 1;
+}
+
+bool pgas_boot_same_host(unsigned rank)
+{
+	return pgas_boot_host_of(rank) == pgas_boot_host_of(boot_rank);
 }

@@ -14,6 +14,7 @@
 #define PGAS_BOOTSTRAP_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,5 +81,25 @@ void pgas_boot_tell(uint32_t what);
 #define PGAS_BOOT_EXIT_VALUE(code) (0x7e0000 | ((code) & 0xff))
 #define PGAS_BOOT_EXIT_IS(value) (((value) & ~0xff) == 0x7e0000)
 void pgas_boot_tell_exit(int code);
+
+/*
+ * Launchers other than pgasrun: a PMIx launcher's job boots over PMIx
+ * (pmix.c, bootpmix.h) through these same functions.  set_poll: a function
+ * that the boot layer calls while it waits (PMIx's fences), for a conduit
+ * whose fabric needs progress meanwhile (pgasrun's relay ignores it).
+ * describe: which boot this rank uses, one line (PGAS_VERBOSEENV).
+ */
+void pgas_boot_set_poll(void (*poll)(void *), void *arg);
+void pgas_boot_describe(char *out, size_t len);
+/*
+ * Where the ranks run, after pgas_boot_join: host_of numbers each rank's
+ * host 0..nhosts-1 (in the order of the ranks; every rank of a pgasrun job
+ * is on host 0); same_host(r): r is on this rank's host (PMIx's
+ * PMIX_LOCAL_PEERS), so a descriptor of r's can come through the
+ * all-gather (fds[r] >= 0) and its memory can be mapped.
+ */
+unsigned pgas_boot_host_of(unsigned rank);
+unsigned pgas_boot_nhosts(void);
+bool pgas_boot_same_host(unsigned rank);
 
 #endif /* PGAS_BOOTSTRAP_H */

@@ -358,6 +358,12 @@ void pgas__config_print(FILE *f)
 	fprintf(f, "libpgas %d.%d configuration (variable scope = value  [default] description;\n"
 		"  scope: local to each rank, must agree on every rank, or rank 0's for all):\n",
 		PGAS_VERSION_MAJOR, PGAS_VERSION_MINOR);
+	{
+		char boot[320];
+
+		pgas_boot_describe(boot, sizeof(boot));
+		fprintf(f, "  boot: %s\n", boot);
+	}
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const struct env_var *v = &vars[i];
 		const char *set = getenv(v->name) ? " (set)" : "";

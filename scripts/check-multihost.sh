@@ -1,0 +1,250 @@
+#!/bin/bash
+# Multi-host tier (make check-multihost; a tier of make check):
+#
+#   scripts/check-multihost.sh [BUILD_DIR]     (default: build)
+#
+# 1. PMIx boot on one host: jobs started by Open MPI's mpirun (a PMIx
+#    launcher) instead of pgasrun: the boot layer's own test
+#    (boot_allgather), the demo, am/rma/barrier/coll over the shm conduit,
+#    pgas_global_exit, a rank that ends without finalizing, ranks
+#    configured apart, PGAS_VERBOSEENV's boot line.
+# 2. The namespace bed (scripts/multihost/bed.sh, root only): 3 "hosts"
+#    (network + UTS + mount + IPC namespaces, a bridge in a namespace of its
+#    own), mpirun across 2 and 3 of them through bed.sh's agent, libfabric's
+#    tcp provider between two (fi_pingpong), the boot layer across hosts,
+#    a libpgas job across hosts (as far as the conduits go: shm cannot span
+#    hosts), then the bed down and nothing left: no namespace, no process,
+#    the root namespace's links as before.
+# Each part is skipped with a "# SKIP" line naming what is missing
+# (scripts/deps.sh multihost installs it).  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=$(cd "${1:-build}" && pwd) || exit 1
+BED=scripts/multihost/bed.sh
+TLIMIT=${BED_TIMEOUT:-60}
+pass=0
+fail=0
+log=$(mktemp)
+export BED_NAME=${BED_NAME:-pgasbed$$}
+export BED_STATE=/run/$BED_NAME
+bed_up=
+cleanup() {
+	[ -n "$bed_up" ] && "$BED" down
+	rm -f "$log" "$log.err"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+export PGAS_ERROR_MODE=quiet
+# An ASan build: libpmix's own allocations that it never frees (5 bytes in
+# pmix_rte_init and value_load, measured) are not libpgas's leaks.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/multihost/lsan.supp}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+skip() { echo "ok - # SKIP $*"; }
+
+# run_tap LABEL CMD...: a TAP-printing job; its exit code and plan count.
+run_tap() {
+	local label=$1 rc p f plan
+	shift
+	"$@" >"$log" 2>"$log.err"
+	rc=$?
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -n 1)
+	grep -e '^not ok' -e '^#' "$log" | sed 's/^/    /'
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
+		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
+		tail -n 12 "$log.err" | sed 's/^/    # /'
+	else
+		echo "ok - $label ($p cases)"
+	fi
+}
+
+# ---- 1. PMIx boot on one host --------------------------------------------------
+
+pmix_missing=
+command -v mpirun >/dev/null || pmix_missing="mpirun (openmpi-bin)"
+pkg-config --exists pmix 2>/dev/null || pmix_missing="$pmix_missing pmix (libpmix-dev)"
+if [ -z "$pmix_missing" ] &&
+   ! PGAS_VERBOSEENV=1 "$B/examples/demo" 2>&1 | grep -q "PMIx support built"; then
+	pmix_missing="a libpgas built with PMIx (rebuild: make all)"
+fi
+if [ -n "$pmix_missing" ]; then
+	skip "PMIx boot: missing $pmix_missing (scripts/deps.sh multihost)"
+else
+	# Layers (as check-native's): the PMIx boot calls nothing above boot.
+	o=$B/obj
+	if [ -f "$o/libpgas/boot/pmix.o" ]; then
+		c=$(comm -12 <(nm -u "$o/libpgas/boot/pmix.o" | awk '{ print $2 }' | sort -u) \
+			<(nm -g --defined-only "$o"/libpgas/core/*.o "$o"/libpgas/coll/*.o "$o"/conduit/*.o \
+				"$o"/conduit/*/*.o | awk 'NF == 3 { print $3 }' | sort -u) | tr '\n' ' ')
+		[ -z "$c" ] && ok "layers: nothing in boot/pmix.o calls core, collectives or conduits" ||
+			notok "layers: boot/pmix.o calls $c"
+	fi
+	n=$($MPIRUN -n 2 sh -c 'env | grep -c "^PMIX_RANK=\|^PMIX_NAMESPACE="' 2>&1 | awk "{s += \$1} END {print s}")
+	[ "$n" = 4 ] && ok "mpirun serves PMIx to a non-MPI program (PMIX_RANK, PMIX_NAMESPACE)" ||
+		notok "mpirun -n 2 sh: $n of 4 PMIx variables"
+	for n in 1 2 4; do
+		run_tap "boot_allgather -n $n under pgasrun" "$B/bin/pgasrun" -n $n -t "$TLIMIT" \
+			"$B/tests/boot_allgather"
+	done
+	for n in 1 2 4; do
+		run_tap "boot_allgather -n $n under mpirun (PMIx)" $MPIRUN -n $n "$B/tests/boot_allgather"
+	done
+	for n in 2 3 4; do
+		out=$($MPIRUN -n $n "$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = $((n * (n + 1) / 2)),")
+		if [ $rc -eq 0 ] && [ "$got" -eq $n ]; then
+			ok "mpirun -n $n demo over shm booted by PMIx"
+		else
+			notok "mpirun -n $n demo: exit $rc, $got of $n sums"
+			echo "$out" | tail -n 8 | sed 's/^/    # /'
+		fi
+	done
+	for t in am rma barrier coll; do
+		for n in 2 3 4; do
+			run_tap "$t -n $n under mpirun (PMIx)" $MPIRUN -n $n "$B/tests/$t"
+		done
+	done
+	run_tap "shmem/rma -n 3 under mpirun (PMIx)" $MPIRUN -n 3 "$B/tests/shmem/rma"
+	$MPIRUN -n 3 "$B/tests/global_exit" -c 5 -w barrier >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 5 ] && ok "global_exit -c 5 under mpirun: PMIx_Abort ends the job with 5" ||
+		notok "global_exit -c 5 under mpirun: exit $rc"
+	out=$($MPIRUN -n 3 "$B/tests/lifecycle" barrier _exit0 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q "exiting improperly"; then
+		ok "a rank that _exits 0 without finalizing: mpirun reports it (exit $rc)"
+	else
+		notok "lifecycle barrier _exit0 under mpirun: exit $rc"
+		echo "$out" | tail -n 6 | sed 's/^/    # /'
+	fi
+	out=$(PGAS_ERROR_MODE=print $MPIRUN -n 2 -x PGAS_ERROR_MODE \
+		sh -c '[ "$PMIX_RANK" = 1 ] && export PGAS_MBOX_SLOTS=64; exec "$0"' "$B/examples/demo" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "PGAS_MBOX_SLOTS differs: rank 0 has 256, rank 1 has 64")
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -eq 2 ] &&
+		ok "PGAS_MBOX_SLOTS on rank 1 only: both ranks refuse, agreed over PMIx" ||
+		notok "ranks configured apart under mpirun: exit $rc, $got of 2 refusals"
+	PGAS_VERBOSEENV=1 $MPIRUN -n 2 -x PGAS_VERBOSEENV "$B/examples/demo" 2>&1 |
+		grep -q "boot: pmix (.*rank 0 of 2, 2 on this host" &&
+		ok "PGAS_VERBOSEENV names the PMIx boot" || notok "PGAS_VERBOSEENV: no PMIx boot line"
+fi
+
+# ---- 2. The namespace bed ----------------------------------------------------
+
+bed_missing=
+[ "$(id -u)" = 0 ] || bed_missing="root"
+for t in ip nsenter unshare; do
+	command -v $t >/dev/null || bed_missing="$bed_missing $t"
+done
+[ -n "$pmix_missing" ] && bed_missing="$bed_missing${bed_missing:+,} $pmix_missing"
+if [ -z "$bed_missing" ] && ! ip netns add "$BED_NAME-probe" 2>/dev/null; then
+	bed_missing="network namespaces (ip netns add failed)"
+else
+	ip netns del "$BED_NAME-probe" 2>/dev/null
+fi
+if [ -n "$bed_missing" ]; then
+	skip "namespace bed: missing $bed_missing (scripts/deps.sh multihost)"
+else
+	links_before=$(ip -o link | awk -F': ' '{print $2}' | sort)
+	addrs_before=$(ip -o addr | awk '{print $2, $4}' | sort)
+	if bed_up=1 && timeout 60 "$BED" up 3; then
+		ok "bed up: 3 hosts"
+	else
+		notok "bed up 3 failed"
+	fi
+	[ "$(ip -o link | awk -F': ' '{print $2}' | sort)" = "$links_before" ] &&
+	[ "$(ip -o addr | awk '{print $2, $4}' | sort)" = "$addrs_before" ] &&
+		ok "the root namespace has no new link or address while the bed is up" ||
+		notok "the bed added links or addresses to the root namespace"
+	names=$(for h in h1 h2 h3; do timeout 10 "$BED" exec $h hostname; done | paste -sd' ')
+	[ "$names" = "h1 h2 h3" ] && ok "each host has its own hostname" ||
+		notok "hostnames: '$names'"
+	shm=$(for h in h1 h2 h3; do timeout 10 "$BED" exec $h stat -c %d /dev/shm; done | sort -u | wc -l)
+	[ "$shm" = 3 ] && [ "$(stat -c %d /dev/shm)" != "$(timeout 10 "$BED" exec h1 stat -c %d /dev/shm)" ] &&
+		ok "each host has its own /dev/shm" || notok "/dev/shm shared between hosts"
+	for hosts in h1,h2 h1,h2,h3; do
+		n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+		got=$(timeout $TLIMIT "$BED" run-mpirun --host $hosts -n $n hostname 2>&1 | sort | paste -sd,)
+		[ "$got" = "$hosts" ] && ok "mpirun --host $hosts hostname through the bed's agent" ||
+			notok "mpirun --host $hosts hostname: '$got'"
+	done
+	if ! command -v fi_pingpong >/dev/null; then
+		skip "fi_pingpong: missing libfabric-bin"
+	else
+		timeout 30 "$BED" exec h1 env FI_TCP_IFACE=bed0 fi_pingpong -p tcp -e rdm -I 50 -S 4096 \
+			>"$log.srv" 2>&1 &
+		srv=$!
+		rc=1
+		for _ in $(seq 1 20); do	# the server may not listen yet
+			sleep 0.25
+			timeout 30 "$BED" exec h2 env FI_TCP_IFACE=bed0 fi_pingpong -p tcp -e rdm -I 50 \
+				-S 4096 10.222.0.1 >"$log" 2>&1 && { rc=0; break; }
+			grep -q -i "refused" "$log" || break
+		done
+		wait $srv
+		src=$?
+		if [ $rc -eq 0 ] && [ $src -eq 0 ] && grep -q "^4k" "$log"; then
+			ok "fi_pingpong -p tcp (FI_TCP_IFACE=bed0) h2 -> h1: $(grep '^4k' "$log" | awk '{print $7 " us/xfer"}')"
+		else
+			notok "fi_pingpong h2 -> h1: client $rc, server $src"
+			cat "$log" "$log.srv" | tail -n 6 | sed 's/^/    # /'
+		fi
+		rm -f "$log.srv"
+	fi
+	run_tap "boot_allgather across h1:2,h2:2 (PMIx, per-host descriptor sockets)" \
+		timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:2 -n 4 "$B/tests/boot_allgather"
+	run_tap "boot_allgather across h1:2,h2:1,h3:1" \
+		timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 "$B/tests/boot_allgather"
+	# pgas_init's agreement across hosts: rank 1 (on h2) configured apart.
+	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 -x PGAS_ERROR_MODE \
+		sh -c '[ "$PMIX_RANK" = 1 ] && export PGAS_MBOX_SLOTS=64; exec "$0"' "$B/examples/demo" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "PGAS_MBOX_SLOTS differs: rank 0 has 256, rank 1 has 64")
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -eq 2 ] &&
+		ok "PGAS_MBOX_SLOTS on h2's rank only: both hosts' ranks refuse (agreement over PMIx)" ||
+		notok "ranks configured apart across hosts: exit $rc, $got of 2 refusals"
+	# A libpgas job across hosts, with the conduit that PGAS_CONDUIT=auto picks.
+	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 \
+		-x PGAS_ERROR_MODE "$B/examples/demo" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c 'sum of rank+1 over the job = 3,')" -eq 2 ]; then
+		ok "demo across h1,h2"
+	elif [ $rc -ne 124 ] && echo "$out" | grep -q "pgas_init: shm conduit:"; then
+		ok "demo across h1,h2: booted over PMIx, ends cleanly where the shm conduit" \
+			"cannot map the other host's rank (exit $rc) # TODO a conduit that spans hosts"
+	else
+		notok "demo across h1,h2: exit $rc"
+		echo "$out" | tail -n 6 | sed 's/^/    # /'
+	fi
+	keepers=$(cat "$BED_STATE"/h*.pid 2>/dev/null)
+	"$BED" down
+	bed_up=
+	left=$(ip netns list | grep -c "^$BED_NAME-")
+	for _ in $(seq 1 40); do	# killed, and reaped (or a zombie) within 2 s
+		alive=0
+		for p in $keepers; do
+			st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
+			[ -n "$st" ] && [ "$st" != Z ] && alive=$((alive + 1))
+		done
+		[ $alive = 0 ] && break
+		sleep 0.05
+	done
+	[ "$left" = 0 ] && [ "$alive" = 0 ] && [ ! -e "$BED_STATE" ] &&
+		ok "bed down: no namespace, no keeper, no state left" ||
+		notok "bed down left $left namespaces, $alive keepers"
+	[ "$(ip -o link | awk -F': ' '{print $2}' | sort)" = "$links_before" ] &&
+		ok "the root namespace's links are as before" || notok "root namespace links changed"
+fi
+
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
