@@ -172,7 +172,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	for (unsigned e = c->nranks; e < ntargets; e++)
 		pgas__peer_unresolved(&pgas__g.peers[e]);
 	pgas__job.mapped = calloc(c->nranks, 1);
-	if (!pgas__job.mapped)
+	if (!pgas__job.mapped || pgas__ref_setup())
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas__peer *p = &pgas__g.peers[r];
@@ -418,10 +418,10 @@ int pgas_seginfo(pgas_seginfo_t *info, unsigned count)
 	if (count > pgas__g.nranks)
 		return pgas__err(PGAS_ERR_INVAL, "pgas_seginfo", "count %u > %u ranks",
 				 count, pgas__g.nranks);
-	for (unsigned r = 0; r < count; r++) {
+	for (unsigned r = 0; r < count; r++)
+		info[r].size = pgas_segment_size(r);
+	for (unsigned r = 0; r < count; r++)
 		info[r].addr = pgas__g.peers[r].seg_remote;
-		info[r].size = pgas__g.peers[r].seg_size;
-	}
 	return PGAS_OK;
 }
 
@@ -432,7 +432,13 @@ void *pgas_segment_addr(unsigned rank)
 
 size_t pgas_segment_size(unsigned rank)
 {
-	return rank < pgas__g.nranks ? pgas__g.peers[rank].seg_size : 0;
+	char *seg, *reg;
+	size_t size = 0, reg_size;
+
+	/* A rank not mapped here has an entry of size 0: its bounds instead. */
+	if (rank < pgas__g.nranks)
+		pgas__ref_bounds(rank, &seg, &size, &reg, &reg_size);
+	return size;
 }
 
 /*
