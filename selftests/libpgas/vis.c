@@ -192,7 +192,9 @@ static int do_strided(int get, int f, unsigned t, char *rbase, char *lbase, cons
 			    : pgas_get_strided_nbi(lbase, ds, t, rbase, ss, sh->elemsz, sh->count,
 						   sh->levels);
 	}
-	if (!rc && f == 1 && h != PGAS_HANDLE_DONE)
+	/* A mapped target's transfer is complete at once; one that is not
+	 * mapped here (PGAS_MAP_PEERS=none) has a handle to sync. */
+	if (!rc && f == 1 && h != PGAS_HANDLE_DONE && pgas_ptr(t, pgas_segment_addr(t)))
 		return -100;
 	return rc ? rc : sync_form(f, h, get);
 }
@@ -316,7 +318,9 @@ static int do_lists(int indexed, int get, int f, unsigned t, size_t dc, const pg
 		rc = f == 0 ? pgas_get_vector(dc, dl, t, sc, sl)
 		   : f == 1 ? pgas_get_vector_nb(&h, dc, dl, t, sc, sl)
 			    : pgas_get_vector_nbi(dc, dl, t, sc, sl);
-	if (!rc && f == 1 && h != PGAS_HANDLE_DONE)
+	/* A mapped target's transfer is complete at once; one that is not
+	 * mapped here (PGAS_MAP_PEERS=none) has a handle to sync. */
+	if (!rc && f == 1 && h != PGAS_HANDLE_DONE && pgas_ptr(t, pgas_segment_addr(t)))
 		return -100;
 	return rc ? rc : sync_form(f, h, get);
 }
