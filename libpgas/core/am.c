@@ -365,10 +365,9 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
  * when large).  Checked by the caller.
  */
 int pgas__am_ref_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
-		      unsigned nargs, const void *buf, size_t nbytes)
+		      unsigned nargs, const void *buf, size_t nbytes, bool imm)
 {
-	return medium_send(ep, "pgas (remote path)", chan, eid, 0, buf, nbytes, args, nargs,
-			   false);
+	return medium_send(ep, "pgas (remote path)", chan, eid, 0, buf, nbytes, args, nargs, imm);
 }
 
 static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
@@ -432,13 +431,9 @@ static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsign
 	if (!buf && nbytes)
 		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
 	rank = pgas__peer_of(ep, chan, eid)->owner;	/* the payload goes to its owner's segment */
-	if (!pgas__rank_mapped(rank)) {
-		/* The payload travels in messages ahead of the Long on the
-		 * same ring (rma_ref.c): the handler finds it in place. */
-		rc = pgas__ref_long_payload(ep, call, chan, eid, rank, dst, buf, nbytes);
-		return rc ? rc : am_send(ep, chan, eid, PGAS_MSG_LONG, handler, args, nargs, &ref,
-					 sizeof(ref), NULL, 0, imm, NULL);
-	}
+	if (!pgas__rank_mapped(rank))	/* the payload travels in messages (rma_ref.c) */
+		return pgas__ref_long(ep, call, chan, eid, rank, handler, buf, nbytes, dst, args,
+				      nargs, imm);
 	if (!pgas__ep_map(ep, rank, dst, nbytes, &d))
 		return pgas__rma_fail(call, rank, dst, nbytes);
 	/* An immediate Long: am_send copies the payload once it holds the

@@ -340,14 +340,16 @@ int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank,
 			 int sig_op);
 int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src, size_t n,
 		     uint32_t tag);
-int pgas__ref_long_payload(struct pgas__state *ep, const char *call, unsigned chan,
-			   unsigned eid, unsigned rank, void *dst, const void *buf, size_t n);
+/* A Long (request or reply) to an endpoint of a rank not mapped here. */
+int pgas__ref_long(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		   unsigned rank, unsigned handler, const void *buf, size_t n, void *dst,
+		   const uint32_t *args, unsigned nargs, bool imm);
 int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int block);
 int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int some,
 		    int block);
 /* am.c: a message of handler 0 from ep to eid on chan, as a Medium. */
 int pgas__am_ref_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
-		      unsigned nargs, const void *buf, size_t nbytes);
+		      unsigned nargs, const void *buf, size_t nbytes, bool imm);
 /* rma.c: a completer notification from src into my own ring (its owner). */
 void pgas__notify_local(unsigned src, uint32_t size, uint32_t tag);
 /* atomic.c: one atomic-domain operation on local memory p; the old value. */

@@ -38,6 +38,7 @@ enum {
 	REF_AMO,	/* an atomic-domain operation; ack with the old value */
 	REF_SIGNAL,	/* store or add to a signal word; ack */
 	REF_NOTIFY,	/* a completer notification in the target's ring; ack */
+	REF_LONG,	/* a Long's last piece and the Long itself (no reply) */
 	REF_ACK,	/* reply: rc, value */
 	REF_DATA,	/* reply: a get's chunk, to local */
 };
@@ -209,7 +210,7 @@ static void ack(pgas_token_t token, const uint32_t *req, int rc, uint64_t value)
 			  (uint32_t)(value >> 32) };
 
 	if (!(req[0] & REF_NOACK) && token->chan == PGAS_CHAN_REQUEST &&
-	    pgas__am_ref_send(token->ep, PGAS_CHAN_REPLY, token->src, a, 6, NULL, 0) == PGAS_OK)
+	    pgas__am_ref_send(token->ep, PGAS_CHAN_REPLY, token->src, a, 6, NULL, 0, false) == PGAS_OK)
 		token->replied = true;
 }
 
@@ -250,6 +251,8 @@ static void reply(pgas_token_t token, const uint32_t *a, unsigned nargs, const v
 	op_put_ref(op);
 }
 
+static void long_arrived(pgas_token_t token, const unsigned char *buf, size_t nbytes);
+
 void pgas__ref_handler(pgas_token_t token, void *buf, size_t nbytes, const uint32_t *a,
 		       unsigned nargs)
 {
@@ -262,6 +265,10 @@ void pgas__ref_handler(pgas_token_t token, void *buf, size_t nbytes, const uint3
 
 	if (code == REF_ACK || code == REF_DATA) {
 		reply(token, a, nargs, buf);
+		return;
+	}
+	if (code == REF_LONG) {
+		long_arrived(token, buf, nbytes);
 		return;
 	}
 	if (nargs < 6)
@@ -300,7 +307,7 @@ void pgas__ref_handler(pgas_token_t token, void *buf, size_t nbytes, const uint3
 		uint32_t r[8] = { REF_DATA, a[1], a[2], (uint32_t)n, 0, 0, a[6], a[7] };
 
 		PGAS__FENCE(memory_order_acquire);
-		if (pgas__am_ref_send(token->ep, PGAS_CHAN_REPLY, token->src, r, 8, p, n) ==
+		if (pgas__am_ref_send(token->ep, PGAS_CHAN_REPLY, token->src, r, 8, p, n, false) ==
 		    PGAS_OK)
 			token->replied = true;
 		return;
@@ -367,7 +374,7 @@ static int send_req(struct ref_op *op, unsigned rank, uint32_t *a, unsigned narg
 	a[1] = op->index;
 	a[2] = op->gen;
 	__atomic_fetch_add(&op->left, 1, __ATOMIC_RELAXED);
-	rc = pgas__am_ref_send(&pgas__g, PGAS_CHAN_REQUEST, rank, a, nargs, buf, n);
+	rc = pgas__am_ref_send(&pgas__g, PGAS_CHAN_REQUEST, rank, a, nargs, buf, n, false);
 	if (rc)
 		__atomic_fetch_sub(&op->left, 1, __ATOMIC_RELAXED);
 	return rc;
@@ -624,28 +631,77 @@ int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src
 }
 
 /*
- * A Long to (an endpoint of) a rank not mapped: its payload, in chunks
- * that need no reply, on the ring the Long follows them on.
+ * A Long to (an endpoint of) a rank not mapped here: its payload in
+ * messages on the ring the Long goes on, the last of them carrying the
+ * Long itself (its handler, args, destination), whose handler the target
+ * runs once that piece is in place.  With PGAS_AM_IMMEDIATE only that
+ * last message is immediate: a payload of more than one chunk may wait
+ * for room for the chunks before it.
  */
-int pgas__ref_long_payload(struct pgas__state *ep, const char *call, unsigned chan,
-			   unsigned eid, unsigned rank, void *dst, const void *buf, size_t n)
+struct long_hdr {
+	uint32_t handler, nargs;
+	uint64_t dst, n, off;	/* the whole payload, and where this piece goes */
+};
+
+int pgas__ref_long(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		   unsigned rank, unsigned handler, const void *buf, size_t n, void *dst,
+		   const uint32_t *args, unsigned nargs, bool imm)
 {
-	size_t off = 0;
+	size_t head = PGAS__ALIGN_UP(sizeof(struct long_hdr) + (size_t)nargs * 4, 8);
+	size_t room = chunk() - head, last = n > room ? n - room : 0, off = 0;
+	uint32_t a[6] = { REF_LONG | REF_NOACK, 0, 0, 0, 0, 0 };
+	struct long_hdr h = { handler, nargs, (uintptr_t)dst, n, last };
+	unsigned char small[512], *msg;
+	int rc;
 
 	if (!pgas__ref_in_bounds(rank, dst, n))
 		return pgas__rma_fail(call, rank, dst, n);
-	while (off < n) {
-		size_t k = n - off < chunk() ? n - off : chunk();
+	while (off < last) {
+		size_t k = last - off < chunk() ? last - off : chunk();
 		uintptr_t r = (uintptr_t)dst + off;
-		uint32_t a[6] = { REF_PUT | REF_NOACK, 0, 0, (uint32_t)r, (uint32_t)(r >> 32),
+		uint32_t c[6] = { REF_PUT | REF_NOACK, 0, 0, (uint32_t)r, (uint32_t)(r >> 32),
 				  (uint32_t)k };
-		int rc = pgas__am_ref_send(ep, chan, eid, a, 6, (const char *)buf + off, k);
 
+		rc = pgas__am_ref_send(ep, chan, eid, c, 6, (const char *)buf + off, k, false);
 		if (rc)
 			return rc;
 		off += k;
 	}
-	return PGAS_OK;
+	msg = head + (n - last) <= sizeof(small) ? small : malloc(head + (n - last));
+	if (!msg)
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a message of %zu bytes",
+				 head + (n - last));
+	memset(msg, 0, head);
+	memcpy(msg, &h, sizeof(h));
+	pgas__copy(msg + sizeof(h), args, (size_t)nargs * 4);
+	pgas__copy(msg + head, (const char *)buf + last, n - last);
+	rc = pgas__am_ref_send(ep, chan, eid, a, 6, msg, head + (n - last), imm);
+	if (msg != small)
+		free(msg);
+	return rc;
+}
+
+/* The target's side of it: the last piece, then the user's handler. */
+static void long_arrived(pgas_token_t token, const unsigned char *buf, size_t nbytes)
+{
+	struct long_hdr h;
+	uint32_t args[PGAS_AM_MAX_ARGS];
+	size_t head;
+	pgas_handler_fn fn;
+	char *p;
+
+	if (nbytes < sizeof(h))
+		pgas__fatal("bad remote-path Long (%zu bytes)", nbytes);
+	memcpy(&h, buf, sizeof(h));
+	head = PGAS__ALIGN_UP(sizeof(h) + (size_t)h.nargs * 4, 8);
+	fn = h.handler && h.handler < PGAS_MAX_HANDLERS ? token->ep->handlers[h.handler] : NULL;
+	if (h.nargs > PGAS_AM_MAX_ARGS || head > nbytes || h.off + (nbytes - head) != h.n || !fn ||
+	    !pgas__map(pgas__g.rank, (void *)(uintptr_t)h.dst, h.n, &p))
+		pgas__fatal("bad remote-path Long: handler %u, %u args, [%#llx, +%llu)", h.handler,
+			    h.nargs, (unsigned long long)h.dst, (unsigned long long)h.n);
+	memcpy(args, buf + sizeof(h), (size_t)h.nargs * 4);
+	pgas__copy(p + h.off, buf + head, nbytes - head);
+	fn(token, h.n ? p : (void *)(uintptr_t)h.dst, h.n, args, h.nargs);
 }
 
 /* ---- explicit handles ---------------------------------------------------- */
