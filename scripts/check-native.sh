@@ -622,6 +622,7 @@ apart_refused 3 2 PGAS_COLL_STAGE=8192
 apart_refused 2 1 PGAS_COLL_POOL=2M
 apart_refused 2 0 PGAS_COLL_TEAM_STAGE=64K
 apart_refused 2 1 PGAS_COLL_DEBUG=1
+apart_refused 2 1 PGAS_MAP_PEERS=none
 apart_refused 3 0 PGAS_COLL_DEBUG=1
 apart_refused 3 2 PGAS_COLL_BARRIER=dissem:r3
 apart_refused 2 0 PGAS_COLL_BROADCAST=tree:flat:put:s8192

@@ -158,7 +158,7 @@ int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 	rc = pgas__check_rank(call, rank);
 	if (rc)
 		return rc;
-	if (!pgas__xlate(rank, addr, size))
+	if (!pgas__xlate(rank, addr, size) && !pgas__ref_takes(rank, addr, size))
 		return pgas__rma_fail(call, rank, addr, size);
 	if ((uintptr_t)addr & (size - 1))
 		return pgas__err(PGAS_ERR_INVAL, call, "address %p not aligned to %zu bytes", addr,

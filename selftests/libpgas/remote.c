@@ -168,6 +168,8 @@ static void test_region(void)
 	T_EQ(pgas_ad_create(&ad, PGAS_DT_U64, PGAS_AOP_FADD | PGAS_AOP_GET, 0), 0);
 	pgas_barrier(5, 0);
 	T_EQ(pgas_ad_op_u64(ad, NULL, t, ra + 16, PGAS_AOP_FADD, 1, 0, 0), PGAS_ERR_INVAL);
+	T_EQ(pgas_ad_op_u64(ad, &v, t, ra + 17, PGAS_AOP_FADD, 1, 0, 0), PGAS_ERR_INVAL);
+	T_CHECK(strstr(pgas_last_error(), "not aligned"), "message: %s", pgas_last_error());
 	T_EQ(pgas_ad_op_u64(ad, &v, t, ra + 16, PGAS_AOP_FADD, 5, 0, 0), 0);
 	pgas_barrier(6, 0);
 	T_EQ(pgas_ad_op_u64(ad, &v, me, area + 16, PGAS_AOP_GET, 0, 0, 0), 0);
