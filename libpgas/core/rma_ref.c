@@ -365,6 +365,23 @@ static int can_wait(const char *call, unsigned rank)
 			 where, rank);
 }
 
+/*
+ * A step of a wait for replies: they arrive at the primary, which
+ * pgas__wait_step polls; a call on an extra endpoint polls that one too.
+ * Its owner may be the only thread that polls it (at MULTIPLE), and a
+ * peer's thread that waits for room in its ring may be the one that has
+ * to answer this rank's request: without this the two would wait for
+ * each other (threads_eps with PGAS_MAP_PEERS=none).
+ */
+static void wait_step_ep(struct pgas__waiter *w, struct pgas__state *ep)
+{
+	unsigned mask = pgas__wait_chanmask();
+
+	if (ep && !pgas__is_primary(ep) && mask && pgas__ep_msgs_waiting(ep))
+		(void)pgas__ep_poll_try(ep, mask);
+	pgas__wait_step(w);
+}
+
 /* Sends one request of op (args[1..2] filled here): a reply owed. */
 static int send_req(struct ref_op *op, unsigned rank, uint32_t *a, unsigned nargs,
 		    const void *buf, size_t n)
@@ -430,7 +447,7 @@ static int op_wait(struct ref_op *op, const char *call, unsigned rank, uint64_t 
 					 "rank %u has left the job: the operation did not complete",
 					 rank);
 		}
-		pgas__wait_step(&w);
+		wait_step_ep(&w, op->ep);
 	}
 	rc = __atomic_load_n(&op->rc, __ATOMIC_RELAXED);
 	if (value)
@@ -741,6 +758,9 @@ static int handle_rc(const char *call, int rc)
 int pgas__sync_nb(pgas_handle_t h, const char *call, int block)
 {
 	struct pgas__waiter w = PGAS__WAITER_INIT;
+	struct ref_op *op = h >> 56 == HANDLE_MAGIC ?
+			    op_find((uint32_t)h, (uint32_t)(h >> 32) & 0xffffffu, 0xffffffu) : NULL;
+	struct pgas__state *ep = op ? op->ep : NULL;
 	int rc, done;
 
 	for (;;) {
@@ -760,7 +780,7 @@ int pgas__sync_nb(pgas_handle_t h, const char *call, int block)
 		}
 		if ((rc = can_wait(call, ~0u)))
 			return rc;
-		pgas__wait_step(&w);
+		wait_step_ep(&w, ep);
 	}
 	PGAS__FENCE(memory_order_acq_rel);
 	return handle_rc(call, rc);
@@ -840,7 +860,7 @@ int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int b
 		}
 		if ((rc = can_wait(call, ~0u)))
 			return rc;
-		pgas__wait_step(&w);
+		wait_step_ep(&w, ep);
 	}
 	rc = __atomic_exchange_n(&nbi_rc, 0, __ATOMIC_RELAXED);
 	if (rc)
