@@ -338,15 +338,14 @@ int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 		       NULL, 0, imm, NULL);
 }
 
+static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs, bool imm);
+
 static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
 		  unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
 		  unsigned nargs)
 {
-	struct pgas__peer *p;
-	const struct pgas_geometry *geo = &pgas__job.conduit.geo;
-	struct pgas_bounce_ref ref;
-	struct pgas_bounce_hdr *bh;
-	unsigned char *bb;
 	bool imm;
 	int rc = check_am(ep, call, chan, eid, &handler, args, nargs, &imm);
 
@@ -357,6 +356,31 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
 	if (nbytes > pgas__cfg.max_medium)
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu > pgas_am_max_medium() = %u",
 				 nbytes, pgas__cfg.max_medium);
+	return medium_send(ep, call, chan, eid, handler, buf, nbytes, args, nargs, imm);
+}
+
+/*
+ * The remote data path's messages (rma_ref.c): handler 0, which no user
+ * may register or send to, between primaries; a Medium (its bounce buffer
+ * when large).  Checked by the caller.
+ */
+int pgas__am_ref_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
+		      unsigned nargs, const void *buf, size_t nbytes, bool imm)
+{
+	return medium_send(ep, "pgas (remote path)", chan, eid, 0, buf, nbytes, args, nargs, imm);
+}
+
+static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs, bool imm)
+{
+	struct pgas__peer *p;
+	const struct pgas_geometry *geo = &pgas__job.conduit.geo;
+	struct pgas_bounce_ref ref;
+	struct pgas_bounce_hdr *bh;
+	unsigned char *bb;
+	int rc;
+
 	if (args_end(PGAS_MSG_MEDIUM, nargs) + nbytes <= pgas__cfg.packet_max)
 		return am_send(ep, chan, eid, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf,
 			       nbytes, imm, NULL);
@@ -407,6 +431,9 @@ static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsign
 	if (!buf && nbytes)
 		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
 	rank = pgas__peer_of(ep, chan, eid)->owner;	/* the payload goes to its owner's segment */
+	if (!pgas__rank_mapped(rank))	/* the payload travels in messages (rma_ref.c) */
+		return pgas__ref_long(ep, call, chan, eid, rank, handler, buf, nbytes, dst, args,
+				      nargs, imm);
 	if (!pgas__ep_map(ep, rank, dst, nbytes, &d))
 		return pgas__rma_fail(call, rank, dst, nbytes);
 	/* An immediate Long: am_send copies the payload once it holds the
@@ -585,7 +612,8 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	handler = PGAS_STATUS_HANDLER(s);
 	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
 	aend = args_end(type, nargs);
-	fn = ep->handlers[handler];
+	/* Handler 0: the remote data path's (rma_ref.c), never a user's. */
+	fn = handler ? ep->handlers[handler] : pgas__ref_handler;
 	if (k == 1) {
 		body = in->next->payload;
 	} else {
