@@ -63,6 +63,41 @@ void pgas__am_ep_teardown(struct pgas__state *ep)
 	}
 }
 
+/* ---- the library's own messages (internal.h, pgas__am_lib_medium) ------- */
+
+pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N];
+static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		  unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		  unsigned nargs);
+static _Thread_local bool lib_send;	/* check_am lets handler 0 through */
+
+static void lib_dispatch(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
+			 unsigned nargs)
+{
+	if (!nargs || args[0] >= PGAS__LIBH_N || !pgas__lib_handlers[args[0]])
+		pgas__fatal("bad library message from rank %u: %u args, handler %u", tok->src,
+			    nargs, nargs ? args[0] : 0);
+	pgas__lib_handlers[args[0]](tok, buf, nbytes, args + 1, nargs - 1);
+}
+
+int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nbytes,
+			const uint32_t *args, unsigned nargs, bool imm)
+{
+	uint32_t a[PGAS_AM_MAX_ARGS];
+	int rc;
+
+	if (nargs + 1 > PGAS_AM_MAX_ARGS)
+		return pgas__err(PGAS_ERR_INVAL, "pgas (library message)", "nargs %u", nargs);
+	a[0] = libh;
+	if (nargs)
+		memcpy(a + 1, args, nargs * sizeof(*a));
+	lib_send = true;
+	rc = medium(&pgas__g, "pgas (library message)", PGAS_CHAN_REQUEST, rank,
+		    imm ? PGAS_AM_IMMEDIATE : 0, buf, nbytes, a, nargs + 1);
+	lib_send = false;
+	return rc;
+}
+
 int pgas__am_setup(void)
 {
 	struct pgas_conduit *c = &pgas__job.conduit;
@@ -70,6 +105,7 @@ int pgas__am_setup(void)
 	pgas__g.priv = &pgas__ep0_priv;
 	pgas__ep0_priv.magic = PGAS__EP_MAGIC;
 	pgas__g.status_src = PGAS_STATUS(0, c->rank, 0, 0, 0, 0);
+	pgas__g.handlers[0] = lib_dispatch;	/* the library's own messages */
 	if (pgas__am_ep_setup(&pgas__g, &c->eps[c->rank]))
 		return pgas__err(PGAS_ERR_NOMEM, "pgas_attach", "no memory for AM buffers");
 	return PGAS_OK;
@@ -287,7 +323,7 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 	rc = pgas__ep_peer(ep, chan, eid, &p);
 	if (rc)
 		return pgas__err(rc, call, "endpoint %u was destroyed", eid);
-	if (handler == 0 || handler >= PGAS_MAX_HANDLERS)
+	if ((handler == 0 && !lib_send) || handler >= PGAS_MAX_HANDLERS)
 		return pgas__err(PGAS_ERR_HANDLER, call,
 				 "handler index %u out of range 1..%d (0 is reserved)",
 				 handler, PGAS_MAX_HANDLERS - 1);
