@@ -708,22 +708,18 @@ static int check_flags(const char *call, unsigned flags)
 }
 
 /*
- * Does [p, p + len) lie in job rank r's segment?  A rank this process does
- * not map has no segment in its peer entry: its bounds come from the
- * conduit's (the segment less the library's area behind it).
+ * Single mode, where pgas__ep_map_seg said no: a rank the core does not map
+ * has no segment in its peer entry, so [p, p + len) is checked against the
+ * conduit's bounds (its segment less the library's area behind it).
  */
-static bool in_segment_of(unsigned r, const void *p, size_t len)
+static __attribute__((noinline, cold)) bool in_unmapped_segment(unsigned r, const void *p,
+								  size_t len)
 {
-	const struct pgas_conduit_ep *ep;
-	size_t user;
-	uintptr_t off;
+	const struct pgas_conduit_ep *ep = &pgas__job.conduit.eps[r];
+	size_t user = ep->seg_size - pgas__layers_area_bytes(pgas__g.nranks);
+	uintptr_t off = (uintptr_t)p - (uintptr_t)ep->seg_remote;
 
-	if (PGAS__LIKELY(pgas__coll_mapped(r)))
-		return pgas__ep_map_seg(&pgas__g, r, p, len, &(char *){ 0 });
-	ep = &pgas__job.conduit.eps[r];
-	user = ep->seg_size - pgas__layers_area_bytes(pgas__g.nranks);
-	off = (uintptr_t)p - (uintptr_t)ep->seg_remote;
-	return off <= user && len <= user - off;
+	return !pgas__rank_mapped(r) && off <= user && len <= user - off;
 }
 
 /* Single mode: every listed address must lie in its owner's segment. */
@@ -735,12 +731,25 @@ static int check_list(const char *call, struct pgas_team *t, const char *name,
 	for (unsigned i = 0; i < t->size; i++) {
 		if (!list[i] && len)
 			return pgas__err(PGAS_ERR_INVAL, call, "%s[%u] is NULL", name, i);
-		if (len && !in_segment_of(t->members[i], list[i], len))
+		if (len && !pgas__ep_map_seg(&pgas__g, t->members[i], list[i], len, &(char *){ 0 }) &&
+		    !in_unmapped_segment(t->members[i], list[i], len))
 			return pgas__err(PGAS_ERR_BOUNDS, call,
 					 "%s[%u] = %p + %zu bytes is outside team rank %u's segment",
 					 name, i, list[i], len, i);
 	}
 	return PGAS_OK;
+}
+
+/* check_one's miss: an unmapped owner's bounds, or the error (out of line). */
+static __attribute__((noinline, cold)) int outside_one(const char *call, struct pgas_team *t,
+							const char *name, const void *p,
+							size_t len, unsigned owner)
+{
+	if (in_unmapped_segment(t->members[owner], p, len))
+		return PGAS_OK;
+	return pgas__err(PGAS_ERR_BOUNDS, call,
+			 "%s = %p + %zu bytes is outside team rank %u's segment", name, p,
+			 len, owner);
 }
 
 static int check_one(const char *call, struct pgas_team *t, const char *name, const void *p,
@@ -750,10 +759,8 @@ static int check_one(const char *call, struct pgas_team *t, const char *name, co
 		return PGAS_OK;
 	if (!p)
 		return pgas__err(PGAS_ERR_INVAL, call, "%s is NULL (%zu bytes)", name, len);
-	if (single && !in_segment_of(t->members[owner], p, len))
-		return pgas__err(PGAS_ERR_BOUNDS, call,
-				 "%s = %p + %zu bytes is outside team rank %u's segment", name, p,
-				 len, owner);
+	if (single && !pgas__ep_map_seg(&pgas__g, t->members[owner], p, len, &(char *){ 0 }))
+		return outside_one(call, t, name, p, len, owner);
 	return PGAS_OK;
 }
 

@@ -146,6 +146,11 @@ struct pgas__ref_msg *pgas__ref_take(struct pgas__coll_op *op, unsigned from, ui
 
 void pgas__ref_leave(struct pgas_team *t, uint64_t left)
 {
+	/* From a handler no request may go: the members learn nothing more
+	 * than that this rank left (the core's wait for the abandoned then
+	 * ends theirs). */
+	if (pgas__self.handler_depth)
+		return;
 	for (unsigned i = 0; i < t->size; i++) {
 		uint64_t key = t->ref_key[i];
 		uint32_t a[9] = { (uint32_t)key, (uint32_t)(key >> 32), 0, 0,
@@ -153,8 +158,6 @@ void pgas__ref_leave(struct pgas_team *t, uint64_t left)
 
 		if (i == t->rank || pgas__coll_mapped(t->members[i]))
 			continue;
-		/* Best effort: from a handler it cannot be sent (the member then
-		 * learns nothing more than that this rank left). */
 		(void)pgas__am_lib_medium(t->members[i], PGAS__LIBH_COLL, &left, sizeof(left), a,
 					  9, false);
 	}
