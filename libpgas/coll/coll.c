@@ -62,7 +62,7 @@ static int coll_attach(int phase, char *msg, size_t len)
 	int rc;
 
 	if (phase == 0) {
-		pgas__ref_init();	/* before anyone may send to this rank */
+		pgas__coll_ref_init();	/* before anyone may send to this rank */
 		if (pgas__g.rank == 0)	/* errors too go to the area: all fail alike */
 			pgas__tune_load(pgas__coll_area(0), TUNE_AREA);
 		return PGAS_OK;
@@ -100,7 +100,7 @@ static void coll_leave(void)
 		atomic_store_explicit((_Atomic uint64_t *)&coll_hdr(t, t->rank)->left, done + 1,
 				      memory_order_release);
 		if (t->ref)	/* members that cannot read it are told */
-			pgas__ref_leave(t, done + 1);
+			pgas__coll_ref_leave(t, done + 1);
 	}
 	active_teams = NULL;
 	pgas__set_pending(PGAS__PENDING_COLL, 0);
@@ -120,7 +120,7 @@ static int member_gone(struct pgas_team *t, uint64_t seq)
 			left = atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->left,
 						    memory_order_acquire);
 		else
-			left = pgas__ref_left(t, i);
+			left = pgas__coll_ref_left(t, i);
 		if (left && left - 1 < seq)
 			return (int)i;
 	}
@@ -398,12 +398,12 @@ static int debug_exchange(struct pgas__coll_op *op)
 
 	CO_BEGIN(op->pc_bar);
 	for (op->i = 1; op->i < n; op->i++)
-		CO_WAIT(op->pc_bar, pgas__ref_send(op, (me + op->i) % n, tag,
+		CO_WAIT(op->pc_bar, pgas__coll_ref_send(op, (me + op->i) % n, tag,
 						   coll_desc(t, me, op->seq), sizeof(d)));
 	for (op->i = 0; op->i < n; op->i++) {
 		if (op->i == me)
 			continue;
-		CO_WAIT(op->pc_bar, (op->ref_msg = pgas__ref_take(op, op->i, tag)));
+		CO_WAIT(op->pc_bar, (op->ref_msg = pgas__coll_ref_take(op, op->i, tag)));
 		memset(&d, 0, sizeof(d));
 		memcpy(&d, op->ref_msg->data, op->ref_msg->len < sizeof(d) ? op->ref_msg->len :
 		       sizeof(d));
@@ -423,7 +423,7 @@ static const char *single_addr(const struct pgas__coll_op *op, unsigned r, bool 
 static int barrier_step(struct pgas__coll_op *op, unsigned phase)
 {
 	if (PGAS__UNLIKELY(op->team->choice[PGAS_COLL_BARRIER][0].alg == ALG_REF))
-		return pgas__ref_barrier(op, &op->pc_bar, phase);
+		return pgas__coll_ref_barrier(op, &op->pc_bar, phase);
 	return pgas__co_barrier(op, &op->pc_bar);
 }
 
@@ -474,7 +474,7 @@ static int op_step(struct pgas__coll_op *op)
 		}
 		if (PGAS__UNLIKELY(op->ch.alg == ALG_REF)) {
 			ref_begin(op);
-			CO_WAIT(op->pc, pgas__ref_run(op));
+			CO_WAIT(op->pc, pgas__coll_ref_run(op));
 			goto out_sync;
 		}
 		for (op->off = 0; op->off < op->nbytes; op->off += op->chunk) {

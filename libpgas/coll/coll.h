@@ -148,7 +148,7 @@ struct pgas__coll_op {
 	/* Reference algorithms: bytes of the message being sent that went,
 	 * the message being consumed. */
 	size_t ref_at;
-	struct pgas__ref_msg *ref_msg;
+	struct pgas__coll_ref_msg *ref_msg;
 };
 
 /* ---- coroutines ------------------------------------------------------------ */
@@ -276,25 +276,25 @@ int pgas__co_barrier(struct pgas__coll_op *op, int *pc);
 enum { REF_T_DATA = 1, REF_T_DEBUG, REF_T_BAR_DEBUG, REF_T_BAR_IN, REF_T_BAR_OUT, REF_T_BAR,
        REF_T_LEFT };
 #define PGAS__REF_TAG(phase, i) ((uint32_t)(phase) << 24 | (uint32_t)(i))
-struct pgas__ref_msg {
-	struct pgas__ref_msg *next;
+struct pgas__coll_ref_msg {
+	struct pgas__coll_ref_msg *next;
 	uint64_t key, seq;
 	uint32_t src, tag;		/* src: job rank */
 	uint64_t len, got;
 	_Alignas(16) char data[];
 };
-void pgas__ref_init(void);	/* attach phase 0: registers the handler */
+void pgas__coll_ref_init(void);	/* attach phase 0: registers the handler */
 /* Sends len bytes of buf to team rank to, tagged; resumable (op->ref_at):
  * true once all of it went, or it failed (op->rc set). */
-bool pgas__ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
+bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
 		    size_t len);
 /* The complete message tag of op's call from team rank from, or NULL. */
-struct pgas__ref_msg *pgas__ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag);
-int pgas__ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase);
-int pgas__ref_run(struct pgas__coll_op *op);	/* op's operation; 1 = done */
+struct pgas__coll_ref_msg *pgas__coll_ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag);
+int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase);
+int pgas__coll_ref_run(struct pgas__coll_op *op);	/* op's operation; 1 = done */
 /* pgas_exit: tells t's unmapped members how many calls I completed. */
-void pgas__ref_leave(struct pgas_team *t, uint64_t left);
-uint64_t pgas__ref_left(struct pgas_team *t, unsigned i);	/* what i told, or 0 */
+void pgas__coll_ref_leave(struct pgas_team *t, uint64_t left);
+uint64_t pgas__coll_ref_left(struct pgas_team *t, unsigned i);	/* what i told, or 0 */
 
 /* coll_reduce.c */
 /* out = a (op) b for count elements; out may be a. */

@@ -32,7 +32,7 @@
 #include "coll.h"
 
 #define NBUCKETS 256u
-static struct pgas__ref_msg *table[NBUCKETS];
+static struct pgas__coll_ref_msg *table[NBUCKETS];
 
 static unsigned bucket(uint64_t key, uint64_t seq, uint32_t src, uint32_t tag)
 {
@@ -42,9 +42,9 @@ static unsigned bucket(uint64_t key, uint64_t seq, uint32_t src, uint32_t tag)
 	return (unsigned)(h >> 56) % NBUCKETS;
 }
 
-static struct pgas__ref_msg **find(uint64_t key, uint64_t seq, uint32_t src, uint32_t tag)
+static struct pgas__coll_ref_msg **find(uint64_t key, uint64_t seq, uint32_t src, uint32_t tag)
 {
-	struct pgas__ref_msg **pp = &table[bucket(key, seq, src, tag)];
+	struct pgas__coll_ref_msg **pp = &table[bucket(key, seq, src, tag)];
 
 	while (*pp && ((*pp)->key != key || (*pp)->seq != seq || (*pp)->src != src ||
 		       (*pp)->tag != tag))
@@ -63,7 +63,7 @@ static void ref_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32
 {
 	unsigned src = 0;
 	uint64_t key, seq, off, len;
-	struct pgas__ref_msg **pp, *m;
+	struct pgas__coll_ref_msg **pp, *m;
 
 	pgas_token_rank(tok, &src);
 	if (nargs != 9)
@@ -82,7 +82,7 @@ static void ref_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32
 		if (!m)
 			pgas__fatal("collectives: no memory for a %llu-byte message from rank %u",
 				    (unsigned long long)len, src);
-		*m = (struct pgas__ref_msg){ .key = key, .seq = seq, .src = src, .tag = args[4],
+		*m = (struct pgas__coll_ref_msg){ .key = key, .seq = seq, .src = src, .tag = args[4],
 					     .len = len };
 		*pp = m;
 	}
@@ -94,12 +94,12 @@ static void ref_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32
 	m->got += nbytes;
 }
 
-void pgas__ref_init(void)
+void pgas__coll_ref_init(void)
 {
 	pgas__lib_handlers[PGAS__LIBH_COLL] = ref_handler;
 }
 
-bool pgas__ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
+bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
 		    size_t len)
 {
 	struct pgas_team *t = op->team;
@@ -130,11 +130,11 @@ bool pgas__ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const v
 	return true;
 }
 
-struct pgas__ref_msg *pgas__ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag)
+struct pgas__coll_ref_msg *pgas__coll_ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag)
 {
 	struct pgas_team *t = op->team;
-	struct pgas__ref_msg **pp = find(t->ref_key[t->rank], op->seq, t->members[from], tag);
-	struct pgas__ref_msg *m = *pp;
+	struct pgas__coll_ref_msg **pp = find(t->ref_key[t->rank], op->seq, t->members[from], tag);
+	struct pgas__coll_ref_msg *m = *pp;
 
 	if (!m || m->got != m->len)
 		return NULL;
@@ -144,7 +144,7 @@ struct pgas__ref_msg *pgas__ref_take(struct pgas__coll_op *op, unsigned from, ui
 
 /* ---- pgas_exit ------------------------------------------------------------------- */
 
-void pgas__ref_leave(struct pgas_team *t, uint64_t left)
+void pgas__coll_ref_leave(struct pgas_team *t, uint64_t left)
 {
 	/* From a handler no request may go: the members learn nothing more
 	 * than that this rank left (the core's wait for the abandoned then
@@ -163,9 +163,9 @@ void pgas__ref_leave(struct pgas_team *t, uint64_t left)
 	}
 }
 
-uint64_t pgas__ref_left(struct pgas_team *t, unsigned i)
+uint64_t pgas__coll_ref_left(struct pgas_team *t, unsigned i)
 {
-	struct pgas__ref_msg *m = *find(t->ref_key[t->rank], 0, t->members[i],
+	struct pgas__coll_ref_msg *m = *find(t->ref_key[t->rank], 0, t->members[i],
 					PGAS__REF_TAG(REF_T_LEFT, 0));
 	uint64_t left = 0;
 
@@ -177,16 +177,16 @@ uint64_t pgas__ref_left(struct pgas_team *t, unsigned i)
 /* ---- barrier ----------------------------------------------------------------------- */
 
 /* Dissemination, radix 2: in round d, tell me + d and hear from me - d. */
-int pgas__ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase)
+int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase)
 {
 	struct pgas_team *t = op->team;
 	unsigned n = t->size, me = t->rank;
 
 	CO_BEGIN(*pc);
 	for (op->bdist = 1; op->bdist < n; op->bdist *= 2) {
-		CO_WAIT(*pc, pgas__ref_send(op, (me + op->bdist) % n,
+		CO_WAIT(*pc, pgas__coll_ref_send(op, (me + op->bdist) % n,
 					    PGAS__REF_TAG(phase, op->bdist), NULL, 0));
-		CO_WAIT(*pc, (op->ref_msg = pgas__ref_take(op, (me + n - op->bdist) % n,
+		CO_WAIT(*pc, (op->ref_msg = pgas__coll_ref_take(op, (me + n - op->bdist) % n,
 							   PGAS__REF_TAG(phase, op->bdist))));
 		free(op->ref_msg);
 		op->ref_msg = NULL;
@@ -300,7 +300,7 @@ static void place(struct pgas__coll_op *op, unsigned i, const char *data)
 		memcpy(landing(op, i), data, op->nbytes);
 }
 
-int pgas__ref_run(struct pgas__coll_op *op)
+int pgas__coll_ref_run(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
 	unsigned n = t->size, me = t->rank;
@@ -309,7 +309,7 @@ int pgas__ref_run(struct pgas__coll_op *op)
 	/* Everything I send, peers from me + 1 on (they do not all start with one). */
 	for (op->i = 1; op->i < n; op->i++)
 		if (sends_to(op, (me + op->i) % n))
-			CO_WAIT(op->pc_sub, pgas__ref_send(op, (me + op->i) % n, DATA,
+			CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, (me + op->i) % n, DATA,
 							   outgoing(op, (me + op->i) % n),
 							   op->nbytes));
 	/* Everything I receive, in rank order (my own share in its place). */
@@ -321,7 +321,7 @@ int pgas__ref_run(struct pgas__coll_op *op)
 		}
 		if (!incoming(op, op->i))
 			continue;
-		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__ref_take(op, op->i, DATA)));
+		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, op->i, DATA)));
 		if (op->ref_msg->len != op->nbytes && !op->rc)
 			op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
 					   "call %llu on this team: team rank %u sent %llu bytes, "
