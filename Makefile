@@ -47,7 +47,7 @@ I_CORE   := -Ilibpgas/core -Ilibpgas/boot -Iconduit
 
 # (In the link order of before the folders: the same library.)
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
-            libpgas/core/am.c libpgas/core/rma.c libpgas/core/barrier.c \
+            libpgas/core/am.c libpgas/core/rma.c libpgas/core/rma_ref.c libpgas/core/barrier.c \
             libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c libpgas/core/thread.c libpgas/core/progress.c libpgas/core/atomic.c libpgas/core/signal.c \
             libpgas/core/vis.c libpgas/core/ep.c libpgas/core/region.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \

@@ -80,7 +80,7 @@ run_exit() {
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
-	for t in rma am errors barrier teams atomics signal vis immediate region; do
+	for t in rma am errors barrier teams atomics signal vis immediate region remote; do
 		run_tap "$t -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
 	run_tap "traffic -n $n (16-slot mailboxes)" \
@@ -93,6 +93,26 @@ for n in $RANKS; do
 		echo "# nosyscall -n $n not run in $B: the sanitizer runtime makes system calls"
 	fi
 done
+# The remote data path (core/rma_ref.c, issue 22): the data tests again
+# with PGAS_MAP_PEERS=none, where every other rank is reached through the
+# AM reference protocol only (put/get in chunks, handles, _nbi counts,
+# atomics and signals run by the target).  Not in the list: immediate
+# (its ranks stop polling while they fill each other's rings, and a put
+# over AM needs its target to poll), barrier, teams and the collectives
+# (their remote paths are issue 22's other parts).
+for n in 2 3 4; do
+	for t in rma am errors atomics signal vis region remote; do
+		run_tap "$t -n $n, PGAS_MAP_PEERS=none" \
+			env PGAS_MAP_PEERS=none "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
+	done
+	run_tap "traffic -n $n (16-slot mailboxes), PGAS_MAP_PEERS=none" \
+		env PGAS_MAP_PEERS=none PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/traffic"
+done
+run_tap "rma -n 3, PGAS_MAP_PEERS=none, block mode" \
+	env PGAS_MAP_PEERS=none PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/rma"
+run_tap "remote -n 3, PGAS_MAP_PEERS=none, block mode" \
+	env PGAS_MAP_PEERS=none PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/remote"
+
 # Threads (PGAS_THREAD_MULTIPLE unless said): every operation from every
 # thread of every rank at once, exact counts (selftests/libpgas/threads.c).
 # The plain build: 1, 2, 4 and 8 threads at 1 to 4 ranks, SERIALIZED and

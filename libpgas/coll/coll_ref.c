@@ -57,7 +57,7 @@ static uint64_t arg64(const uint32_t *a)
 	return (uint64_t)a[0] | (uint64_t)a[1] << 32;
 }
 
-/* args: key (2), seq (2), tag, offset (2), total length (2). */
+/* args after the dispatch word: key (2), seq (2), tag, offset (2), total length (2). */
 static void ref_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
 			unsigned nargs)
 {
@@ -66,8 +66,9 @@ static void ref_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32
 	struct pgas__coll_ref_msg **pp, *m;
 
 	pgas_token_rank(tok, &src);
-	if (nargs != 9)
+	if (nargs != 10)
 		pgas__fatal("collectives: bad message from rank %u (%u args)", src, nargs);
+	args++;		/* args[0]: PGAS__LIBH_COLL (core/am.c) */
 	key = arg64(args);
 	seq = arg64(args + 2);
 	off = arg64(args + 5);

@@ -65,37 +65,40 @@ void pgas__am_ep_teardown(struct pgas__state *ep)
 
 /* ---- the library's own messages (internal.h, pgas__am_lib_medium) ------- */
 
-pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N];
-static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
-		  unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
-		  unsigned nargs);
-static _Thread_local bool lib_send;	/* check_am lets handler 0 through */
+/* The remote data path's codes have 0 in args[0]'s top byte (rma_ref.c). */
+pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N] = { [PGAS__LIBH_RMA] = pgas__ref_handler };
+static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs, bool imm);
 
+/* Handler 0: the library's own, args[0] >> 24 names which (its whole args). */
 static void lib_dispatch(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
 			 unsigned nargs)
 {
-	if (!nargs || args[0] >= PGAS__LIBH_N || !pgas__lib_handlers[args[0]])
+	unsigned which = nargs ? args[0] >> 24 : PGAS__LIBH_N;
+
+	if (which >= PGAS__LIBH_N || !pgas__lib_handlers[which])
 		pgas__fatal("bad library message from rank %u: %u args, handler %u", tok->src,
-			    nargs, nargs ? args[0] : 0);
-	pgas__lib_handlers[args[0]](tok, buf, nbytes, args + 1, nargs - 1);
+			    nargs, which);
+	pgas__lib_handlers[which](tok, buf, nbytes, args, nargs);
 }
 
 int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nbytes,
 			const uint32_t *args, unsigned nargs, bool imm)
 {
+	static const char call[] = "pgas (library message)";
 	uint32_t a[PGAS_AM_MAX_ARGS];
-	int rc;
 
-	if (nargs + 1 > PGAS_AM_MAX_ARGS)
-		return pgas__err(PGAS_ERR_INVAL, "pgas (library message)", "nargs %u", nargs);
-	a[0] = libh;
+	if (nargs + 1 > PGAS_AM_MAX_ARGS || nbytes > pgas__cfg.max_medium || rank >= pgas__g.nranks)
+		return pgas__err(PGAS_ERR_INVAL, call, "rank %u, %u args, %zu bytes", rank, nargs,
+				 nbytes);
+	if (pgas__self.handler_depth)
+		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	a[0] = libh << 24;
 	if (nargs)
 		memcpy(a + 1, args, nargs * sizeof(*a));
-	lib_send = true;
-	rc = medium(&pgas__g, "pgas (library message)", PGAS_CHAN_REQUEST, rank,
-		    imm ? PGAS_AM_IMMEDIATE : 0, buf, nbytes, a, nargs + 1);
-	lib_send = false;
-	return rc;
+	return medium_send(&pgas__g, call, PGAS_CHAN_REQUEST, rank, 0, buf, nbytes, a, nargs + 1,
+			   imm);
 }
 
 int pgas__am_setup(void)
@@ -105,7 +108,6 @@ int pgas__am_setup(void)
 	pgas__g.priv = &pgas__ep0_priv;
 	pgas__ep0_priv.magic = PGAS__EP_MAGIC;
 	pgas__g.status_src = PGAS_STATUS(0, c->rank, 0, 0, 0, 0);
-	pgas__g.handlers[0] = lib_dispatch;	/* the library's own messages */
 	if (pgas__am_ep_setup(&pgas__g, &c->eps[c->rank]))
 		return pgas__err(PGAS_ERR_NOMEM, "pgas_attach", "no memory for AM buffers");
 	return PGAS_OK;
@@ -323,7 +325,7 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 	rc = pgas__ep_peer(ep, chan, eid, &p);
 	if (rc)
 		return pgas__err(rc, call, "endpoint %u was destroyed", eid);
-	if ((handler == 0 && !lib_send) || handler >= PGAS_MAX_HANDLERS)
+	if (handler == 0 || handler >= PGAS_MAX_HANDLERS)
 		return pgas__err(PGAS_ERR_HANDLER, call,
 				 "handler index %u out of range 1..%d (0 is reserved)",
 				 handler, PGAS_MAX_HANDLERS - 1);
@@ -374,15 +376,14 @@ int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 		       NULL, 0, imm, NULL);
 }
 
+static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs, bool imm);
+
 static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
 		  unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
 		  unsigned nargs)
 {
-	struct pgas__peer *p;
-	const struct pgas_geometry *geo = &pgas__job.conduit.geo;
-	struct pgas_bounce_ref ref;
-	struct pgas_bounce_hdr *bh;
-	unsigned char *bb;
 	bool imm;
 	int rc = check_am(ep, call, chan, eid, &handler, args, nargs, &imm);
 
@@ -393,6 +394,31 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
 	if (nbytes > pgas__cfg.max_medium)
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu > pgas_am_max_medium() = %u",
 				 nbytes, pgas__cfg.max_medium);
+	return medium_send(ep, call, chan, eid, handler, buf, nbytes, args, nargs, imm);
+}
+
+/*
+ * The remote data path's messages (rma_ref.c): handler 0, which no user
+ * may register or send to, between primaries; a Medium (its bounce buffer
+ * when large).  Checked by the caller.
+ */
+int pgas__am_ref_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
+		      unsigned nargs, const void *buf, size_t nbytes, bool imm)
+{
+	return medium_send(ep, "pgas (remote path)", chan, eid, 0, buf, nbytes, args, nargs, imm);
+}
+
+static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs, bool imm)
+{
+	struct pgas__peer *p;
+	const struct pgas_geometry *geo = &pgas__job.conduit.geo;
+	struct pgas_bounce_ref ref;
+	struct pgas_bounce_hdr *bh;
+	unsigned char *bb;
+	int rc;
+
 	if (args_end(PGAS_MSG_MEDIUM, nargs) + nbytes <= pgas__cfg.packet_max)
 		return am_send(ep, chan, eid, PGAS_MSG_MEDIUM, handler, args, nargs, NULL, 0, buf,
 			       nbytes, imm, NULL);
@@ -443,6 +469,9 @@ static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsign
 	if (!buf && nbytes)
 		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
 	rank = pgas__peer_of(ep, chan, eid)->owner;	/* the payload goes to its owner's segment */
+	if (!pgas__rank_mapped(rank))	/* the payload travels in messages (rma_ref.c) */
+		return pgas__ref_long(ep, call, chan, eid, rank, handler, buf, nbytes, dst, args,
+				      nargs, imm);
 	if (!pgas__ep_map(ep, rank, dst, nbytes, &d))
 		return pgas__rma_fail(call, rank, dst, nbytes);
 	/* An immediate Long: am_send copies the payload once it holds the
@@ -621,7 +650,8 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	handler = PGAS_STATUS_HANDLER(s);
 	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
 	aend = args_end(type, nargs);
-	fn = ep->handlers[handler];
+	/* Handler 0: the library's own (the remote data path, the collectives), never a user's. */
+	fn = handler ? ep->handlers[handler] : lib_dispatch;
 	if (k == 1) {
 		body = in->next->payload;
 	} else {

@@ -168,3 +168,92 @@ int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 				 name);
 	return pgas__err(PGAS_ERR_INVAL, call, "bad arguments");
 }
+
+/*
+ * pgas_atomic.h's miss: an operation that passes every check but the
+ * translation, on a rank not mapped here, goes to the target (rma_ref.c),
+ * which runs it with pgas__ad_exec on its memory.
+ */
+struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
+{
+	struct pgas__val_ret r = { 0, 0 };
+	size_t size = dt_size(x->dt);
+	const struct pgas__ad *ad = x->ad;
+
+	if (ad && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) && (ad_ops(ad) & x->op) &&
+	    !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
+	    !((uintptr_t)x->addr & (size - 1)) &&
+	    (x->has_result || !(x->op & PGAS__AOP_FETCHING)) &&
+	    pgas__ref_takes(x->rank, x->addr, size)) {
+		r.rc = pgas__ref_amo(x->call, x->rank, (void *)x->addr, x->dt, x->op, x->flags,
+				     x->a, x->b, &r.value);
+		return r;
+	}
+	r.rc = pgas__ad_fail(x->call, x->ad, x->dt, x->has_result, x->rank, x->addr, x->op,
+			     x->flags);
+	return r;
+}
+
+/* The operation at constant orders (see pgas_atomic.h's PGAS__AD_CALLS). */
+#define AD_EXEC(T, p, op, a, b, flags, out)						\
+	do {										\
+		switch (flags) {							\
+		case 0: out = pgas__ad_apply_##T(p, op, a, b, __ATOMIC_RELAXED); break;	\
+		case PGAS_AOP_ACQ: out = pgas__ad_apply_##T(p, op, a, b, __ATOMIC_ACQUIRE); break; \
+		case PGAS_AOP_REL: out = pgas__ad_apply_##T(p, op, a, b, __ATOMIC_RELEASE); break; \
+		default: out = pgas__ad_apply_##T(p, op, a, b, __ATOMIC_ACQ_REL); break;	\
+		}									\
+	} while (0)
+
+/* The target's side: the same code as a mapped peer's inline operation. */
+uint64_t pgas__ad_exec(unsigned dt, void *p, unsigned op, uint64_t a, uint64_t b,
+		       unsigned flags)
+{
+	uint32_t a32 = (uint32_t)a, b32 = (uint32_t)b, o32;
+	uint64_t o64;
+
+	switch (dt) {
+	case PGAS_DT_I32: {
+		int32_t o;
+
+		AD_EXEC(int32_t, (int32_t *)p, op, (int32_t)a32, (int32_t)b32, flags, o);
+		return (uint32_t)o;
+	}
+	case PGAS_DT_U32: {
+		uint32_t o;
+
+		AD_EXEC(uint32_t, (uint32_t *)p, op, a32, b32, flags, o);
+		return o;
+	}
+	case PGAS_DT_I64: {
+		int64_t o;
+
+		AD_EXEC(int64_t, (int64_t *)p, op, (int64_t)a, (int64_t)b, flags, o);
+		return (uint64_t)o;
+	}
+	case PGAS_DT_U64: {
+		uint64_t o;
+
+		AD_EXEC(uint64_t, (uint64_t *)p, op, a, b, flags, o);
+		return o;
+	}
+	case PGAS_DT_FLT: {
+		float fa, fb, o;
+
+		memcpy(&fa, &a32, 4);
+		memcpy(&fb, &b32, 4);
+		AD_EXEC(pgas__flt, (float *)p, op, fa, fb, flags, o);
+		memcpy(&o32, &o, 4);
+		return o32;
+	}
+	default: {
+		double da, db, o;
+
+		memcpy(&da, &a, 8);
+		memcpy(&db, &b, 8);
+		AD_EXEC(pgas__dbl, (double *)p, op, da, db, flags, o);
+		memcpy(&o64, &o, 8);
+		return o64;
+	}
+	}
+}

@@ -172,7 +172,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	for (unsigned e = c->nranks; e < ntargets; e++)
 		pgas__peer_unresolved(&pgas__g.peers[e]);
 	pgas__job.mapped = calloc(c->nranks, 1);
-	if (!pgas__job.mapped)
+	if (!pgas__job.mapped || pgas__ref_setup())
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas__peer *p = &pgas__g.peers[r];
@@ -186,9 +186,17 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		pgas__job.mapped[r] = ep->seg &&
 				      (r == c->rank || pgas__cfg.map_peers == PGAS_MAP_AUTO);
 		if (!pgas__job.mapped[r]) {
-			/* Every inline call on it misses, to the remote path. */
+			/*
+			 * Every inline call on it misses, to the remote path.
+			 * Not a size of 0: the check of a constant size n
+			 * (pgas__in_segment) is off <= seg_size - n, which
+			 * wraps and passes every address when seg_size < n.
+			 * The smallest segment at the top page of the address
+			 * space, which no user address reaches.
+			 */
+			p->seg_remote = (char *)(UINTPTR_MAX - (PGAS__MIN_SEGMENT - 1));
 			p->seg_delta = 0;
-			p->seg_size = 0;
+			p->seg_size = PGAS__MIN_SEGMENT;
 		}
 		p->ctrl = ep->ctrl;
 		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
@@ -418,21 +426,33 @@ int pgas_seginfo(pgas_seginfo_t *info, unsigned count)
 	if (count > pgas__g.nranks)
 		return pgas__err(PGAS_ERR_INVAL, "pgas_seginfo", "count %u > %u ranks",
 				 count, pgas__g.nranks);
-	for (unsigned r = 0; r < count; r++) {
-		info[r].addr = pgas__g.peers[r].seg_remote;
-		info[r].size = pgas__g.peers[r].seg_size;
-	}
+	for (unsigned r = 0; r < count; r++)
+		info[r].size = pgas_segment_size(r);
+	for (unsigned r = 0; r < count; r++)
+		info[r].addr = pgas_segment_addr(r);
 	return PGAS_OK;
 }
 
 void *pgas_segment_addr(unsigned rank)
 {
-	return rank < pgas__g.nranks ? pgas__g.peers[rank].seg_remote : NULL;
+	char *seg = NULL, *reg;
+	size_t size, reg_size;
+
+	/* Every rank's, mapped here or not (rma_ref.c keeps them). */
+	if (rank < pgas__g.nranks)
+		pgas__ref_bounds(rank, &seg, &size, &reg, &reg_size);
+	return seg;
 }
 
 size_t pgas_segment_size(unsigned rank)
 {
-	return rank < pgas__g.nranks ? pgas__g.peers[rank].seg_size : 0;
+	char *seg, *reg;
+	size_t size = 0, reg_size;
+
+	/* A rank not mapped here has an entry of size 0: its bounds instead. */
+	if (rank < pgas__g.nranks)
+		pgas__ref_bounds(rank, &seg, &size, &reg, &reg_size);
+	return size;
 }
 
 /*
@@ -455,7 +475,7 @@ static int query_nbrhd(const char *call, const unsigned **members, unsigned *siz
 			return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u ranks",
 					 pgas__g.nranks);
 		for (unsigned r = 0; r < pgas__g.nranks; r++)
-			if (pgas_ptr(r, pgas__g.peers[r].seg_remote)) {
+			if (pgas__rank_mapped(r)) {
 				if (r == pgas__g.rank)
 					at = k;
 				l[k++] = r;

@@ -175,13 +175,15 @@ static inline void pgas__set_pending(unsigned bit, int on)
 /* am.c */
 int pgas__am_setup(void);
 /*
- * The library's own active messages: handler index 0 on the wire, its first
- * argument names one of pgas__lib_handlers (set by a layer before attach's
- * barrier), which gets the remaining arguments.  A Medium request to rank's
- * primary; imm: PGAS_ERR_NOT_READY, with nothing sent, when the ring (or a
- * bounce buffer) is full.  Not from a handler.
+ * The library's own active messages: handler index 0 on the wire; the top
+ * byte of args[0] names one of pgas__lib_handlers, which gets all the args
+ * (the remote data path, index 0, sends its codes as they are; a layer sets
+ * its entry before attach's barrier).  pgas__am_lib_medium: a Medium
+ * request to rank's primary with args[0] = libh << 24 before args; imm:
+ * PGAS_ERR_NOT_READY, with nothing sent, when the ring (or a bounce buffer)
+ * is full.  Not from a handler.
  */
-enum { PGAS__LIBH_COLL, PGAS__LIBH_N = 8 };
+enum { PGAS__LIBH_RMA, PGAS__LIBH_COLL, PGAS__LIBH_N = 8 };
 extern pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N];
 int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nbytes,
 			const uint32_t *args, unsigned nargs, bool imm);
@@ -313,6 +315,59 @@ static inline bool pgas__rank_mapped(unsigned r)
 {
 	return pgas__job.mapped[r];
 }
+
+/*
+ * rma_ref.c: the remote data path, for ranks this process does not map
+ * (pgas__rank_mapped() false): a reference protocol over AM handler 0.
+ */
+#define PGAS__REF_BLOCKING	0
+#define PGAS__REF_NB		1
+#define PGAS__REF_NBI		2
+struct pgas__ref_batch;
+int pgas__ref_setup(void);	/* at attach: every rank's segment bounds */
+void pgas__ref_region(unsigned rank, uint64_t remote, size_t size);
+/* rank's segment and region in its address space (seg_size: its user part). */
+void pgas__ref_bounds(unsigned rank, char **seg, size_t *seg_size, char **reg, size_t *reg_size);
+bool pgas__ref_in_bounds(unsigned rank, const void *addr, size_t n);
+/* A valid rank not mapped here, and [addr, +n) inside its segment or region. */
+bool pgas__ref_takes(unsigned rank, const void *addr, size_t n);
+void pgas__ref_handler(pgas_token_t token, void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs);
+/* get: 0 put, 1 get; form: PGAS__REF_*; handle: PGAS__REF_NB's. */
+int pgas__ref_rma(struct pgas__state *ep, const char *call, int get, int form,
+		  pgas_handle_t *handle, unsigned rank, void *remote, void *local, size_t n);
+struct pgas__ref_batch *pgas__ref_batch_start(struct pgas__state *ep, const char *call, int get,
+					      int form, unsigned rank, int *rc);
+int pgas__ref_batch_add(struct pgas__ref_batch *b, int get, unsigned rank, void *remote,
+			void *local, size_t n);
+/* issued: the error that stopped the issue, or 0. */
+int pgas__ref_batch_end(struct pgas__ref_batch *b, const char *call, unsigned rank, int issued,
+			pgas_handle_t *handle);
+int pgas__ref_val(const char *call, int get, unsigned rank, void *remote, uint64_t value,
+		  size_t n, uint64_t *out);
+int pgas__ref_memset(const char *call, unsigned rank, void *dst, int byte, size_t n);
+int pgas__ref_amo(const char *call, unsigned rank, void *addr, unsigned dt, unsigned op,
+		  unsigned flags, uint64_t x, uint64_t y, uint64_t *old);
+int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank, void *dst,
+			 const void *src, size_t n, uint64_t *sig_addr, uint64_t signal,
+			 int sig_op);
+int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src, size_t n,
+		     uint32_t tag);
+/* A Long (request or reply) to an endpoint of a rank not mapped here. */
+int pgas__ref_long(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		   unsigned rank, unsigned handler, const void *buf, size_t n, void *dst,
+		   const uint32_t *args, unsigned nargs, bool imm);
+int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int block);
+int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int some,
+		    int block);
+/* am.c: a message of handler 0 from ep to eid on chan, as a Medium. */
+int pgas__am_ref_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
+		      unsigned nargs, const void *buf, size_t nbytes, bool imm);
+/* rma.c: a completer notification from src into my own ring (its owner). */
+void pgas__notify_local(unsigned src, uint32_t size, uint32_t tag);
+/* atomic.c: one atomic-domain operation on local memory p; the old value. */
+uint64_t pgas__ad_exec(unsigned dt, void *p, unsigned op, uint64_t a, uint64_t b,
+		       unsigned flags);
 
 /* Checks that the job is attached; returns an error naming call if not. */
 int pgas__check_attached(const char *call);

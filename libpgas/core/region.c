@@ -74,7 +74,9 @@ int pgas_segment_register(void *addr, size_t len)
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct pgas__peer *p = &pgas__g.peers[r];
 
-		/* A rank that is not mapped: the remote path checks it (rma.c). */
+		/* A rank that is not mapped: the remote path checks it (rma_ref.c). */
+		if (out[r].size)
+			pgas__ref_region(r, out[r].remote, out[r].size);
 		if (!out[r].size || !pgas__rank_mapped(r))
 			continue;
 		p->reg_remote = (char *)(uintptr_t)out[r].remote;
@@ -95,7 +97,12 @@ int pgas_region_info(unsigned rank, pgas_seginfo_t *info)
 		return rc;
 	if (!info)
 		return pgas__err(PGAS_ERR_INVAL, call, "info is NULL");
-	info->addr = pgas__g.peers[rank].reg_4k ? pgas__g.peers[rank].reg_remote : NULL;
-	info->size = (size_t)pgas__g.peers[rank].reg_4k << 12;
+	/* Every rank's, mapped here or not (rma_ref.c keeps them). */
+	char *seg, *reg;
+	size_t seg_size, reg_size;
+
+	pgas__ref_bounds(rank, &seg, &seg_size, &reg, &reg_size);
+	info->addr = reg_size ? reg : NULL;
+	info->size = reg_size;
 	return PGAS_OK;
 }

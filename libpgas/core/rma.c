@@ -3,9 +3,10 @@
  * rma.c - the slow side of put/get: error reports, handles, access regions,
  * memset and the signalling put with its notification ring.
  *
- * On this conduit every transfer is a copy by the initiating thread and is
- * complete when the call returns; a handle is therefore always
- * PGAS_HANDLE_DONE and anything else is not a handle of this job.
+ * To a rank mapped here every transfer is a copy by the initiating thread
+ * and is complete when the call returns (its handle PGAS_HANDLE_DONE); to
+ * one that is not, the inline calls' misses take the remote path of
+ * rma_ref.c, whose _nb handles and _nbi counts the syncs here wait for.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -13,23 +14,104 @@
 
 int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n)
 {
-	const struct pgas__peer *p;
+	char *seg, *reg;
+	size_t seg_size, reg_size;
 	int rc = pgas__check_rank(call, rank);
 
 	if (rc)
 		return rc;
-	p = &pgas__g.peers[rank];
-	if (pgas__xlate(rank, addr, n))
+	/* Every rank's bounds, mapped here or not (rma_ref.c keeps them). */
+	pgas__ref_bounds(rank, &seg, &seg_size, &reg, &reg_size);
+	if (pgas__xlate(rank, addr, n) || pgas__ref_takes(rank, addr, n))
 		return pgas__err(PGAS_ERR_INVAL, call,
 				 "local buffer or handle pointer is NULL (nbytes %zu)", n);
-	if (p->reg_4k)
+	if (reg_size)
 		return pgas__err(PGAS_ERR_BOUNDS, call,
 				 "[%p, +%zu) is outside rank %u's segment [%p, +%zu) and region "
-				 "[%p, +%zu)", addr, n, rank, (void *)p->seg_remote, p->seg_size,
-				 (void *)p->reg_remote, (size_t)p->reg_4k << 12);
+				 "[%p, +%zu)", addr, n, rank, (void *)seg, seg_size,
+				 (void *)reg, reg_size);
 	return pgas__err(PGAS_ERR_BOUNDS, call,
 			 "[%p, +%zu) is outside rank %u's segment [%p, +%zu)",
-			 addr, n, rank, (void *)p->seg_remote, p->seg_size);
+			 addr, n, rank, (void *)seg, seg_size);
+}
+
+/* ---- the inline calls' misses (pgas_fast.h) ------------------------------ */
+
+static const char *miss_call(unsigned kind)
+{
+	static const char *const names[] = {
+		"pgas_put", "pgas_get", "pgas_put_nb", "pgas_get_nb",
+		"pgas_put_nbi", "pgas_get_nbi", "pgas_put_nbi", "pgas_get_nbi",
+	};
+
+	if (kind & PGAS__K_VAL)
+		return kind & PGAS__K_GET ? "pgas_get_val" : "pgas_put_val";
+	return names[kind & 7];
+}
+
+static int miss_form(unsigned kind)
+{
+	return kind & PGAS__K_NB ? PGAS__REF_NB : kind & PGAS__K_NBI ? PGAS__REF_NBI
+								   : PGAS__REF_BLOCKING;
+}
+
+/* The buffer and handle a transfer needs were given (NULL is an error). */
+static bool miss_args_ok(unsigned kind, size_t n)
+{
+	return ((kind & PGAS__K_LOCAL) || !n) && (!(kind & PGAS__K_NB) || (kind & PGAS__K_HANDLE));
+}
+
+struct pgas__val_ret pgas__rma_miss(struct pgas__state *ep, unsigned kind, unsigned rank,
+				    void *remote, void *local, size_t n)
+{
+	const char *call = miss_call(kind);
+	struct pgas__val_ret r = { 0, PGAS_HANDLE_DONE };
+	pgas_handle_t h = PGAS_HANDLE_DONE;
+
+	if (miss_args_ok(kind, n) && pgas__ref_takes(rank, remote, n)) {
+		r.rc = pgas__ref_rma(ep, call, kind & PGAS__K_GET, miss_form(kind),
+				     kind & PGAS__K_NB ? &h : NULL, rank, remote, local, n);
+		r.value = h;
+		return r;
+	}
+	r.rc = pgas__rma_fail(call, rank, remote, n);
+	return r;
+}
+
+struct pgas__val_ret pgas__rma_miss_val(struct pgas__state *ep, unsigned kind, unsigned rank,
+					void *remote, uint64_t bits, size_t n)
+{
+	const char *call = miss_call(kind);
+	struct pgas__val_ret r = { 0, PGAS_HANDLE_DONE };
+	bool get = kind & PGAS__K_GET;
+
+	if (kind & PGAS__K_VAL) {	/* pgas_put_val, pgas_get_val */
+		if ((!get || (kind & PGAS__K_LOCAL)) && PGAS__VAL_OK(remote, n) &&
+		    pgas__ref_takes(rank, remote, n))
+			r.rc = pgas__ref_val(call, get, rank, remote, bits, n, &r.value);
+		else
+			r.rc = pgas__val_fail(call, rank, remote, n);
+		return r;
+	}
+	/* A put or get of a constant size up to 8 bytes, its bytes by value:
+	 * a put's are in the message once issued (an _nb's handle comes
+	 * back); a get completes here, into r.value. */
+	if (!miss_args_ok(kind, n) || !pgas__ref_takes(rank, remote, n)) {
+		r.rc = pgas__rma_fail(call, rank, remote, n);
+		return r;
+	}
+	if (get) {
+		r.value = 0;
+		r.rc = pgas__ref_rma(ep, call, 1, PGAS__REF_BLOCKING, NULL, rank, remote, &r.value,
+				     n);
+	} else {
+		pgas_handle_t h = PGAS_HANDLE_DONE;
+
+		r.rc = pgas__ref_rma(ep, call, 0, miss_form(kind), kind & PGAS__K_NB ? &h : NULL,
+				     rank, remote, &bits, n);
+		r.value = h;
+	}
+	return r;
 }
 
 /*
@@ -146,17 +228,22 @@ int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n)
 {
 	if (n != 1 && n != 2 && n != 4 && n != 8)
 		return pgas__err(PGAS_ERR_INVAL, call, "nbytes %zu (must be 1, 2, 4 or 8)", n);
-	if (pgas__xlate(rank, addr, n) && ((uintptr_t)addr & (n - 1)))
+	if ((pgas__xlate(rank, addr, n) || pgas__ref_takes(rank, addr, n)) &&
+	    ((uintptr_t)addr & (n - 1)))
 		return pgas__err(PGAS_ERR_INVAL, call, "address %p not aligned to %zu", addr, n);
 	return pgas__rma_fail(call, rank, addr, n);
 }
 
 int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int block)
 {
-	(void)block;
-	(void)ep;	/* the same for every endpoint: transfers are copies */
+	int rc;
+
 	if (!what)	/* an explicit handle other than PGAS_HANDLE_DONE */
 		return pgas__err(PGAS_ERR_INVAL, call, "not a handle of this job");
+	/* The remote path's _nbi operations in flight (rma_ref.c). */
+	rc = pgas__ref_sync_nbi(ep, call, what, block);
+	if (rc)
+		return rc;
 	if ((what & PGAS__NBI_PUTS) && pgas__g.wake) {
 		/*
 		 * Block mode keeps nbi_puts_pending set: the _nbi puts since the
@@ -174,41 +261,28 @@ int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int b
 				pgas__ring_doorbell(pgas__g.peers[r].ctrl);
 		return PGAS_OK;
 	}
-	/* Implicit operations are never left pending by this conduit. */
-	return pgas__err(PGAS_ERR_STATE, call, "implicit-handle counters corrupted");
-}
-
-static int sync_many(const char *call, pgas_handle_t *handles, size_t count)
-{
-	if (!handles && count)
-		return pgas__err(PGAS_ERR_INVAL, call, "handles is NULL but count is %zu", count);
-	for (size_t i = 0; i < count; i++)
-		if (handles[i] != PGAS_HANDLE_DONE)
-			return pgas__err(PGAS_ERR_INVAL, call,
-					 "handles[%zu] = %#llx is not a handle of this job", i,
-					 (unsigned long long)handles[i]);
-	PGAS__FENCE(memory_order_acq_rel);
+	PGAS__FENCE(memory_order_seq_cst);
 	return PGAS_OK;
 }
 
 int pgas_wait_syncnb_all(pgas_handle_t *handles, size_t count)
 {
-	return sync_many("pgas_wait_syncnb_all", handles, count);
+	return pgas__sync_many("pgas_wait_syncnb_all", handles, count, 0, 1);
 }
 
 int pgas_try_syncnb_all(pgas_handle_t *handles, size_t count)
 {
-	return sync_many("pgas_try_syncnb_all", handles, count);
+	return pgas__sync_many("pgas_try_syncnb_all", handles, count, 0, 0);
 }
 
 int pgas_wait_syncnb_some(pgas_handle_t *handles, size_t count)
 {
-	return sync_many("pgas_wait_syncnb_some", handles, count);
+	return pgas__sync_many("pgas_wait_syncnb_some", handles, count, 1, 1);
 }
 
 int pgas_try_syncnb_some(pgas_handle_t *handles, size_t count)
 {
-	return sync_many("pgas_try_syncnb_some", handles, count);
+	return pgas__sync_many("pgas_try_syncnb_some", handles, count, 1, 0);
 }
 
 int pgas_begin_nbi_accessregion(void)
@@ -237,15 +311,20 @@ int pgas_end_nbi_accessregion(pgas_handle_t *handle)
 		return pgas__err(PGAS_ERR_STATE, call, "no access region is open");
 	pgas__self.in_region = false;
 	*handle = PGAS_HANDLE_DONE;
-	/* Block mode: the region's _nbi puts wake their targets now, since
-	 * its handle (DONE) syncs without leaving the fast path. */
-	return pgas__g.wake ? pgas__sync_pending(&pgas__g, call, PGAS__NBI_PUTS, 1) : PGAS_OK;
+	/* The region's handle is DONE: its _nbi operations to ranks not mapped
+	 * here complete now.  Block mode: its _nbi puts wake their targets now,
+	 * since that handle syncs without leaving the fast path. */
+	if (pgas__g.wake || pgas__g.nbi_gets_pending || pgas__g.nbi_puts_pending)
+		return pgas__sync_pending(&pgas__g, call, PGAS__NBI_PUTS | PGAS__NBI_GETS, 1);
+	return PGAS_OK;
 }
 
 int pgas_memset(unsigned rank, void *dst, int byte, size_t nbytes)
 {
 	char *d = pgas__xlate(rank, dst, nbytes);
 
+	if (!d && pgas__ref_takes(rank, dst, nbytes))
+		return pgas__ref_memset("pgas_memset", rank, dst, byte, nbytes);
 	if (!d)
 		return pgas__rma_fail("pgas_memset", rank, dst, nbytes);
 	memset(d, byte, nbytes);
@@ -366,14 +445,17 @@ static int put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, 
 	struct pgas_notify_entry *e;
 	uint64_t t;
 	char *d = pgas__xlate(rank, dst, nbytes);
+	bool remote = !d && pgas__ref_takes(rank, dst, nbytes);
 
-	if (!d || (!src && nbytes))
+	if ((!d && !remote) || (!src && nbytes))
 		return pgas__rma_fail(call, rank, dst, nbytes);
 	if (nbytes > UINT32_MAX)
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu does not fit a notification",
 				 nbytes);
 	if (pgas__self.hsl_held)
 		return pgas__err(PGAS_ERR_STATE, call, "called while holding a handler-safe lock");
+	if (remote)	/* the data, then the notification: the target writes it */
+		return pgas__ref_notify(call, rank, dst, src, nbytes, tag);
 	pgas__copy(d, src, nbytes);
 	p = &pgas__g.peers[rank];
 	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->notify.tail, 1,
@@ -399,6 +481,32 @@ static int put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, 
 	if (pgas__g.wake)
 		pgas__ring_doorbell(p->ctrl);
 	return PGAS_OK;
+}
+
+/*
+ * A notification from src into my own ring, by its owner (the remote
+ * path's target, in a handler): room is made by moving what waits into
+ * the backlog, as a sender waiting for room in a peer's ring does.
+ */
+void pgas__notify_local(unsigned src, uint32_t size, uint32_t tag)
+{
+	uint64_t entries = pgas__job.conduit.geo.notify_entries;
+	struct pgas__peer *p = &pgas__g.peers[pgas__g.rank];
+	struct pgas_notify_entry *e;
+	uint64_t t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->notify.tail, 1,
+					       memory_order_relaxed);
+
+	while (t - atomic_load_explicit((_Atomic uint64_t *)&p->ctrl->notify.head,
+					memory_order_acquire) >= entries) {
+		drain_own_ring();
+		sched_yield();
+	}
+	e = &p->notify[t & (entries - 1)];
+	e->size = size;
+	e->tag = tag;
+	atomic_store_explicit((_Atomic uint64_t *)&e->status,
+			      PGAS_NOTIFY_STATUS(notify_lap(t), src, PGAS_NOTIFY_COMPLETER),
+			      memory_order_release);
 }
 
 static int notify_poll(pgas_notification_t *out)

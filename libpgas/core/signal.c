@@ -25,6 +25,24 @@ static int put_with_signal(const char *call, pgas_handle_t *handle, bool want_ha
 	if (sig_op != PGAS_SIGNAL_SET && sig_op != PGAS_SIGNAL_ADD)
 		return pgas__err(PGAS_ERR_INVAL, call,
 				 "sig_op %d (PGAS_SIGNAL_SET or PGAS_SIGNAL_ADD)", sig_op);
+	if (!pgas__rank_mapped(rank)) {
+		/* The remote path (rma_ref.c): the data, then the signal, on
+		 * one ring; checked here with the target's bounds. */
+		if (!pgas__ref_takes(rank, sig_addr, sizeof(*sig_addr)))
+			return pgas__rma_fail(call, rank, sig_addr, sizeof(*sig_addr));
+		if ((uintptr_t)sig_addr & (sizeof(*sig_addr) - 1))
+			return pgas__err(PGAS_ERR_INVAL, call, "sig_addr %p is not 8-byte aligned",
+					 (void *)sig_addr);
+		if (!pgas__ref_takes(rank, dst, nbytes) || (!src && nbytes))
+			return pgas__rma_fail(call, rank, dst, nbytes);
+		if (nbytes && (char *)sig_addr + sizeof(*sig_addr) > (char *)dst &&
+		    (char *)sig_addr < (char *)dst + nbytes)
+			return pgas__err(PGAS_ERR_INVAL, call,
+					 "sig_addr %p lies inside the destination [%p, +%zu)",
+					 (void *)sig_addr, dst, nbytes);
+		return pgas__ref_put_signal(call, want_handle ? handle : NULL, rank, dst, src,
+					    nbytes, sig_addr, signal, sig_op);
+	}
 	if (!pgas__map(rank, sig_addr, sizeof(*sig_addr), &s))
 		return pgas__rma_fail(call, rank, sig_addr, sizeof(*sig_addr));
 	if ((uintptr_t)s & (sizeof(*sig_addr) - 1))

@@ -31,18 +31,34 @@ _Thread_local size_t pgas__vis_last_runs;
 
 /* ---- the copy ------------------------------------------------------------ */
 
-/* The pending contiguous run: grows while the next one follows it on both sides. */
+/*
+ * The pending contiguous run: grows while the next one follows it on both
+ * sides.  To a rank not mapped here (ref), each run is a transfer of the
+ * remote path (rma_ref.c), all in one batch; rc: the first that failed.
+ */
 struct vis_sink {
 	uintptr_t d, s;
 	size_t n, runs;
+	struct pgas__ref_batch *ref;
+	unsigned rank;
+	int get;
+	int rc;
 };
 
 static void sink_flush(struct vis_sink *k)
 {
-	if (k->n) {
+	if (!k->n)
+		return;
+	if (k->ref) {
+		if (!k->rc)
+			k->rc = pgas__ref_batch_add(k->ref, k->get, k->rank,
+						    (void *)(k->get ? k->s : k->d),
+						    (void *)(k->get ? k->d : k->s), k->n);
+	} else {
 		memcpy((void *)k->d, (const void *)k->s, k->n);
-		k->runs++;
 	}
+	k->runs++;
+	k->n = 0;
 }
 
 static inline void sink_add(struct vis_sink *k, uintptr_t d, uintptr_t s, size_t n)
@@ -52,7 +68,44 @@ static inline void sink_add(struct vis_sink *k, uintptr_t d, uintptr_t s, size_t
 		return;
 	}
 	sink_flush(k);
-	*k = (struct vis_sink){ d, s, n, k->runs };
+	k->d = d;
+	k->s = s;
+	k->n = n;
+}
+
+/*
+ * The remote side's translation: the mapping here, or for a rank not
+ * mapped here the address itself once it is inside the rank's segment or
+ * region (its runs then go to the remote path).
+ */
+static int vis_map(unsigned rank, uintptr_t addr, size_t n, char **out)
+{
+	if (pgas__rank_mapped(rank))
+		return pgas__map(rank, (void *)addr, n, out);
+	*out = (char *)addr;
+	return pgas__ref_in_bounds(rank, (void *)addr, n);
+}
+
+/* Rank's segment as an error names it, mapped here or not. */
+static void seg_of(unsigned rank, char **seg, size_t *size)
+{
+	char *reg;
+	size_t reg_size;
+
+	pgas__ref_bounds(rank, seg, size, &reg, &reg_size);
+}
+
+/* Before the copy: a batch of the remote path for a rank not mapped here. */
+static int vis_remote(const struct vis_call *c, unsigned rank, struct vis_sink *k)
+{
+	int rc = PGAS_OK;
+
+	if (pgas__rank_mapped(rank))
+		return PGAS_OK;
+	k->rank = rank;
+	k->get = c->get;
+	k->ref = pgas__ref_batch_start(&pgas__g, c->call, c->get, c->form, rank, &rc);
+	return rc;
 }
 
 /* Before the checks pass: rank and, for _nb, the handle. */
@@ -70,6 +123,8 @@ static int vis_end(const struct vis_call *c, unsigned rank, struct vis_sink *k)
 {
 	sink_flush(k);
 	pgas__vis_last_runs = k->runs;
+	if (k->ref)	/* the form's completion: vis_form is PGAS__REF_*'s order */
+		return pgas__ref_batch_end(k->ref, c->call, rank, k->rc, c->handle);
 	if (c->form == VIS_NB)
 		*c->handle = PGAS_HANDLE_DONE;
 	if (!c->get && c->form == VIS_BLOCKING)
@@ -145,14 +200,15 @@ static int strided_side(const struct vis_call *c, unsigned rank, struct strided 
 		return rc;
 	lo = base - below;
 	if (side == c->get) {	/* the remote side */
-		const struct pgas__peer *p = &pgas__g.peers[rank];
+		char *seg;
+		size_t seg_size;
 
-		if (base < below || !pgas__map(rank, (void *)lo, below + above, &mapped))
+		seg_of(rank, &seg, &seg_size);
+		if (base < below || !vis_map(rank, lo, below + above, &mapped))
 			return pgas__err(PGAS_ERR_BOUNDS, c->call,
 					 "%s's elements span [%p, +%zu) (%s %p), outside rank %u's segment [%p, +%zu): nothing copied",
 					 side_name[side], (void *)lo, below + above, side_name[side],
-					 (void *)base, rank,
-					 (void *)p->seg_remote, p->seg_size);
+					 (void *)base, rank, (void *)seg, seg_size);
 		t->addr[side] = (uintptr_t)mapped + below;
 	} else if (!base) {
 		return pgas__err(PGAS_ERR_INVAL, c->call, "%s is NULL with a non-empty transfer",
@@ -269,6 +325,8 @@ static int strided(const struct vis_call *c, unsigned rank, void *dst,
 	if (rc)
 		return rc;
 	vis_acquire(c);
+	if (total && (rc = vis_remote(c, rank, &k)))
+		return rc;
 	if (total)
 		strided_copy(&t, &k);
 	return vis_end(c, rank, &k);
@@ -302,9 +360,10 @@ static size_t region(const struct vis_list *l, size_t i, uintptr_t *addr)
 static int list_side(const struct vis_call *c, unsigned rank, const struct vis_list *l,
 		     int remote, size_t *total)
 {
-	const struct pgas__peer *p = &pgas__g.peers[rank];
-	char *mapped;
+	char *mapped, *seg;
+	size_t seg_size;
 
+	seg_of(rank, &seg, &seg_size);
 	*total = 0;
 	if (l->count && !l->vec && !l->addrs)
 		return pgas__err(PGAS_ERR_INVAL, c->call, "%s is NULL with %zu regions", l->name,
@@ -318,11 +377,10 @@ static int list_side(const struct vis_call *c, unsigned rank, const struct vis_l
 		if (__builtin_add_overflow(*total, n, total))
 			return pgas__err(PGAS_ERR_SIZE, c->call,
 					 "%s's lengths overflow size_t at region %zu", l->name, i);
-		if (remote && !pgas__map(rank, (void *)a, n, &mapped))
+		if (remote && !vis_map(rank, a, n, &mapped))
 			return pgas__err(PGAS_ERR_BOUNDS, c->call,
 					 "%s[%zu] = [%p, +%zu) is outside rank %u's segment [%p, +%zu): nothing copied",
-					 l->name, i, (void *)a, n, rank, (void *)p->seg_remote,
-					 p->seg_size);
+					 l->name, i, (void *)a, n, rank, (void *)seg, seg_size);
 		if (!remote && !a)
 			return pgas__err(PGAS_ERR_INVAL, c->call, "%s[%zu] is NULL (%zu bytes)",
 					 l->name, i, n);
@@ -359,7 +417,7 @@ static int list_copy(const struct vis_call *c, unsigned rank, const struct vis_l
 				if (!len[s])
 					continue;
 				if (s == c->get) {
-					if (!pgas__map(rank, (void *)a[s], len[s], &mapped))
+					if (!vis_map(rank, a[s], len[s], &mapped))
 						goto changed;
 					a[s] = (uintptr_t)mapped;
 				} else if (!a[s]) {
@@ -396,7 +454,11 @@ static int lists(const struct vis_call *c, unsigned rank, const struct vis_list 
 				 "dstlist holds %zu bytes, srclist %zu: they must be equal", total[0],
 				 total[1]);
 	vis_acquire(c);
+	if (total[0] && (rc = vis_remote(c, rank, &k)))
+		return rc;
 	rc = list_copy(c, rank, l, total[0], &k);
+	if (rc && k.ref)	/* what was issued completes first */
+		(void)pgas__ref_batch_end(k.ref, c->call, rank, rc, NULL);
 	if (rc)
 		return rc;
 	return vis_end(c, rank, &k);

@@ -129,6 +129,27 @@ int pgas__ad_refuse(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 	return rc;
 }
 
+/*
+ * A miss of an operation's inline checks, with every operand (built on
+ * the cold path only): the remote path (core/rma_ref.c: the target runs
+ * the operation on its memory) where rank is valid but not mapped here,
+ * else pgas__ad_fail's error.  The old value comes back in registers
+ * (struct pgas__val_ret), not through the result pointer.  a and b: the
+ * operands' bits (a 4-byte type's in the low half).
+ */
+struct pgas__ad_miss_args {
+	const char *call;
+	pgas_ad_t ad;
+	unsigned dt;
+	int has_result;
+	unsigned rank;
+	unsigned op;
+	const void *addr;
+	unsigned flags;
+	uint64_t a, b;
+};
+struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x);
+
 /* A load can be neither release nor acq_rel in C11: the nearest legal. */
 static inline int pgas__aorder_load(int mo)
 {
@@ -244,6 +265,37 @@ PGAS__AD_APPLY(pgas__dbl, uint64_t, 1)
  */
 #define PGAS__AD_CALLS(sfx, T, DT)							\
 static inline __attribute__((always_inline))						\
+int pgas__ad_miss_##sfx(const char *call, pgas_ad_t ad, T *result, unsigned rank,	\
+			void *addr, unsigned op, T a, T b, unsigned flags)		\
+{											\
+	struct pgas__ad_miss_args x = { call, ad, (DT), !!result, rank, op, addr,	\
+					flags, 0, 0 };					\
+	struct pgas__val_ret r;								\
+											\
+	if (sizeof(T) == 4) {								\
+		uint32_t u[2];								\
+											\
+		memcpy(&u[0], &a, 4);							\
+		memcpy(&u[1], &b, 4);							\
+		x.a = u[0];								\
+		x.b = u[1];								\
+	} else {									\
+		memcpy(&x.a, &a, sizeof(T));						\
+		memcpy(&x.b, &b, sizeof(T));						\
+	}										\
+	r = pgas__ad_miss(&x);								\
+	if (!r.rc && result) {								\
+		if (sizeof(T) == 4) {							\
+			uint32_t u = (uint32_t)r.value;					\
+											\
+			memcpy(result, &u, 4);						\
+		} else {								\
+			memcpy(result, &r.value, sizeof(T));				\
+		}									\
+	}										\
+	return (int)r.rc;								\
+}											\
+static inline __attribute__((always_inline))						\
 int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
 				    unsigned rank, void *addr, unsigned op, T a, T b,	\
 				    unsigned flags)					\
@@ -258,7 +310,7 @@ int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
 			   !pgas__map(rank, addr, sizeof(T), &p) ||			\
 			   ((uintptr_t)p & (sizeof(T) - 1)) ||				\
 			   (!result && (op & PGAS__AOP_FETCHING))))			\
-		return pgas__ad_refuse(call, ad, (DT), !!result, rank, addr, op, flags);	\
+		return pgas__ad_miss_##sfx(call, ad, result, rank, addr, op, a, b, flags);	\
 	/* Constant orders only: GCC 12 expands a fetch-op whose order is	\
 	 * not a constant as a compare-and-swap loop that loses the operand. */	\
 	switch (flags) {								\
