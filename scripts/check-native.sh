@@ -366,6 +366,10 @@ for mode in "$coll_ref_all" "PGAS_COLL_UNMAPPED=1"; do
 done
 run_tap "coll -n 3, PGAS_COLL_UNMAPPED=1 PGAS_COLL_DEBUG=1" \
 	env PGAS_COLL_UNMAPPED=1 PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+# Threads at MULTIPLE: collectives of several teams at once, their messages
+# handled by whichever thread polls.
+run_tap "threads -n 2 -t 4, PGAS_COLL_UNMAPPED=1" \
+	env PGAS_COLL_UNMAPPED=1 "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads" -t 4
 # The rest checks the launcher and the tuner's plumbing: the plain build is enough.
 [ "$B" = "$PWD/build" ] && {
 run_tap "coll -n 8 oversubscribed, block mode" \
