@@ -334,6 +334,42 @@ done
 run_tap "coll -n 3, PGAS_COLL_DEBUG=1" env PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
 run_tap "coll -n 3, PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 (chunked staging)" \
 	env PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+# The reference algorithms (libpgas/coll/coll_ref.c: messages only, no load
+# or store in a peer's memory), which a team with a member this rank does
+# not map runs: forced on every operation (PGAS_COLL_<KIND>=ref, which also
+# overrides the tests' pgas_coll_force), and with the collectives mapping no
+# peer (PGAS_COLL_UNMAPPED=1: ref teams, debug descriptors and departures by
+# message, bounds from the conduit), over coll, teams, teams_model and the
+# OpenSHMEM layer's team and collective tests at 2-4 ranks.
+# PGAS_MAP_PEERS=none belongs in this list once the core runs with it.
+coll_ref_all="PGAS_COLL_BARRIER=ref PGAS_COLL_BROADCAST=ref PGAS_COLL_SCATTER=ref"
+coll_ref_all="$coll_ref_all PGAS_COLL_GATHER=ref PGAS_COLL_GATHER_ALL=ref PGAS_COLL_EXCHANGE=ref"
+coll_ref_all="$coll_ref_all PGAS_COLL_REDUCE=ref PGAS_COLL_REDUCE_ALL=ref PGAS_COLL_SCAN=ref"
+for mode in "$coll_ref_all" "PGAS_COLL_UNMAPPED=1"; do
+	case $mode in *BARRIER=ref*) label="PGAS_COLL_<every kind>=ref" ;; *) label=$mode ;; esac
+	for n in 2 3 4; do
+		[ "$B" = "$PWD/build" ] || [ "$n" -ne 3 ] || continue	# sanitizers: 2 and 4
+		# shellcheck disable=SC2086
+		run_tap "coll -n $n, $label" env $mode "$RUN" -n "$n" \
+			-t "$TLIMIT" "$B/tests/coll"
+		# shellcheck disable=SC2086
+		run_tap "teams -n $n, $label" env $mode "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/teams"
+		# shellcheck disable=SC2086
+		run_tap "teams_model -n $n, $label" env $mode "$RUN" -n "$n" -t "$TLIMIT" \
+			"$B/tests/teams_model" "${PGAS_MODEL_SECONDS:-3}"
+		for t in team coll team_ctx team_full; do
+			# shellcheck disable=SC2086
+			run_tap "shmem/$t -np $n, $label" env $mode "$B/bin/oshrun" -np "$n" -t 60 \
+				"$B/tests/shmem/$t"
+		done
+	done
+done
+run_tap "coll -n 3, PGAS_COLL_UNMAPPED=1 PGAS_COLL_DEBUG=1" \
+	env PGAS_COLL_UNMAPPED=1 PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+# Threads at MULTIPLE: collectives of several teams at once, their messages
+# handled by whichever thread polls.
+run_tap "threads -n 2 -t 4, PGAS_COLL_UNMAPPED=1" \
+	env PGAS_COLL_UNMAPPED=1 "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads" -t 4
 # The rest checks the launcher and the tuner's plumbing: the plain build is enough.
 [ "$B" = "$PWD/build" ] && {
 run_tap "coll -n 8 oversubscribed, block mode" \
@@ -624,6 +660,7 @@ apart_refused 2 0 PGAS_COLL_TEAM_STAGE=64K
 apart_refused 2 1 PGAS_COLL_DEBUG=1
 apart_refused 2 1 PGAS_MAP_PEERS=none
 apart_refused 3 0 PGAS_COLL_DEBUG=1
+apart_refused 2 1 PGAS_COLL_UNMAPPED=1
 apart_refused 3 2 PGAS_COLL_BARRIER=dissem:r3
 apart_refused 2 0 PGAS_COLL_BROADCAST=tree:flat:put:s8192
 apart_refused 2 1 PGAS_COLL_SCATTER=tree:flat:get

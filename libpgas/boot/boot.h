@@ -69,6 +69,7 @@ struct pgas_config {
 	char coll_tuning[PGAS__CFG_STR];
 	unsigned coll_verbose;
 	unsigned coll_debug;
+	unsigned coll_unmapped;	/* PGAS_COLL_UNMAPPED: coll maps no peer (test knob) */
 	char coll_force[PGAS_COLL_NKINDS][PGAS__CFG_STR];
 };
 

@@ -112,6 +112,9 @@ static const struct env_var vars[] = {
 	  "1 = print each team's algorithm choice per operation and size class, and why" },
 	{ "PGAS_COLL_DEBUG", ENV_AGREE, VAR_UINT, "0", 0, 1, NULL, CFG(coll_debug),
 	  "1 = check that members pass the same sizes, roots, ops and flags" },
+	{ "PGAS_COLL_UNMAPPED", ENV_AGREE, VAR_UINT, "0", 0, 1, NULL, CFG(coll_unmapped),
+	  "1 = the collectives and teams touch no peer's memory, as with PGAS_MAP_PEERS=none "
+	  "(reference algorithms): a test of those paths on mapped peers" },
 	/* Every member of a team must run the same algorithm. */
 #define FORCE(k, name) { "PGAS_COLL_" name, ENV_AGREE, VAR_STR, "", 0, 0, NULL,	\
 	  CFG(coll_force[k]),							\

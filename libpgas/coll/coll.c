@@ -62,11 +62,26 @@ static int coll_attach(int phase, char *msg, size_t len)
 	int rc;
 
 	if (phase == 0) {
+		pgas__coll_ref_init();	/* before anyone may send to this rank */
 		if (pgas__g.rank == 0)	/* errors too go to the area: all fail alike */
 			pgas__tune_load(pgas__coll_area(0), TUNE_AREA);
 		return PGAS_OK;
 	}
-	rc = pgas__tune_share(pgas__coll_area(0), msg, len);
+	if (!pgas__coll_mapped(0)) {
+		/* Rank 0's area is out of reach: read the same file (PGAS_COLL_TUNING
+		 * is rank 0's value everywhere), so that all fail alike too. */
+		void *area = malloc(TUNE_AREA);
+
+		if (!area) {
+			snprintf(msg, len, "no memory for the tuning table");
+			return PGAS_ERR_NOMEM;
+		}
+		pgas__tune_load(area, TUNE_AREA);
+		rc = pgas__tune_share(area, msg, len);
+		free(area);
+	} else {
+		rc = pgas__tune_share(pgas__coll_area(0), msg, len);
+	}
 	return rc ? rc : pgas__team_setup_all(msg, len);
 }
 
@@ -84,6 +99,8 @@ static void coll_leave(void)
 
 		atomic_store_explicit((_Atomic uint64_t *)&coll_hdr(t, t->rank)->left, done + 1,
 				      memory_order_release);
+		if (t->ref)	/* members that cannot read it are told */
+			pgas__coll_ref_leave(t, done + 1);
 	}
 	active_teams = NULL;
 	pgas__set_pending(PGAS__PENDING_COLL, 0);
@@ -99,8 +116,11 @@ static int member_gone(struct pgas_team *t, uint64_t seq)
 
 		if (i == t->rank || !pgas__rank_leaving(t->members[i]))
 			continue;
-		left = atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->left,
-					    memory_order_acquire);
+		if (pgas__coll_mapped(t->members[i]))
+			left = atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->left,
+						    memory_order_acquire);
+		else
+			left = pgas__coll_ref_left(t, i);
 		if (left && left - 1 < seq)
 			return (int)i;
 	}
@@ -331,15 +351,15 @@ static void debug_publish(struct pgas__coll_op *op)
 				       .single = op->single, .nbytes = op->nbytes, .choice = op->ch };
 }
 
-static int debug_compare(struct pgas__coll_op *op)
+/* Compares my description with team rank r's (o). */
+static int debug_compare_one(struct pgas__coll_op *op, unsigned r, const struct pgas__coll_desc *o)
 {
 	struct pgas_team *t = op->team;
 	const struct pgas__coll_desc *me = coll_desc(t, t->rank, op->seq);
 	static const char *const what[] = { "operation", "root", "flags", "type", "op",
 					    "address mode", "size", "algorithm" };
 
-	for (unsigned r = 0; r < t->size; r++) {
-		const struct pgas__coll_desc *o = coll_desc(t, r, op->seq);
+	{
 		uint64_t mine[8] = { me->kind, me->root, me->flags, me->type, me->op, me->single,
 				     me->nbytes, 0 };
 		uint64_t theirs[8] = { o->kind, o->root, o->flags, o->type, o->op, o->single,
@@ -358,7 +378,75 @@ static int debug_compare(struct pgas__coll_op *op)
 	return PGAS_OK;
 }
 
+static int debug_compare(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	int rc = PGAS_OK;
+
+	for (unsigned r = 0; r < t->size && !rc; r++)
+		rc = debug_compare_one(op, r, coll_desc(t, r, op->seq));
+	return rc;
+}
+
+/* The same by messages: everyone sends its description to everyone. */
+static int debug_exchange(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	unsigned n = t->size, me = t->rank;
+	uint32_t tag = PGAS__REF_TAG(REF_T_DEBUG, 0);
+	struct pgas__coll_desc d;
+
+	CO_BEGIN(op->pc_bar);
+	for (op->i = 1; op->i < n; op->i++)
+		CO_WAIT(op->pc_bar, pgas__coll_ref_send(op, (me + op->i) % n, tag,
+						   coll_desc(t, me, op->seq), sizeof(d)));
+	for (op->i = 0; op->i < n; op->i++) {
+		if (op->i == me)
+			continue;
+		CO_WAIT(op->pc_bar, (op->ref_msg = pgas__coll_ref_take(op, op->i, tag)));
+		memset(&d, 0, sizeof(d));
+		memcpy(&d, op->ref_msg->data, op->ref_msg->len < sizeof(d) ? op->ref_msg->len :
+		       sizeof(d));
+		free(op->ref_msg);
+		op->ref_msg = NULL;
+		if (!op->rc)
+			op->rc = debug_compare_one(op, op->i, &d);
+	}
+	CO_END(op->pc_bar);
+}
+
 /* ---- the call's coroutine ------------------------------------------------------------ */
+
+static const char *single_addr(const struct pgas__coll_op *op, unsigned r, bool dst);
+
+/* The team barrier of op (phase: which of op's barriers, for the reference one). */
+static int barrier_step(struct pgas__coll_op *op, unsigned phase)
+{
+	if (PGAS__UNLIKELY(op->team->choice[PGAS_COLL_BARRIER][0].alg == ALG_REF))
+		return pgas__coll_ref_barrier(op, &op->pc_bar, phase);
+	return pgas__co_barrier(op, &op->pc_bar);
+}
+
+/* Reference algorithms: my own buffers, whole (no stage, no chunks). */
+static void ref_begin(struct pgas__coll_op *op)
+{
+	unsigned me = op->team->rank;
+
+	op->c = op->nbytes;
+	op->off = 0;
+	op->pc_sub = 0;
+	if (op->single) {
+		const char *s = single_addr(op, me, false), *d = single_addr(op, me, true);
+		intptr_t delta = pgas__g.peers[pgas__g.rank].seg_delta;
+
+		op->src_eff = s ? (char *)s + delta : NULL;
+		op->dst_eff = d ? (char *)d + delta : NULL;
+	} else {
+		op->src_eff = src_blocks_of(op, me) ? op->usrc : NULL;
+		op->dst_eff = dst_blocks_of(op, me) ? op->udst : NULL;
+	}
+	op->src_stride = op->dst_stride = op->nbytes;
+}
 
 static int op_step(struct pgas__coll_op *op)
 {
@@ -368,17 +456,26 @@ static int op_step(struct pgas__coll_op *op)
 	if (pgas__cfg.coll_debug) {
 		debug_publish(op);
 		op->pc_bar = 0;
-		CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
-		op->rc = debug_compare(op);
+		if (PGAS__UNLIKELY(t->ref)) {	/* nobody reads my descriptor: send it */
+			CO_WAIT(op->pc, debug_exchange(op));
+		} else {
+			CO_WAIT(op->pc, barrier_step(op, REF_T_BAR_DEBUG));
+			op->rc = debug_compare(op);
+		}
 	}
 	if (!op->rc && op->kind == PGAS_COLL_BARRIER) {
 		op->pc_bar = 0;
-		CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+		CO_WAIT(op->pc, barrier_step(op, REF_T_BAR));
 	}
 	if (!op->rc && op->kind != PGAS_COLL_BARRIER) {
 		if (op->flags & PGAS_COLL_IN_ALLSYNC) {
 			op->pc_bar = 0;
-			CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+			CO_WAIT(op->pc, barrier_step(op, REF_T_BAR_IN));
+		}
+		if (PGAS__UNLIKELY(op->ch.alg == ALG_REF)) {
+			ref_begin(op);
+			CO_WAIT(op->pc, pgas__coll_ref_run(op));
+			goto out_sync;
 		}
 		for (op->off = 0; op->off < op->nbytes; op->off += op->chunk) {
 			if (op->eager)
@@ -394,9 +491,10 @@ static int op_step(struct pgas__coll_op *op)
 			       t->ack_seen, t->size * sizeof(uint64_t));
 		else if (!op->single || !(op->flags & PGAS_COLL_OUT_NOSYNC))
 			CO_WAIT(op->pc, pgas__acks_collected(t));
+out_sync:
 		if (op->flags & PGAS_COLL_OUT_ALLSYNC) {
 			op->pc_bar = 0;
-			CO_WAIT(op->pc, pgas__co_barrier(op, &op->pc_bar));
+			CO_WAIT(op->pc, barrier_step(op, REF_T_BAR_OUT));
 		}
 	}
 	CO_END(op->pc);
@@ -609,6 +707,21 @@ static int check_flags(const char *call, unsigned flags)
 	return PGAS_OK;
 }
 
+/*
+ * Single mode, where pgas__ep_map_seg said no: a rank the core does not map
+ * has no segment in its peer entry, so [p, p + len) is checked against the
+ * conduit's bounds (its segment less the library's area behind it).
+ */
+static __attribute__((noinline, cold)) bool in_unmapped_segment(unsigned r, const void *p,
+								  size_t len)
+{
+	const struct pgas_conduit_ep *ep = &pgas__job.conduit.eps[r];
+	size_t user = ep->seg_size - pgas__layers_area_bytes(pgas__g.nranks);
+	uintptr_t off = (uintptr_t)p - (uintptr_t)ep->seg_remote;
+
+	return !pgas__rank_mapped(r) && off <= user && len <= user - off;
+}
+
 /* Single mode: every listed address must lie in its owner's segment. */
 static int check_list(const char *call, struct pgas_team *t, const char *name,
 		      const void *const *list, size_t len)
@@ -618,12 +731,25 @@ static int check_list(const char *call, struct pgas_team *t, const char *name,
 	for (unsigned i = 0; i < t->size; i++) {
 		if (!list[i] && len)
 			return pgas__err(PGAS_ERR_INVAL, call, "%s[%u] is NULL", name, i);
-		if (len && !pgas__ep_map_seg(&pgas__g, t->members[i], list[i], len, &(char *){ 0 }))
+		if (len && !pgas__ep_map_seg(&pgas__g, t->members[i], list[i], len, &(char *){ 0 }) &&
+		    !in_unmapped_segment(t->members[i], list[i], len))
 			return pgas__err(PGAS_ERR_BOUNDS, call,
 					 "%s[%u] = %p + %zu bytes is outside team rank %u's segment",
 					 name, i, list[i], len, i);
 	}
 	return PGAS_OK;
+}
+
+/* check_one's miss: an unmapped owner's bounds, or the error (out of line). */
+static __attribute__((noinline, cold)) int outside_one(const char *call, struct pgas_team *t,
+							const char *name, const void *p,
+							size_t len, unsigned owner)
+{
+	if (in_unmapped_segment(t->members[owner], p, len))
+		return PGAS_OK;
+	return pgas__err(PGAS_ERR_BOUNDS, call,
+			 "%s = %p + %zu bytes is outside team rank %u's segment", name, p,
+			 len, owner);
 }
 
 static int check_one(const char *call, struct pgas_team *t, const char *name, const void *p,
@@ -634,9 +760,7 @@ static int check_one(const char *call, struct pgas_team *t, const char *name, co
 	if (!p)
 		return pgas__err(PGAS_ERR_INVAL, call, "%s is NULL (%zu bytes)", name, len);
 	if (single && !pgas__ep_map_seg(&pgas__g, t->members[owner], p, len, &(char *){ 0 }))
-		return pgas__err(PGAS_ERR_BOUNDS, call,
-				 "%s = %p + %zu bytes is outside team rank %u's segment", name, p,
-				 len, owner);
+		return outside_one(call, t, name, p, len, owner);
 	return PGAS_OK;
 }
 
@@ -784,7 +908,8 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 	}
 	if (a->kind != PGAS_COLL_BARRIER) {
 		pgas__choose(op);
-		op->chunk = chunk_size(op);
+		/* The reference algorithms stage nothing: one chunk. */
+		op->chunk = op->ch.alg == ALG_REF ? nbytes : chunk_size(op);
 		op->eager = eager_fits(op);
 		if (nbytes && !op->chunk) {
 			op_release(op);

@@ -41,7 +41,8 @@
 
 #define PGAS__COLL_NBUCKETS 26		/* size classes: 0, 1, 2-3, ... >= 16 MiB */
 
-enum pgas__alg { ALG_TREE, ALG_FLAT, ALG_BRUCK, ALG_CHAIN, ALG_DISSEM, ALG_NALGS };
+/* ALG_REF: the reference algorithms (coll_ref.c), for every operation. */
+enum pgas__alg { ALG_TREE, ALG_FLAT, ALG_BRUCK, ALG_CHAIN, ALG_DISSEM, ALG_REF, ALG_NALGS };
 enum pgas__geom { GEOM_NONE, GEOM_FLAT, GEOM_KNOMIAL, GEOM_KARY, GEOM_NGEOMS };
 enum pgas__xfer { XFER_NONE, XFER_PUT, XFER_GET };
 
@@ -78,6 +79,11 @@ struct pgas_team {
 	 * last ack counts read, so owed acks are those where it < ack_seen. */
 	uint64_t *sig_sent, *sig_seen, *ack_sent, *ack_seen, *ack_cache;
 	char **area;			/* my mapping of each member's slot */
+	/* Reference algorithms (coll_ref.c): ref when a member is not mapped
+	 * (every call then takes them); ref_key[i] names the team in team
+	 * rank i's messages (0: the job's team, else 1 + its pool offset). */
+	bool ref;
+	uint64_t *ref_key;
 	unsigned *kids;			/* children in the current call's tree */
 	uint64_t tree_key;		/* root and shape kids was built for */
 	unsigned nkids;
@@ -139,6 +145,10 @@ struct pgas__coll_op {
 	unsigned bcast_from_dst;	/* broadcast phase reads root's dst */
 	unsigned red_root;
 	size_t seg;
+	/* Reference algorithms: bytes of the message being sent that went,
+	 * the message being consumed. */
+	size_t ref_at;
+	struct pgas__coll_ref_msg *ref_msg;
 };
 
 /* ---- coroutines ------------------------------------------------------------ */
@@ -226,6 +236,16 @@ static inline char *pgas__eager_data(const struct pgas__coll_op *op, unsigned r)
 	return coll_eager(op->team, r, op->seq) + sizeof(uint64_t);
 }
 
+/*
+ * Do the collectives load and store in job rank r's memory?  Where the core
+ * maps it (pgas__rank_mapped), unless PGAS_COLL_UNMAPPED=1 makes them treat
+ * every peer as unmapped (the test of the reference paths on one host).
+ */
+static inline bool pgas__coll_mapped(unsigned r)
+{
+	return pgas__rank_mapped(r) && (!pgas__cfg.coll_unmapped || r == pgas__g.rank);
+}
+
 /* Local mapping of the start of job rank r's segment. */
 static inline char *seg_base(unsigned job_rank)
 {
@@ -250,6 +270,31 @@ int pgas__coll_run(struct pgas__coll_op *op);
 size_t pgas__coll_temp_need(int kind, const pgas_coll_choice_t *ch, unsigned n, size_t c);
 void pgas__tree_build(struct pgas__coll_op *op, unsigned root);
 int pgas__co_barrier(struct pgas__coll_op *op, int *pc);
+
+/* coll_ref.c: the reference algorithms, over the library's AM (no load or
+ * store in a peer's memory).  Tags: phase << 24 | index within it. */
+enum { REF_T_DATA = 1, REF_T_DEBUG, REF_T_BAR_DEBUG, REF_T_BAR_IN, REF_T_BAR_OUT, REF_T_BAR,
+       REF_T_LEFT };
+#define PGAS__REF_TAG(phase, i) ((uint32_t)(phase) << 24 | (uint32_t)(i))
+struct pgas__coll_ref_msg {
+	struct pgas__coll_ref_msg *next;
+	uint64_t key, seq;
+	uint32_t src, tag;		/* src: job rank */
+	uint64_t len, got;
+	_Alignas(16) char data[];
+};
+void pgas__coll_ref_init(void);	/* attach phase 0: registers the handler */
+/* Sends len bytes of buf to team rank to, tagged; resumable (op->ref_at):
+ * true once all of it went, or it failed (op->rc set). */
+bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
+		    size_t len);
+/* The complete message tag of op's call from team rank from, or NULL. */
+struct pgas__coll_ref_msg *pgas__coll_ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag);
+int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase);
+int pgas__coll_ref_run(struct pgas__coll_op *op);	/* op's operation; 1 = done */
+/* pgas_exit: tells t's unmapped members how many calls I completed. */
+void pgas__coll_ref_leave(struct pgas_team *t, uint64_t left);
+uint64_t pgas__coll_ref_left(struct pgas_team *t, unsigned i);	/* what i told, or 0 */
 
 /* coll_reduce.c */
 /* out = a (op) b for count elements; out may be a. */

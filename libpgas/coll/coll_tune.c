@@ -46,6 +46,17 @@ static const struct alg_decl decls[] = {
 	{ PGAS_COLL_REDUCE_ALL, ALG_TREE, "tree", TREES, X_PUT | X_GET, true, true },
 	{ PGAS_COLL_SCAN, ALG_FLAT, "flat", 0, X_GET, false, false },
 	{ PGAS_COLL_SCAN, ALG_CHAIN, "chain", 0, X_GET, false, true },
+	/* The reference algorithms (coll_ref.c): what a team with a member it
+	 * cannot map runs; "ref" forces them anywhere (not swept by the tuner). */
+	{ PGAS_COLL_BARRIER, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_BROADCAST, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_SCATTER, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_GATHER, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_GATHER_ALL, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_EXCHANGE, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_REDUCE, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_REDUCE_ALL, ALG_REF, "ref", 0, 0, false, false },
+	{ PGAS_COLL_SCAN, ALG_REF, "ref", 0, 0, false, false },
 };
 #define NDECLS (sizeof(decls) / sizeof(decls[0]))
 
@@ -180,7 +191,7 @@ unsigned pgas_coll_candidates(enum pgas_coll_kind kind, unsigned nranks, char sp
 	for (size_t i = 0; i < NDECLS; i++) {
 		const struct alg_decl *d = &decls[i];
 
-		if (d->kind != (uint8_t)kind)
+		if (d->kind != (uint8_t)kind || d->alg == ALG_REF)
 			continue;
 		for (unsigned g = 0; g < GEOM_NGEOMS; g++) {
 			if (d->geoms ? !(d->geoms & G(g)) : g != GEOM_NONE)
@@ -420,6 +431,14 @@ static const struct tune_entry *file_entry(int kind, unsigned n, unsigned b)
 
 static void tune_kind(struct pgas_team *t, int k)
 {
+	if (t->ref) {	/* a member it cannot map: the reference algorithms only */
+		for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
+			t->choice[k][b] = (pgas_coll_choice_t){ .alg = ALG_REF };
+			t->why[k][b] = FROM_MODEL;
+		}
+		t->told[k] = 0;
+		return;
+	}
 	for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
 		const struct tune_entry *e = forced[k] ? NULL : file_entry(k, t->size, b);
 
@@ -450,6 +469,7 @@ void pgas__choose(struct pgas__coll_op *op)
 			fprintf(stderr, "pgas coll: team of %u (job rank %u first): %s of %zu B "
 				"(class >= %zu B): %s, from the %s%s\n", t->size, t->members[0],
 				kind_names[op->kind], op->nbytes, bucket_low(b), spec,
+				t->ref ? "reference algorithms: a member is not mapped" :
 				source_names[t->why[op->kind][b]],
 				op->commutative ? "" : "; non-commutative: rank-ordered flat path");
 		}
@@ -475,6 +495,10 @@ static int coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *sp
 	}
 	if (pgas__choice_parse(kind, team->size, spec, &ch, err, sizeof(err)))
 		return pgas__err(PGAS_ERR_INVAL, call, "%s", err);
+	/* A valid spec, but this team runs the reference algorithms only, or
+	 * PGAS_COLL_<KIND>=ref forces them (the test knob of these paths). */
+	if (team->ref || (forced[kind] && forced_choice[kind].alg == ALG_REF))
+		ch = (pgas_coll_choice_t){ .alg = ALG_REF };
 	for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
 		team->choice[kind][b] = ch;
 		team->why[kind][b] = FROM_CALL;

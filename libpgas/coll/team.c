@@ -87,6 +87,7 @@ static void team_free(struct pgas_team *t)
 	free(t->job_to_team);
 	free(t->sig_sent);
 	free(t->area);
+	free(t->ref_key);
 	free(t->kids);
 	free(t->eager_snap);
 	pgas__coll_op_free_all(t);
@@ -122,9 +123,10 @@ void pgas__team_region_clear(struct pgas_team *t)
 		*(uint64_t *)coll_eager(t, t->rank, s) = 0;
 }
 
-/* base[i]: team rank i's region as this process maps it. */
+/* base[i]: team rank i's region as this process maps it; keys[i]: the
+ * team's key at team rank i (coll.h); ref: the reference algorithms only. */
 static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const unsigned *members,
-		     char *const *base, size_t stage)
+		     char *const *base, const uint64_t *keys, bool ref, size_t stage)
 {
 	unsigned nranks = pgas__g.nranks;
 
@@ -135,10 +137,11 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 	t->job_to_team = malloc(nranks * sizeof(*t->job_to_team));
 	t->sig_sent = calloc(5 * (size_t)size, sizeof(uint64_t));
 	t->area = malloc(size * sizeof(*t->area));
+	t->ref_key = malloc(size * sizeof(*t->ref_key));
 	t->kids = malloc(size * sizeof(*t->kids));
 	t->eager_snap = calloc(PGAS__EAGER_SLOTS * (size_t)size, sizeof(uint64_t));
 	if (!t->members || !t->job_to_team || !t->sig_sent || !t->area || !t->kids ||
-	    !t->eager_snap) {
+	    !t->eager_snap || !t->ref_key) {
 		team_free(t);
 		return PGAS_ERR_NOMEM;
 	}
@@ -152,7 +155,9 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 		t->members[i] = members[i];
 		t->job_to_team[members[i]] = (int)i;
 		t->area[i] = base[i];
+		t->ref_key[i] = keys[i];
 	}
+	t->ref = ref;
 	/* My part: nobody signals in it before the caller's barrier. */
 	pgas__team_region_clear(t);
 	pgas__tune_team(t);
@@ -168,17 +173,24 @@ int pgas__team_setup_all(char *msg, size_t len)
 	unsigned n = pgas__g.nranks;
 	unsigned *ids = malloc(n * sizeof(*ids));
 	char **base = malloc(n * sizeof(*base));
+	uint64_t *keys = calloc(n, sizeof(*keys));	/* the job's team: key 0 */
 	int rc = PGAS_ERR_NOMEM;
+	bool ref = false;
 
-	if (ids && base) {
+	if (ids && base && keys) {
 		for (unsigned r = 0; r < n; r++) {
 			ids[r] = r;
-			base[r] = pgas__coll_job_region(r);
+			/* An address only where mapped (nobody uses the others). */
+			base[r] = pgas__coll_mapped(r) ? pgas__coll_job_region(r) : NULL;
+			ref |= !pgas__coll_mapped(r);
 		}
-		rc = team_init(&pgas__team_all, n, pgas__g.rank, ids, base, pgas__cfg.coll_stage);
+		base[pgas__g.rank] = pgas__coll_job_region(pgas__g.rank);
+		rc = team_init(&pgas__team_all, n, pgas__g.rank, ids, base, keys, ref,
+			       pgas__cfg.coll_stage);
 	}
 	free(ids);
 	free(base);
+	free(keys);
 	if (rc) {
 		snprintf(msg, len, "no memory for the job's team");
 		return rc;
@@ -256,13 +268,22 @@ struct split_entry {
 
 #define NO_REGION UINT64_MAX
 
+/* The split's second exchange: a member's region, and whether it maps every
+ * other member (the team takes the reference algorithms if one does not). */
+struct split_region {
+	uint64_t off;
+	uint64_t unmapped;
+};
+
 static int team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t *out)
 {
 	static const char call[] = "pgas_team_split";
 	struct split_entry mine = { colour, key }, *all = NULL;
 	unsigned n, size = 0, rank = 0;
 	unsigned *members = NULL;
-	uint64_t my_off = NO_REGION, *offs = NULL;
+	uint64_t my_off = NO_REGION, *keys = NULL;
+	struct split_region my_reg = { NO_REGION, 0 }, *offs = NULL;
+	bool ref = false;
 	char **base = NULL;
 	size_t stage = pgas__cfg.coll_team_stage;
 	struct pgas_team *t = NULL;
@@ -281,11 +302,13 @@ static int team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t 
 	members = malloc(n * sizeof(*members));
 	offs = malloc(n * sizeof(*offs));
 	base = malloc(n * sizeof(*base));
-	if (!all || !members || !offs || !base) {
+	keys = malloc(n * sizeof(*keys));
+	if (!all || !members || !offs || !base || !keys) {
 		free(all);
 		free(members);
 		free(offs);
 		free(base);
+		free(keys);
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u members", n);
 	}
 	rc = pgas_gather_all(parent, all, &mine, sizeof(mine), PGAS_COLL_MYSYNC);
@@ -306,7 +329,10 @@ static int team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t 
 	/* My region from my pool; every member learns every member's. */
 	if (colour >= 0)
 		my_off = pool_alloc(pgas__region_bytes(size, stage));
-	rc = pgas_gather_all(parent, offs, &my_off, sizeof(my_off), PGAS_COLL_MYSYNC);
+	my_reg.off = my_off;
+	for (unsigned i = 0; i < size; i++)
+		my_reg.unmapped |= !pgas__coll_mapped(parent->members[members[i]]);
+	rc = pgas_gather_all(parent, offs, &my_reg, sizeof(my_reg), PGAS_COLL_MYSYNC);
 	if (rc)
 		goto out;
 	if (colour >= 0) {
@@ -315,13 +341,17 @@ static int team_split(pgas_team_t parent, int colour, unsigned key, pgas_team_t 
 
 			if (pr == parent->rank)
 				rank = i;
-			if (offs[pr] == NO_REGION && bad < 0)
+			if (offs[pr].off == NO_REGION && bad < 0)
 				bad = (int)i;
+			ref |= offs[pr].unmapped != 0;
 			members[i] = parent->members[pr];	/* to job ranks */
-			base[i] = pgas__coll_pool(members[i]) + offs[pr];
+			/* An address only where mapped (nobody uses the others). */
+			base[i] = pgas__coll_mapped(members[i]) ?
+				  pgas__coll_pool(members[i]) + offs[pr].off : NULL;
+			keys[i] = offs[pr].off + 1;	/* 0 is the job's team */
 		}
 		t = bad < 0 ? malloc(sizeof(*t)) : NULL;
-		if (t && team_init(t, size, rank, members, base, stage)) {
+		if (t && team_init(t, size, rank, members, base, keys, ref, stage)) {
 			free(t);
 			t = NULL;
 		}
@@ -352,6 +382,7 @@ out:
 	free(members);
 	free(offs);
 	free(base);
+	free(keys);
 	return rc;
 }
 

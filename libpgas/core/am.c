@@ -63,6 +63,44 @@ void pgas__am_ep_teardown(struct pgas__state *ep)
 	}
 }
 
+/* ---- the library's own messages (internal.h, pgas__am_lib_medium) ------- */
+
+/* The remote data path's codes have 0 in args[0]'s top byte (rma_ref.c). */
+pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N] = { [PGAS__LIBH_RMA] = pgas__ref_handler };
+static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
+		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
+		       unsigned nargs, bool imm);
+
+/* Handler 0: the library's own, args[0] >> 24 names which (its whole args). */
+static void lib_dispatch(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
+			 unsigned nargs)
+{
+	unsigned which = nargs ? args[0] >> 24 : PGAS__LIBH_N;
+
+	if (which >= PGAS__LIBH_N || !pgas__lib_handlers[which])
+		pgas__fatal("bad library message from rank %u: %u args, handler %u", tok->src,
+			    nargs, which);
+	pgas__lib_handlers[which](tok, buf, nbytes, args, nargs);
+}
+
+int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nbytes,
+			const uint32_t *args, unsigned nargs, bool imm)
+{
+	static const char call[] = "pgas (library message)";
+	uint32_t a[PGAS_AM_MAX_ARGS];
+
+	if (nargs + 1 > PGAS_AM_MAX_ARGS || nbytes > pgas__cfg.max_medium || rank >= pgas__g.nranks)
+		return pgas__err(PGAS_ERR_INVAL, call, "rank %u, %u args, %zu bytes", rank, nargs,
+				 nbytes);
+	if (pgas__self.handler_depth)
+		return pgas__err(PGAS_ERR_STATE, call, "called from a handler");
+	a[0] = libh << 24;
+	if (nargs)
+		memcpy(a + 1, args, nargs * sizeof(*a));
+	return medium_send(&pgas__g, call, PGAS_CHAN_REQUEST, rank, 0, buf, nbytes, a, nargs + 1,
+			   imm);
+}
+
 int pgas__am_setup(void)
 {
 	struct pgas_conduit *c = &pgas__job.conduit;
@@ -612,8 +650,8 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	handler = PGAS_STATUS_HANDLER(s);
 	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
 	aend = args_end(type, nargs);
-	/* Handler 0: the remote data path's (rma_ref.c), never a user's. */
-	fn = handler ? ep->handlers[handler] : pgas__ref_handler;
+	/* Handler 0: the library's own (the remote data path, the collectives), never a user's. */
+	fn = handler ? ep->handlers[handler] : lib_dispatch;
 	if (k == 1) {
 		body = in->next->payload;
 	} else {

@@ -174,6 +174,19 @@ static inline void pgas__set_pending(unsigned bit, int on)
 
 /* am.c */
 int pgas__am_setup(void);
+/*
+ * The library's own active messages: handler index 0 on the wire; the top
+ * byte of args[0] names one of pgas__lib_handlers, which gets all the args
+ * (the remote data path, index 0, sends its codes as they are; a layer sets
+ * its entry before attach's barrier).  pgas__am_lib_medium: a Medium
+ * request to rank's primary with args[0] = libh << 24 before args; imm:
+ * PGAS_ERR_NOT_READY, with nothing sent, when the ring (or a bounce buffer)
+ * is full.  Not from a handler.
+ */
+enum { PGAS__LIBH_RMA, PGAS__LIBH_COLL, PGAS__LIBH_N = 8 };
+extern pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N];
+int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nbytes,
+			const uint32_t *args, unsigned nargs, bool imm);
 void pgas__am_teardown(void);
 /* An endpoint's message state (inbox, body buffers) from its rings. */
 int pgas__am_ep_setup(struct pgas__state *ep, const struct pgas_conduit_ep *ring);

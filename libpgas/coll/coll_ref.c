@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coll_ref.c - the reference algorithms of the collectives: every
+ * operation and the team barrier without a load or store in a peer's
+ * memory, for teams with a member this process does not map
+ * (PGAS_MAP_PEERS=none, a remote host), or forced on any team with
+ * PGAS_COLL_<KIND>=ref (the test knob of these paths on mapped peers).
+ *
+ * Data moves in the library's own Medium active messages (core/am.c,
+ * handler index 0): the sender sends (fragments of at most
+ * pgas_am_max_medium() bytes), the target's handler copies the message into
+ * memory of its own, keyed by (team key, call seq, source rank, tag), where
+ * the receiving call takes it.  So a message may arrive before its call
+ * started (nothing to clear to send) and a call touches no buffer but its
+ * own; sends are immediate (a full ring is "wait": the coroutine returns 0
+ * and retries), so a coroutine never waits inside a send.
+ *
+ * The algorithms are flat, one round: a rank sends each peer what it needs
+ * and combines what it receives in team-rank order (also right for
+ * non-commutative operations).  Costs, n members, B bytes per block:
+ *   barrier         dissemination, ceil(log2 n) rounds of 1 empty message
+ *   broadcast       root sends n-1 messages of B
+ *   scatter/gather  root sends / receives n-1 messages of B
+ *   gather_all      n(n-1) messages of B (each rank sends its block to all)
+ *   exchange        n(n-1) messages of B (block j to rank j)
+ *   reduce          n-1 messages of B to the root, which combines
+ *   reduce_all      n(n-1) messages of B; everyone combines every source
+ *   scan            n(n-1)/2 messages of B; rank r combines sources 0..r
+ * plus one copy into the handler's buffer and one out of it per message.
+ */
+#include <stdlib.h>
+#include "coll.h"
+
+#define NBUCKETS 256u
+static struct pgas__coll_ref_msg *table[NBUCKETS];
+
+static unsigned bucket(uint64_t key, uint64_t seq, uint32_t src, uint32_t tag)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ seq * 0xc2b2ae3d27d4eb4full ^
+		     ((uint64_t)src << 32 | tag) * 0x165667b19e3779f9ull;
+
+	return (unsigned)(h >> 56) % NBUCKETS;
+}
+
+static struct pgas__coll_ref_msg **find(uint64_t key, uint64_t seq, uint32_t src, uint32_t tag)
+{
+	struct pgas__coll_ref_msg **pp = &table[bucket(key, seq, src, tag)];
+
+	while (*pp && ((*pp)->key != key || (*pp)->seq != seq || (*pp)->src != src ||
+		       (*pp)->tag != tag))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static uint64_t arg64(const uint32_t *a)
+{
+	return (uint64_t)a[0] | (uint64_t)a[1] << 32;
+}
+
+/* args after the dispatch word: key (2), seq (2), tag, offset (2), total length (2). */
+static void ref_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
+			unsigned nargs)
+{
+	unsigned src = 0;
+	uint64_t key, seq, off, len;
+	struct pgas__coll_ref_msg **pp, *m;
+
+	pgas_token_rank(tok, &src);
+	if (nargs != 10)
+		pgas__fatal("collectives: bad message from rank %u (%u args)", src, nargs);
+	args++;		/* args[0]: PGAS__LIBH_COLL (core/am.c) */
+	key = arg64(args);
+	seq = arg64(args + 2);
+	off = arg64(args + 5);
+	len = arg64(args + 7);
+	pp = find(key, seq, src, args[4]);
+	m = *pp;
+	if (!m) {
+		if (len > SIZE_MAX - sizeof(*m) - 16)
+			pgas__fatal("collectives: message of %llu bytes from rank %u",
+				    (unsigned long long)len, src);
+		m = malloc(sizeof(*m) + (size_t)len);
+		if (!m)
+			pgas__fatal("collectives: no memory for a %llu-byte message from rank %u",
+				    (unsigned long long)len, src);
+		*m = (struct pgas__coll_ref_msg){ .key = key, .seq = seq, .src = src, .tag = args[4],
+					     .len = len };
+		*pp = m;
+	}
+	if (m->len != len || off > len || nbytes > len - off || m->got + nbytes > len)
+		pgas__fatal("collectives: bad fragment from rank %u (%zu bytes at %llu of %llu)",
+			    src, nbytes, (unsigned long long)off, (unsigned long long)len);
+	if (nbytes)
+		memcpy(m->data + off, buf, nbytes);
+	m->got += nbytes;
+}
+
+void pgas__coll_ref_init(void)
+{
+	pgas__lib_handlers[PGAS__LIBH_COLL] = ref_handler;
+}
+
+bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
+		    size_t len)
+{
+	struct pgas_team *t = op->team;
+	size_t max = pgas_am_max_medium();
+	uint64_t key = t->ref_key[to];
+
+	if (pgas__self.handler_depth)	/* handlers may not send requests: later */
+		return false;
+	do {
+		size_t n = len - op->ref_at < max ? len - op->ref_at : max;
+		uint32_t a[9] = { (uint32_t)key, (uint32_t)(key >> 32), (uint32_t)op->seq,
+				  (uint32_t)(op->seq >> 32), tag, (uint32_t)op->ref_at,
+				  (uint32_t)((uint64_t)op->ref_at >> 32), (uint32_t)len,
+				  (uint32_t)((uint64_t)len >> 32) };
+		int rc = pgas__am_lib_medium(t->members[to], PGAS__LIBH_COLL,
+					     n ? (const char *)buf + op->ref_at : NULL, n, a, 9, true);
+
+		if (rc == PGAS_ERR_NOT_READY)
+			return false;
+		if (rc) {
+			if (!op->rc)
+				op->rc = rc;
+			break;
+		}
+		op->ref_at += n;
+	} while (op->ref_at < len);
+	op->ref_at = 0;
+	return true;
+}
+
+struct pgas__coll_ref_msg *pgas__coll_ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag)
+{
+	struct pgas_team *t = op->team;
+	struct pgas__coll_ref_msg **pp = find(t->ref_key[t->rank], op->seq, t->members[from], tag);
+	struct pgas__coll_ref_msg *m = *pp;
+
+	if (!m || m->got != m->len)
+		return NULL;
+	*pp = m->next;
+	return m;
+}
+
+/* ---- pgas_exit ------------------------------------------------------------------- */
+
+void pgas__coll_ref_leave(struct pgas_team *t, uint64_t left)
+{
+	/* From a handler no request may go: the members learn nothing more
+	 * than that this rank left (the core's wait for the abandoned then
+	 * ends theirs). */
+	if (pgas__self.handler_depth)
+		return;
+	for (unsigned i = 0; i < t->size; i++) {
+		uint64_t key = t->ref_key[i];
+		uint32_t a[9] = { (uint32_t)key, (uint32_t)(key >> 32), 0, 0,
+				  PGAS__REF_TAG(REF_T_LEFT, 0), 0, 0, sizeof(left), 0 };
+
+		if (i == t->rank || pgas__coll_mapped(t->members[i]))
+			continue;
+		(void)pgas__am_lib_medium(t->members[i], PGAS__LIBH_COLL, &left, sizeof(left), a,
+					  9, false);
+	}
+}
+
+uint64_t pgas__coll_ref_left(struct pgas_team *t, unsigned i)
+{
+	struct pgas__coll_ref_msg *m = *find(t->ref_key[t->rank], 0, t->members[i],
+					PGAS__REF_TAG(REF_T_LEFT, 0));
+	uint64_t left = 0;
+
+	if (m && m->got == m->len && m->len == sizeof(left))
+		memcpy(&left, m->data, sizeof(left));
+	return left;
+}
+
+/* ---- barrier ----------------------------------------------------------------------- */
+
+/* Dissemination, radix 2: in round d, tell me + d and hear from me - d. */
+int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase)
+{
+	struct pgas_team *t = op->team;
+	unsigned n = t->size, me = t->rank;
+
+	CO_BEGIN(*pc);
+	for (op->bdist = 1; op->bdist < n; op->bdist *= 2) {
+		CO_WAIT(*pc, pgas__coll_ref_send(op, (me + op->bdist) % n,
+					    PGAS__REF_TAG(phase, op->bdist), NULL, 0));
+		CO_WAIT(*pc, (op->ref_msg = pgas__coll_ref_take(op, (me + n - op->bdist) % n,
+							   PGAS__REF_TAG(phase, op->bdist))));
+		free(op->ref_msg);
+		op->ref_msg = NULL;
+	}
+	CO_END(*pc);
+}
+
+/* ---- the operations --------------------------------------------------------------- */
+
+#define DATA PGAS__REF_TAG(REF_T_DATA, 0)
+
+/* Do I send to team rank 'to'? */
+static bool sends_to(struct pgas__coll_op *op, unsigned to)
+{
+	unsigned me = op->team->rank;
+
+	switch (op->kind) {
+	case PGAS_COLL_BROADCAST:
+	case PGAS_COLL_SCATTER:
+		return me == op->root;
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_REDUCE:
+		return to == op->root;
+	case PGAS_COLL_SCAN:
+		return to > me;
+	default:	/* gather_all, exchange, reduce_all */
+		return true;
+	}
+}
+
+/* What team rank 'to' gets from me (NULL with 0 bytes). */
+static const char *outgoing(struct pgas__coll_op *op, unsigned to)
+{
+	if (!op->src_eff)
+		return NULL;
+	if (op->kind == PGAS_COLL_SCATTER || op->kind == PGAS_COLL_EXCHANGE)
+		return op->src_eff + (size_t)to * op->nbytes;
+	return op->src_eff;
+}
+
+/* Do I hear from team rank 'from'? */
+static bool incoming(struct pgas__coll_op *op, unsigned from)
+{
+	unsigned me = op->team->rank;
+
+	switch (op->kind) {
+	case PGAS_COLL_BROADCAST:
+	case PGAS_COLL_SCATTER:
+		return from == op->root;
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_REDUCE:
+		return me == op->root;
+	case PGAS_COLL_SCAN:
+		return from < me;
+	default:
+		return true;
+	}
+}
+
+static bool reduction(const struct pgas__coll_op *op)
+{
+	return op->kind == PGAS_COLL_REDUCE || op->kind == PGAS_COLL_REDUCE_ALL ||
+	       op->kind == PGAS_COLL_SCAN;
+}
+
+/* Where block i (what i sent, or my own share) goes in my destination. */
+static char *landing(struct pgas__coll_op *op, unsigned i)
+{
+	switch (op->kind) {
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_GATHER_ALL:
+	case PGAS_COLL_EXCHANGE:
+		return op->dst_eff + (size_t)i * op->nbytes;
+	default:
+		return op->dst_eff;
+	}
+}
+
+/* Is there a share of mine that stays with me? */
+static bool keeps_own(struct pgas__coll_op *op)
+{
+	switch (op->kind) {
+	case PGAS_COLL_BROADCAST:
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_REDUCE:
+	case PGAS_COLL_SCATTER:
+		return op->team->rank == op->root;
+	default:
+		return true;
+	}
+}
+
+/* Folds block i (data) into my destination, in rank order: the first one is copied. */
+static void fold(struct pgas__coll_op *op, const char *data, bool first)
+{
+	size_t count = op->nbytes / op->elem;
+
+	if (first)
+		memcpy(op->dst_eff, data, op->nbytes);
+	else
+		pgas__reduce(op->dst_eff, op->dst_eff, data, count, op->type, op->rop);
+}
+
+static void place(struct pgas__coll_op *op, unsigned i, const char *data)
+{
+	if (!op->nbytes)
+		return;
+	if (reduction(op))
+		fold(op, data, i == 0);
+	else if (landing(op, i) != data)
+		memcpy(landing(op, i), data, op->nbytes);
+}
+
+int pgas__coll_ref_run(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	unsigned n = t->size, me = t->rank;
+
+	CO_BEGIN(op->pc_sub);
+	/* Everything I send, peers from me + 1 on (they do not all start with one). */
+	for (op->i = 1; op->i < n; op->i++)
+		if (sends_to(op, (me + op->i) % n))
+			CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, (me + op->i) % n, DATA,
+							   outgoing(op, (me + op->i) % n),
+							   op->nbytes));
+	/* Everything I receive, in rank order (my own share in its place). */
+	for (op->i = 0; op->i < n; op->i++) {
+		if (op->i == me) {
+			if (keeps_own(op))
+				place(op, me, outgoing(op, me));
+			continue;
+		}
+		if (!incoming(op, op->i))
+			continue;
+		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, op->i, DATA)));
+		if (op->ref_msg->len != op->nbytes && !op->rc)
+			op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
+					   "call %llu on this team: team rank %u sent %llu bytes, "
+					   "team rank %u expected %zu (do the members pass the same "
+					   "size? PGAS_COLL_DEBUG=1 tells)",
+					   (unsigned long long)op->seq, op->i,
+					   (unsigned long long)op->ref_msg->len, me, op->nbytes);
+		if (!op->rc)
+			place(op, op->i, op->ref_msg->data);
+		free(op->ref_msg);
+		op->ref_msg = NULL;
+	}
+	CO_END(op->pc_sub);
+}
