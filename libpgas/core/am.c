@@ -309,6 +309,14 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 	return PGAS_OK;
 }
 
+pgas_handler_fn pgas__ctl_fn;
+
+int pgas__am_ctl_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
+		      unsigned nargs, bool imm)
+{
+	return am_send(ep, chan, eid, PGAS_MSG_SHORT, 0, args, nargs, NULL, 0, NULL, 0, imm, NULL);
+}
+
 int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs, uint64_t t)
 {
@@ -585,7 +593,7 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	handler = PGAS_STATUS_HANDLER(s);
 	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
 	aend = args_end(type, nargs);
-	fn = ep->handlers[handler];
+	fn = handler ? ep->handlers[handler] : pgas__ctl_fn;	/* 0: the core's (ctl.c) */
 	if (k == 1) {
 		body = in->next->payload;
 	} else {
@@ -716,6 +724,8 @@ bool pgas__am_job_idle(void)
 	 * handler that runs in another thread is still in flight. */
 	bool consumer = !pgas__mt() || pgas__self.plock_depth;
 
+	if (pgas__ctl_msgs)	/* peers not mapped: by messages (ctl.c) */
+		return pgas__ctl_idle();
 	/* Extra endpoints count too, the same list for heads and tails (one
 	 * created or destroyed since only makes the sums differ: not idle);
 	 * the list is the caller's, as several threads may check at once. */
