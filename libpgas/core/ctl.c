@@ -24,7 +24,8 @@
  *      last steps of pgas_exit(0) (init.c).
  *  IDLE_Q wave / IDLE_A wave, clean: the quiescence test (pgas__ctl_idle).
  *  DIR_Q seq, kind, x / DIR_A seq, v1, v2: a question about the target's
- *      endpoint directory, which only its owner reads (pgas__ctl_ask).
+ *      endpoint directory, which only its owner reads (pgas__ctl_ask);
+ *      both on the reply channel, so that a handler may ask.
  *
  * Order: a rank's messages to one target travel in one ring and are
  * handled in the order they were sent, so LEAVE follows every request its
@@ -85,6 +86,7 @@ struct idle_state {
 };
 static struct idle_state *answers;	/* [nranks]: per coordinator */
 uint64_t pgas__ctl_handled;		/* control slots handled by this rank's primary */
+static unsigned asking;	/* questions (DIR_Q) whose answer is awaited: not idle */
 static pthread_mutex_t wave_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t wave;			/* the coordinator's current wave, 0: none yet */
 static unsigned wave_answers, wave_dirty;
@@ -96,6 +98,17 @@ static bool prev_complete;		/* a wave completed before it */
 static unsigned prev_leavers;		/* pgas__leavers() when that one was sent */
 static bool verdict;			/* of the last two complete waves */
 static unsigned verdict_leavers;
+static bool wave_stale;			/* the one in flight was sent before a restart */
+
+void pgas__ctl_idle_restart(void)
+{
+	if (pthread_mutex_trylock(&wave_lock))
+		return;
+	verdict = false;
+	prev_complete = false;
+	wave_stale = wave_sent;
+	pthread_mutex_unlock(&wave_lock);
+}
 
 /* Scans one ring from its published head: false on a user slot. */
 static bool ring_clean(const struct pgas__state *ep, const struct pgas_ctrl_page *ctrl,
@@ -180,7 +193,9 @@ static int send_req(unsigned to, const uint32_t *args, unsigned nargs)
  * verdict of the last two complete ones: a wave in flight makes no call
  * wait.  A verdict counts only while no rank has left since the first of
  * its two waves was sent: a rank that had not left may have sent a
- * request meanwhile.  Once the caller's condition holds (every rank, or
+ * request meanwhile.  Nor does one from before the caller's wait began
+ * (pgas__ctl_idle_restart): this rank may have sent requests since.
+ * Within that wait, once the caller's condition holds (every rank, or
  * every other rank, has left) a true verdict stays true: nothing can send
  * a user message again.
  */
@@ -200,13 +215,14 @@ bool pgas__ctl_idle(void)
 		return false;
 	if (wave_sent && __atomic_load_n(&wave_answers, __ATOMIC_ACQUIRE) == n - 1) {
 		verdict = prev_complete && prev_leavers == wave_leavers && my_clean_at_send &&
-			  !__atomic_load_n(&wave_dirty, __ATOMIC_ACQUIRE);
+			  !__atomic_load_n(&wave_dirty, __ATOMIC_ACQUIRE) && !wave_stale;
 		verdict_leavers = prev_leavers;
-		prev_complete = true;
+		prev_complete = !wave_stale;
+		wave_stale = false;
 		prev_leavers = wave_leavers;
 		wave_sent = false;
 	}
-	idle = verdict && verdict_leavers == left;
+	idle = verdict && verdict_leavers == left && !__atomic_load_n(&asking, __ATOMIC_SEQ_CST);
 	if (!wave_sent) {
 		__atomic_store_n(&wave_answers, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&wave_dirty, 0, __ATOMIC_RELEASE);
@@ -265,8 +281,14 @@ int pgas__ctl_ask(unsigned r, unsigned kind, uint32_t x, uint32_t out[2])
 	uint32_t seq, args[4];
 	int rc;
 
-	/* A request cannot leave from a handler, or where nothing polls. */
-	if (pgas__self.handler_depth || pgas__self.hsl_held || pgas__job.leaving)
+	/*
+	 * On the reply channel, both ways: a handler may ask (the question
+	 * waits only for room in the target's reply ring, which every rank
+	 * drains in every wait, and the answer is a reply handled by a poll
+	 * of the reply ring, which a handler may do).  Not while holding an
+	 * HSL, where nothing is polled.
+	 */
+	if (pgas__self.hsl_held)
 		return PGAS_ERR_STATE;
 	do
 		seq = __atomic_add_fetch(&ask_seq, 1, __ATOMIC_RELAXED);
@@ -275,14 +297,19 @@ int pgas__ctl_ask(unsigned r, unsigned kind, uint32_t x, uint32_t out[2])
 	args[1] = seq;
 	args[2] = kind;
 	args[3] = x;
-	rc = send_req(r, args, 4);
-	if (rc)
-		return rc;
-	while (__atomic_load_n(&asked[seq % ASK_SLOTS].seq, __ATOMIC_ACQUIRE) != seq) {
+	/* The question and its answer are messages in flight: a wait for
+	 * them is not abandoned (pgas__ctl_idle says "busy" meanwhile). */
+	__atomic_fetch_add(&asking, 1, __ATOMIC_SEQ_CST);
+	while ((rc = send_ctl(&pgas__g, PGAS_CHAN_REPLY, r, args, 4, true)) == PGAS_ERR_NOT_READY)
+		pgas__wait_step(&w);
+	while (!rc && __atomic_load_n(&asked[seq % ASK_SLOTS].seq, __ATOMIC_ACQUIRE) != seq) {
 		pgas__wait_step(&w);
 		if (!(++w.spins & 1023))
 			pgas__ctl_check_gone("asks it about its endpoints");
 	}
+	__atomic_fetch_sub(&asking, 1, __ATOMIC_SEQ_CST);
+	if (rc)
+		return rc;
 	out[0] = asked[seq % ASK_SLOTS].v[0];
 	out[1] = asked[seq % ASK_SLOTS].v[1];
 	return PGAS_OK;

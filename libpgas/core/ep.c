@@ -141,8 +141,8 @@ static int dir_entry(unsigned r, unsigned i, uint32_t *e, unsigned *count)
 
 /*
  * Which rank created eid, and as its i-th endpoint: 1, 0 if none did yet,
- * -1 if a rank that this one does not map could not be asked (a handler
- * runs: eid_resolve asks the conduit instead).  The directories of mapped
+ * -1 if a rank that this one does not map could not be asked (an HSL is
+ * held: eid_resolve asks the conduit instead).  The directories of mapped
  * ranks are read; the others are asked (ctl.c), and answer from theirs.
  */
 static int find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
@@ -551,7 +551,7 @@ int pgas_ep_count(unsigned rank, unsigned *count)
 
 		rc = dir_entry(rank, 0, &e, &n);
 		if (rc)
-			return pgas__err(rc, call, "rank %u is not mapped and cannot be asked from here (a handler, a held HSL, pgas_exit)",
+			return pgas__err(rc, call, "rank %u is not mapped and cannot be asked while an HSL is held",
 					 rank);
 		*count = 1 + n;
 	}
@@ -577,7 +577,7 @@ int pgas_ep_lookup(unsigned rank, unsigned i, unsigned *eid)
 	}
 	rc = dir_entry(rank, i - 1, &e, NULL);
 	if (rc)
-		return pgas__err(rc, call, "rank %u is not mapped and cannot be asked from here (a handler, a held HSL, pgas_exit)",
+		return pgas__err(rc, call, "rank %u is not mapped and cannot be asked while an HSL is held",
 				 rank);
 	if (!e)
 		return PGAS_ERR_NOT_READY;	/* not an error: ask again */
@@ -602,7 +602,7 @@ int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i)
 		return PGAS_ERR_NOT_READY;
 	case -1:
 		return pgas__err(PGAS_ERR_STATE, call,
-				 "endpoint %u: its owner may be a rank that is not mapped, which cannot be asked from here (a handler, a held HSL, pgas_exit)",
+				 "endpoint %u: its owner may be a rank that is not mapped, which cannot be asked while an HSL is held",
 				 eid);
 	}
 	if (rank)

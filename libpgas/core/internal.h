@@ -297,12 +297,13 @@ void pgas__ctl_leave(unsigned how, uint64_t barriers, unsigned unanswered, unsig
 void pgas__ctl_busy_done(void);
 void pgas__ctl_finish(void);
 bool pgas__ctl_idle(void);
+void pgas__ctl_idle_restart(void);	/* a wait begins: verdicts from before do not count */
 /*
  * Asks rank r (by message, and waits for the answer) about its endpoint
  * directory: PGAS__ASK_ENTRY x: out[0] its extras, out[1] entry x (0 if
  * none); PGAS__ASK_FIND eid: out[0] 1 + its index among r's extras (0: not
- * r's), out[1] whether it is closed.  PGAS_ERR_STATE where no request may
- * leave (in a handler, holding an HSL, in pgas_exit).
+ * r's), out[1] whether it is closed.  PGAS_ERR_STATE while holding an HSL
+ * (nothing is polled then).
  */
 #define PGAS__ASK_ENTRY 0u
 #define PGAS__ASK_FIND 1u

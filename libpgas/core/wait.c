@@ -135,13 +135,27 @@ static void check_abandoned(struct pgas__waiter *w)
 		goto busy;
 	if (!alone && (owed_by = owes_me()) == n)
 		goto busy;
-	if (!pgas__am_job_idle())
+	/*
+	 * Without mapped peers the test is waves of messages (ctl.c), taken
+	 * afresh for this wait (this rank may have sent requests since the
+	 * last verdict) and answered over several calls: stuck is 2 while
+	 * they run.
+	 */
+	if (pgas__ctl_msgs && !w->stuck) {
+		pgas__ctl_idle_restart();
+		w->stuck = 2;
+		return;
+	}
+	if (!pgas__am_job_idle()) {
+		if (pgas__ctl_msgs)
+			return;
 		goto busy;
+	}
 	/* In a barrier of my own: a leaver that notified it runs its rounds. */
 	for (unsigned r = 0; (pgas__pending() & PGAS__PENDING_BARRIER) && r < n; r++)
 		if (r != pgas__g.rank && pgas__rank_barrier_busy(r))
 			goto busy;
-	if (!w->stuck) {
+	if (!w->stuck || w->stuck == 2) {
 		w->stuck = 1;
 		owed_since = pgas__now_ms();
 		return;
