@@ -232,10 +232,10 @@ struct pgas_conduit_region {
  *              from wait loops: cheap, or at least not blocking).
  *  ep_unmap:   undoes ep_resolve (x is another rank's, or mine resolved).
  * Peers (after attach; any thread; cheap, called from wait loops):
- *  peer_gone:  whether rank's process has ended, from what the conduit
- *              sees of it without mapping the rank (kmod: pgas.ko's
- *              departure events; shm: nothing, pgasrun ends the job when a
- *              rank dies).  May be NULL: never.
+ *  peer_gone:  whether rank died (ended other than through pgas_exit),
+ *              from what the conduit sees itself, without mapping the rank
+ *              (kmod: pgas.ko's departure events on the kernel page; shm:
+ *              NULL, pgasrun ends the job when a rank dies).  NULL: never.
  * A conduit for peers that are not load/store reachable (libfabric) will
  * add out-of-line data operations here (docs/design-threads-endpoints.md,
  * 5.5); mapped peers keep the inline path.

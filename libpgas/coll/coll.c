@@ -66,7 +66,21 @@ static int coll_attach(int phase, char *msg, size_t len)
 			pgas__tune_load(pgas__coll_area(0), TUNE_AREA);
 		return PGAS_OK;
 	}
-	rc = pgas__tune_share(pgas__coll_area(0), msg, len);
+	if (!pgas__rank_mapped(0)) {
+		/* Rank 0's area is out of reach: read the same file (PGAS_COLL_TUNING
+		 * is rank 0's value everywhere), so that all fail alike too. */
+		void *area = malloc(TUNE_AREA);
+
+		if (!area) {
+			snprintf(msg, len, "no memory for the tuning table");
+			return PGAS_ERR_NOMEM;
+		}
+		pgas__tune_load(area, TUNE_AREA);
+		rc = pgas__tune_share(area, msg, len);
+		free(area);
+	} else {
+		rc = pgas__tune_share(pgas__coll_area(0), msg, len);
+	}
 	return rc ? rc : pgas__team_setup_all(msg, len);
 }
 
