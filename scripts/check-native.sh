@@ -612,6 +612,7 @@ apart_refused 3 0 PGAS_COLL_EXCHANGE=bruck:r2:get
 apart_refused 2 1 PGAS_COLL_REDUCE=tree:flat:get:s8192
 apart_refused 2 0 PGAS_COLL_REDUCE_ALL=tree:flat:put:s8192
 apart_refused 2 1 PGAS_COLL_SCAN=chain:get:s8192
+apart_refused 2 1 PGAS_MAP_PEERS=none
 apart_works 2 0 PGAS_ERROR_MODE=print
 apart_works 3 2 PGAS_DEVICE=/nonexistent/pgas9
 apart_works 3 0 PGAS_WAIT_MODE=block

@@ -593,7 +593,8 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	handler = PGAS_STATUS_HANDLER(s);
 	k = len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
 	aend = args_end(type, nargs);
-	fn = handler ? ep->handlers[handler] : pgas__ctl_fn;	/* 0: the core's (ctl.c) */
+	/* 0: the library's own messages (ctl.c dispatches them where set up) */
+	fn = handler || !pgas__ctl_fn ? ep->handlers[handler] : pgas__ctl_fn;
 	if (k == 1) {
 		body = in->next->payload;
 	} else {

@@ -413,6 +413,11 @@ static void ctl_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32
 static void dispatch(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
 		     unsigned nargs)
 {
+	/* Another layer's kind: its dispatcher, if one registered index 0. */
+	if (nargs && args[0] != PGAS__CTL_LIBH && pgas__g.handlers[0]) {
+		pgas__g.handlers[0](tok, buf, nbytes, args, nargs);
+		return;
+	}
 	if (!nargs || args[0] != PGAS__CTL_LIBH)
 		pgas__fatal("bad library message from endpoint %u: %u arguments, kind %u",
 			    tok->src, nargs, nargs ? args[0] : 0);
