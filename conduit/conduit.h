@@ -231,6 +231,11 @@ struct pgas_conduit_region {
  *  ep_closed:  whether a resolved endpoint has been closed since (called
  *              from wait loops: cheap, or at least not blocking).
  *  ep_unmap:   undoes ep_resolve (x is another rank's, or mine resolved).
+ * Peers (after attach; any thread; cheap, called from wait loops):
+ *  peer_gone:  whether rank died (ended other than through pgas_exit),
+ *              from what the conduit sees itself, without mapping the rank
+ *              (kmod: pgas.ko's departure events on the kernel page; shm:
+ *              NULL, pgasrun ends the job when a rank dies).  NULL: never.
  * A conduit for peers that are not load/store reachable (libfabric) will
  * add out-of-line data operations here (docs/design-threads-endpoints.md,
  * 5.5); mapped peers keep the inline path.
@@ -253,6 +258,7 @@ struct pgas_conduit_ops {
 			  char *msg, size_t msglen);
 	bool (*ep_closed)(struct pgas_conduit *c, const struct pgas_conduit_xep *x);
 	void (*ep_unmap)(struct pgas_conduit *c, struct pgas_conduit_xep *x);
+	bool (*peer_gone)(struct pgas_conduit *c, unsigned rank);
 };
 
 extern const struct pgas_conduit_ops pgas_shm_ops;

@@ -5,7 +5,8 @@
 #
 #   scripts/check-lifecycle.sh [BUILD_DIR]     (default: build)
 #
-# PGAS_LIFECYCLE_RANKS (default "2 3 8") and PGAS_LIFECYCLE_TIMEOUT (pgasrun
+# PGAS_LIFECYCLE_RANKS (default "2 3 8"), PGAS_LIFECYCLE_POINTS (default
+# "barrier coll flood handler rma") and PGAS_LIFECYCLE_TIMEOUT (pgasrun
 # -t, default 60) choose; PGAS_LIFECYCLE_BIN=dir takes the lifecycle program
 # from dir and pgasrun from the PATH instead of BUILD_DIR/tests and
 # BUILD_DIR/bin.
@@ -37,6 +38,7 @@ else
 fi
 RANKS=${PGAS_LIFECYCLE_RANKS:-"2 3 8"}
 TLIMIT=${PGAS_LIFECYCLE_TIMEOUT:-60}
+POINTS=${PGAS_LIFECYCLE_POINTS:-"barrier coll flood handler rma"}
 pass=0
 fail=0
 out=$(mktemp)
@@ -117,14 +119,14 @@ one() {
 }
 
 for n in $RANKS; do
-	for point in barrier coll flood handler rma; do
+	for point in $POINTS; do
 		for how in exit0 return exit3 abort kill _exit0; do
 			one "$n" "$point" "$how"
 		done
 	done
 done
 for mode in spin yield block auto; do
-	for point in barrier coll flood handler rma; do
+	for point in $POINTS; do
 		one 3 "$point" exit0 PGAS_WAIT_MODE=$mode
 	done
 done

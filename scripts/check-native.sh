@@ -670,6 +670,7 @@ apart_refused 3 0 PGAS_COLL_EXCHANGE=bruck:r2:get
 apart_refused 2 1 PGAS_COLL_REDUCE=tree:flat:get:s8192
 apart_refused 2 0 PGAS_COLL_REDUCE_ALL=tree:flat:put:s8192
 apart_refused 2 1 PGAS_COLL_SCAN=chain:get:s8192
+apart_refused 2 1 PGAS_MAP_PEERS=none
 apart_works 2 0 PGAS_ERROR_MODE=print
 apart_works 3 2 PGAS_DEVICE=/nonexistent/pgas9
 apart_works 3 0 PGAS_WAIT_MODE=block
@@ -799,6 +800,75 @@ if [ -n "$lc_ranks" ]; then
 	fail=$((fail + $(grep -c '^not ok ' "$log")))
 	grep '^lifecycle: [0-9]* passed' "$log" || notok "check-lifecycle.sh printed no result"
 fi
+
+# The control paths without mapped peers (PGAS_MAP_PEERS=none; issue 22,
+# core/ctl.c): barriers, the exit, the quiescence test and endpoint lookup
+# by control messages, through the same tests in the modes that need no
+# RMA into a peer (barrier 0, am nolong, threads_eps misuse, the lifecycle
+# points barrier, flood and handler), ctl_remote (endpoints of unmapped
+# ranks, a destroyed one GONE; a rank SIGKILLed while the others wait in
+# pgas_exit or a barrier: pgasrun names it, never a hang), and the exit
+# tests.  The cases that need RMA run with none once the remote data path
+# is in (issue 22).
+export PGAS_MAP_PEERS=none
+for n in $RANKS; do
+	[ "$n" -le 4 ] || continue
+	run_tap "barrier 0 -n $n (none)" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/barrier" 0
+	run_tap "am nolong -n $n (none)" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/am" nolong
+	run_tap "ctl_remote -n $n (none)" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/ctl_remote"
+	[ "$n" -ge 2 ] || continue
+	run_tap "threads_eps -n $n -c misuse (none)" "$RUN" -n "$n" -t "$TLIMIT" \
+		"$B/tests/threads_eps" -s 1 -t 2 -c misuse
+	run_tap "blockwait -n $n (none)" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/blockwait"
+	for m in killexit killbar; do
+		run_exit 137 "rank 1 (pid [0-9]*) was killed by signal 9" \
+			"ctl_remote $m -n $n (none): a rank killed while the others wait, named" \
+			"$RUN" -n "$n" -t 60 "$B/tests/ctl_remote" $m 1
+	done
+done
+if [ "$B" = "$PWD/build" ]; then
+	for c in "2 spin rev_ep_exit" "2 block rev_ep_exit" "2 spin rev_wait_local"; do
+		set -- $c
+		run_clean "$3 -n $1 ($2, none)" env PGAS_WAIT_MODE="$2" "$RUN" -n "$1" -t 60 "$B/tests/$3"
+	done
+	for c in "1 rev_ep_handler_request" "2 rev_ep_exit_flood ep" "2 rev_ep_exit_flood primary" \
+		"2 rev_ep_exit_flood reply" "2 rev_ep_exit_flood few" "2 rev_ep_barrier_deadlock" \
+		"1 rev_ep_self_wait" "2 rev_ep_fork_destroy create" "1 rev_ep_destroy_local_send"; do
+		set -- $c
+		n=$1 prog=$2
+		shift 2
+		run_clean "$prog -n $n $* (none)" env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t 60 \
+			"$B/tests/$prog" "$@"
+	done
+	run_exit 70 "inside the handler of a request" \
+		"rev_ep_exit_in_handler (none): the requester left unanswered ends (70)" \
+		"$RUN" -n 2 -t 60 "$B/tests/rev_ep_exit_in_handler"
+	for n in 2 3; do
+		run_clean "threads_alone -n $n (none)" env PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t 120 \
+			"$B/tests/threads_alone"
+	done
+	for c in "3 barrier 0" "3 barrier 3" "4 compute 0" "3 handler 9" "3 thread 0"; do
+		set -- $c
+		out=$("$RUN" -v -n "$1" -t 60 "$B/tests/global_exit" -c "$3" -w "$2" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "exited with code $3\$")
+		if [ $rc -eq "$3" ] && [ "$got" -eq "$1" ]; then
+			ok "global_exit -n $1 -w $2 (none): every rank ended with $3"
+		else
+			notok "global_exit -n $1 -w $2 (none): pgasrun exit $rc, $got of $1 ranks with $3"
+		fi
+	done
+fi
+if [ -n "$lc_ranks" ]; then
+	PGAS_LIFECYCLE_POINTS="barrier flood handler" PGAS_LIFECYCLE_RANKS="$lc_ranks" \
+		scripts/check-lifecycle.sh "$B" >"$log" 2>&1
+	grep '^not ok' -A12 "$log" | grep -v '^--$' || true
+	pass=$((pass + $(grep -c '^ok ' "$log")))
+	fail=$((fail + $(grep -c '^not ok ' "$log")))
+	grep '^lifecycle: [0-9]* passed' "$log" | sed 's/$/ (PGAS_MAP_PEERS=none)/' ||
+		notok "check-lifecycle.sh (none) printed no result"
+fi
+unset PGAS_MAP_PEERS
 
 # make install: a program built against the installed tree with pkg-config runs.
 inst=$(mktemp -d)

@@ -693,6 +693,32 @@ static bool kmod_ep_closed(struct pgas_conduit *c, const struct pgas_conduit_xep
 	return known_closed(priv, c->max_eids, x->eid);
 }
 
+/*
+ * Whether rank died, from this rank's kernel page (what check_kern and
+ * rma.c read): an event {rank, died 1} among the last PGAS_GONE_EVENTS, or
+ * the whole job taken away.  Stateless; cheap while nobody died.
+ */
+static bool kmod_peer_gone(struct pgas_conduit *c, unsigned rank)
+{
+	const struct pgas_kern_page *kp = c->kern;
+	uint32_t died;
+	uint64_t tail;
+
+	if (!kp)
+		return false;
+	died = __atomic_load_n(&kp->peers_gone, __ATOMIC_ACQUIRE);
+	if (!died)
+		return false;
+	if (died == PGAS_KERN_REVOKED)
+		return true;
+	tail = __atomic_load_n(&kp->gone_tail, __ATOMIC_ACQUIRE);
+	for (uint64_t i = tail > PGAS_GONE_EVENTS ? tail - PGAS_GONE_EVENTS : 0; i < tail; i++)
+		if (__atomic_load_n(&kp->gone[i % PGAS_GONE_EVENTS].vpid, __ATOMIC_RELAXED) == rank &&
+		    __atomic_load_n(&kp->gone[i % PGAS_GONE_EVENTS].died, __ATOMIC_RELAXED) == 1)
+			return true;
+	return false;
+}
+
 static void kmod_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
 {
 	if (x->map)
@@ -714,4 +740,5 @@ const struct pgas_conduit_ops pgas_kmod_ops = {
 	.ep_resolve = kmod_ep_resolve,
 	.ep_closed = kmod_ep_closed,
 	.ep_unmap = kmod_ep_unmap,
+	.peer_gone = kmod_peer_gone,
 };

@@ -347,6 +347,13 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 	return PGAS_OK;
 }
 
+
+int pgas__am_ctl_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
+		      unsigned nargs, bool imm)
+{
+	return am_send(ep, chan, eid, PGAS_MSG_SHORT, 0, args, nargs, NULL, 0, NULL, 0, imm, NULL);
+}
+
 int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
 			const uint32_t *args, unsigned nargs, uint64_t t)
 {
@@ -782,6 +789,8 @@ bool pgas__am_job_idle(void)
 	 * handler that runs in another thread is still in flight. */
 	bool consumer = !pgas__mt() || pgas__self.plock_depth;
 
+	if (pgas__ctl_msgs)	/* peers not mapped: by messages (ctl.c) */
+		return pgas__ctl_idle();
 	/* Extra endpoints count too, the same list for heads and tails (one
 	 * created or destroyed since only makes the sums differ: not idle);
 	 * the list is the caller's, as several threads may check at once. */

@@ -48,13 +48,56 @@ static void combine(uint32_t flags, uint32_t id)
 	}
 }
 
+/*
+ * Round k's target's control page where this rank maps it, or NULL where
+ * the round travels as a control message (ctl.c): computed once, at
+ * attach, so that a round costs a load instead of a division.
+ */
+static struct pgas_ctrl_page *round_ctrl[PGAS_BARRIER_ROUNDS];
+
+static unsigned round_to(unsigned k)
+{
+	return (unsigned)(((uint64_t)pgas__g.rank + (1ull << k)) % pgas__g.nranks);
+}
+
+/* A round to a rank this one does not map: its word by message. */
+/*
+ * A round whose message found the target's ring full: sent again before
+ * anything else of the barrier advances (a wait for room inside the send
+ * would run handlers, and one that calls pgas_exit(0) would leave the
+ * round unsent, the barrier stuck for the others).
+ */
+static bool unsent;
+static unsigned unsent_k;
+static uint64_t unsent_word;
+
+static PGAS__COLD void send_remote(unsigned k)
+{
+	struct pgas__job *j = &pgas__job;
+
+	unsent_k = k;
+	unsent_word = PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags, j->barrier_acc_id);
+	unsent = pgas__ctl_barrier(round_to(k), k, (unsigned)(j->barrier_epoch & 1),
+				   unsent_word) != PGAS_OK;
+}
+
+/* False while a round's message is still unsent. */
+static PGAS__COLD bool resend(void)
+{
+	unsent = pgas__ctl_barrier(round_to(unsent_k), unsent_k,
+				   (unsigned)(pgas__job.barrier_epoch & 1), unsent_word) != PGAS_OK;
+	return !unsent;
+}
+
 static void send_round(unsigned k)
 {
 	struct pgas__job *j = &pgas__job;
-	unsigned n = pgas__g.nranks;
-	unsigned to = (unsigned)(((uint64_t)pgas__g.rank + (1ull << k)) % n);
-	struct pgas_ctrl_page *ctrl = pgas__g.peers[to].ctrl;
+	struct pgas_ctrl_page *ctrl = round_ctrl[k];
 
+	if (PGAS__UNLIKELY(!ctrl)) {
+		send_remote(k);
+		return;
+	}
 	atomic_store_explicit((_Atomic uint64_t *)&ctrl->barrier[k].flag[j->barrier_epoch & 1],
 			      PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags,
 						j->barrier_acc_id),
@@ -69,6 +112,8 @@ static bool advance(void)
 	struct pgas__job *j = &pgas__job;
 	unsigned rounds = j->barrier_rounds;
 
+	if (PGAS__UNLIKELY(unsent) && !resend())
+		return false;
 	if (j->barrier_round >= rounds) {
 		pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 		return true;
@@ -82,8 +127,11 @@ static bool advance(void)
 		if (PGAS_BARRIER_EPOCH(w) != j->barrier_wire)
 			return false;
 		combine(PGAS_BARRIER_FLAGS(w), PGAS_BARRIER_ID(w));
-		if (++j->barrier_round < rounds)
+		if (++j->barrier_round < rounds) {
 			send_round(j->barrier_round);
+			if (PGAS__UNLIKELY(unsent))
+				return false;
+		}
 	}
 	pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 	return true;
@@ -116,6 +164,9 @@ static inline __attribute__((always_inline)) int check(const char *call, unsigne
 void pgas__barrier_setup(void)
 {
 	pgas__job.barrier_rounds = nrounds(pgas__g.nranks);
+	for (unsigned k = 0; k < pgas__job.barrier_rounds; k++)
+		round_ctrl[k] = pgas__rank_mapped(round_to(k)) ? pgas__g.peers[round_to(k)].ctrl
+							       : NULL;
 }
 
 static int do_notify(uint32_t id, unsigned flags)
@@ -155,12 +206,22 @@ static int gone(const char *call)
 	for (unsigned r = 0; r < pgas__g.nranks; r++) {
 		uint64_t b;
 
-		if (r == pgas__g.rank || !pgas__rank_leaving(r))
+		if (r == pgas__g.rank)
 			continue;
-		b = atomic_load_explicit((_Atomic uint64_t *)&pgas__rank_state(r)->barriers,
-					 memory_order_relaxed);
+		if (pgas__ctl_msgs && pgas__peer_gone(r)) {
+			unsent = false;
+			j->barrier_phase = 0;
+			pgas__set_pending(PGAS__PENDING_BARRIER, 0);
+			return pgas__err(PGAS_ERR_GONE, call,
+					 "rank %u is gone (its process ended) before barrier %llu",
+					 r, (unsigned long long)j->barrier_epoch);
+		}
+		if (!pgas__rank_leaving(r))
+			continue;
+		b = pgas__rank_barriers(r);
 		if (b >= j->barrier_epoch)
 			continue;
+		unsent = false;		/* abandoned with it */
 		j->barrier_phase = 0;
 		pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 		return pgas__err(PGAS_ERR_GONE, call,
@@ -200,7 +261,8 @@ static int do_wait(uint32_t id, unsigned flags)
 		struct pgas__waiter w = PGAS__WAITER_INIT;
 
 		do {
-			if (PGAS__UNLIKELY(pgas__leavers()) && (rc = gone(call)) != 0)
+			if ((PGAS__UNLIKELY(pgas__leavers()) ||
+			     (pgas__ctl_msgs && !(w.spins & 1023))) && (rc = gone(call)) != 0)
 				return rc;
 			pgas__wait_step(&w);
 		} while (!advance());

@@ -110,19 +110,45 @@ int pgas__check_ep(const char *call, const struct pgas__state *ep)
 	return PGAS_OK;
 }
 
-/* Rank r's directory entry i (0 = the first extra), or 0 when none yet. */
-static uint32_t dir_entry(unsigned r, unsigned i)
+/*
+ * Rank r's directory entry i (0 = the first extra), or 0 when none yet;
+ * *count (if not NULL): its extras.  A rank this one does not map is asked
+ * (ctl.c): PGAS_ERR_STATE where no question can leave (in a handler).
+ */
+static int dir_entry(unsigned r, unsigned i, uint32_t *e, unsigned *count)
 {
-	struct pgas__rank_state *st = pgas__rank_state(r);
+	struct pgas__rank_state *st;
+	unsigned n;
 
-	if (i >= __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE))
-		return 0;
-	return __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
+	if (!pgas__rank_mapped(r)) {
+		uint32_t v[2];
+		int rc = pgas__ctl_ask(r, PGAS__ASK_ENTRY, i, v);
+
+		if (rc)
+			return rc;
+		if (count)
+			*count = v[0];
+		*e = v[1];
+		return PGAS_OK;
+	}
+	st = pgas__rank_state(r);
+	n = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
+	if (count)
+		*count = n;
+	*e = i < n ? __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE) : 0;
+	return PGAS_OK;
 }
 
-/* Which rank created eid, and as its i-th endpoint; false if none did yet. */
-static bool find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
+/*
+ * Which rank created eid, and as its i-th endpoint: 1, 0 if none did yet,
+ * -1 if a rank that this one does not map could not be asked (an HSL is
+ * held: eid_resolve asks the conduit instead).  The directories of mapped
+ * ranks are read; the others are asked (ctl.c), and answer from theirs.
+ */
+static int find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
 {
+	bool unasked = false;
+
 	if (eid < pgas__g.nranks) {
 		*owner = eid;
 		*idx = 0;
@@ -130,8 +156,25 @@ static bool find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
 		return true;
 	}
 	for (unsigned r = 0; r < pgas__g.nranks; r++) {
-		struct pgas__rank_state *st = pgas__rank_state(r);
-		unsigned n = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
+		struct pgas__rank_state *st;
+		unsigned n;
+
+		if (!pgas__rank_mapped(r)) {
+			uint32_t v[2];
+
+			if (pgas__ctl_ask(r, PGAS__ASK_FIND, eid, v)) {
+				unasked = true;
+				continue;
+			}
+			if (!v[0])
+				continue;
+			*owner = r;
+			*idx = v[0];
+			*closed = v[1];
+			return 1;
+		}
+		st = pgas__rank_state(r);
+		n = __atomic_load_n(&st->ep_extras, __ATOMIC_ACQUIRE);
 
 		for (unsigned i = 0; i < n; i++) {
 			uint32_t e = __atomic_load_n(&st->ep_eid[i], __ATOMIC_ACQUIRE);
@@ -140,12 +183,14 @@ static bool find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
 				*owner = r;
 				*idx = i + 1;
 				*closed = e & PGAS__EP_DIR_CLOSED;
-				return true;
+				return 1;
 			}
 		}
 	}
-	return false;
+	return unasked ? -1 : 0;
 }
+
+static struct eid_info *eid_resolve(unsigned eid);
 
 unsigned pgas__eid_owner(unsigned eid)
 {
@@ -155,7 +200,19 @@ unsigned pgas__eid_owner(unsigned eid)
 	if (eid >= pgas__g.nranks && eid < pgas__g.ntargets &&
 	    __atomic_load_n(&eids[eid - pgas__g.nranks].state, __ATOMIC_ACQUIRE))
 		return eids[eid - pgas__g.nranks].owner;
-	return find_eid(eid, &owner, &idx, &closed) ? owner : ~0u;
+	switch (find_eid(eid, &owner, &idx, &closed)) {
+	case 1:
+		return owner;
+	case 0:
+		return ~0u;
+	}
+	/* Not asked (in a handler): the conduit maps it, or says it is not. */
+	ep_lock_take();
+	owner = eid_resolve(eid)->owner;
+	if (eids[eid - pgas__g.nranks].state == PGAS__PEER_UNRESOLVED)
+		owner = ~0u;
+	ep_lock_give();
+	return owner;
 }
 
 /* The domain's record of eid (>= nranks), resolved if it can be; under ep_lock. */
@@ -170,8 +227,19 @@ static struct eid_info *eid_resolve(unsigned eid)
 
 	if (e->state != PGAS__PEER_UNRESOLVED)
 		return e;
-	if (!find_eid(eid, &owner, &idx, &closed))
+	switch (find_eid(eid, &owner, &idx, &closed)) {
+	case 0:
 		return e;	/* not created yet */
+	case -1:
+		/* A rank that could not be asked may own it: the conduit's
+		 * resolve names the owner of an endpoint it can map. */
+		rc = c->ops->ep_resolve(c, eid, &e->xep, msg, sizeof(msg));
+		if (rc == PGAS_OK) {
+			e->owner = e->xep.owner;
+			__atomic_store_n(&e->state, PGAS__PEER_LIVE, __ATOMIC_RELEASE);
+		}
+		return e;	/* closed or not created: asked again later */
+	}
 	e->owner = owner;
 	if (closed) {
 		__atomic_store_n(&e->state, PGAS__PEER_CLOSED, __ATOMIC_RELEASE);
@@ -243,13 +311,27 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 
 bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid)
 {
+	struct pgas_conduit *c = &pgas__job.conduit;
+	struct eid_info *e;
 	unsigned owner, idx;
 	bool closed;
+	int found;
 
 	(void)ep;
 	if (eid < pgas__g.nranks)
 		return false;
-	return find_eid(eid, &owner, &idx, &closed) && closed;
+	e = &eids[eid - pgas__g.nranks];
+	if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == PGAS__PEER_LIVE && !e->mine &&
+	    !pgas__rank_mapped(e->owner)) {
+		/* Its owner is asked; in a handler, the conduit that mapped it. */
+		uint32_t v[2];
+
+		if (!pgas__ctl_ask(e->owner, PGAS__ASK_FIND, eid, v))
+			return v[0] && v[1];
+		return c->ops->ep_closed(c, &e->xep);
+	}
+	found = find_eid(eid, &owner, &idx, &closed);
+	return found == 1 && closed;
 }
 
 /* An endpoint's table of targets: the primaries' entries as the primary
@@ -463,7 +545,16 @@ int pgas_ep_count(unsigned rank, unsigned *count)
 		return rc;
 	if (!count)
 		return pgas__err(PGAS_ERR_INVAL, call, "count is NULL");
-	*count = 1 + __atomic_load_n(&pgas__rank_state(rank)->ep_extras, __ATOMIC_ACQUIRE);
+	{
+		uint32_t e;
+		unsigned n;
+
+		rc = dir_entry(rank, 0, &e, &n);
+		if (rc)
+			return pgas__err(rc, call, "rank %u is not mapped and cannot be asked while an HSL is held",
+					 rank);
+		*count = 1 + n;
+	}
 	return PGAS_OK;
 }
 
@@ -484,7 +575,10 @@ int pgas_ep_lookup(unsigned rank, unsigned i, unsigned *eid)
 		*eid = rank;
 		return PGAS_OK;
 	}
-	e = dir_entry(rank, i - 1);
+	rc = dir_entry(rank, i - 1, &e, NULL);
+	if (rc)
+		return pgas__err(rc, call, "rank %u is not mapped and cannot be asked while an HSL is held",
+				 rank);
 	if (!e)
 		return PGAS_ERR_NOT_READY;	/* not an error: ask again */
 	*eid = e & ~PGAS__EP_DIR_CLOSED;
@@ -503,8 +597,14 @@ int pgas_ep_locate(unsigned eid, unsigned *rank, unsigned *i)
 	if (eid >= pgas__g.ntargets)
 		return pgas__err(PGAS_ERR_RANK, call, "endpoint %u out of range (pgas_ep_max() = %u)",
 				 eid, pgas__g.ntargets);
-	if (!find_eid(eid, &r, &idx, &closed))
+	switch (find_eid(eid, &r, &idx, &closed)) {
+	case 0:
 		return PGAS_ERR_NOT_READY;
+	case -1:
+		return pgas__err(PGAS_ERR_STATE, call,
+				 "endpoint %u: its owner may be a rank that is not mapped, which cannot be asked while an HSL is held",
+				 eid);
+	}
 	if (rank)
 		*rank = r;
 	if (i)

@@ -231,6 +231,8 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	pgas__g.ntargets = ntargets;
 	if (pgas__ep_tables_setup())
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u endpoints", ntargets);
+	if (pgas__ctl_setup())
+		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);
 	pgas__barrier_setup();
 	pgas__g.send_block &= ~PGAS__BLOCK_DETACHED;
 	if (pgas__mt())
@@ -241,7 +243,8 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	if (!rc)
 		rc = pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 	if (!rc) {
-		pgas__leavers_word = &pgas__rank_state(0)->leavers;
+		pgas__leavers_word = pgas__ctl_msgs ? pgas__ctl_leavers_word()
+						    : &pgas__rank_state(0)->leavers;
 		rc = pgas__layers_attach(1, msg, sizeof(msg));
 	}
 	if (rc && *msg)
@@ -253,8 +256,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 
 const char *pgas__left_how(unsigned r)
 {
-	switch (atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->leaving,
-				     memory_order_acquire)) {
+	switch (pgas__rank_how(r)) {
 	case PGAS__LEFT_RETURN:
 		return "exit(0) or return from main";
 	case PGAS__LEFT_HANDLER:
@@ -270,6 +272,35 @@ static void wait_count(uint32_t *word, uint32_t want)
 
 	while (atomic_load_explicit((_Atomic uint32_t *)word, memory_order_seq_cst) < want)
 		pgas__wait_step(&w);
+}
+
+/*
+ * Steps 3 to 5 of leave_job where some peer is not mapped (ctl.c): the
+ * announcement is a LEAVE message to every other rank, the drain's test of
+ * quiescence a wave of queries (pgas__ctl_idle), barrier_busy's end a
+ * BUSY_DONE message, and fin_done / fin_gone messages to rank 0, which
+ * ends last (pgas__ctl_finish).  The guarantees are those of the pages.
+ */
+static void leave_by_messages(unsigned how, unsigned owed)
+{
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+	unsigned n = pgas__g.nranks;
+	bool busy = pgas__pending() & PGAS__PENDING_BARRIER;
+
+	/* The messages ring the peers' doorbells where they may sleep. */
+	pgas__ctl_leave(how, pgas__job.barrier_epoch, owed, busy);
+	while (pgas__leavers() < n || !pgas__am_job_idle()) {
+		pgas__eps_poll_mine(false, PGAS__CHANMASK_ALL);
+		pgas__wait_step(&w);
+		if (PGAS__UNLIKELY(busy) && !(pgas__pending() & PGAS__PENDING_BARRIER)) {
+			busy = false;
+			pgas__ctl_busy_done();
+		}
+		if (!(++w.spins & 1023))
+			pgas__ctl_check_gone("waits in pgas_exit for the others to leave");
+	}
+	pgas__set_pending(PGAS__PENDING_BARRIER, 0);
+	pgas__ctl_finish();
 }
 
 /* The finalize of an attached rank; returns when it may end. */
@@ -302,6 +333,10 @@ static void leave_job(unsigned how)
 			      memory_order_relaxed);
 	pgas_boot_tell(PGAS_BOOT_LEAVING);
 	pgas__job.leaving = true;
+	if (pgas__ctl_msgs) {
+		leave_by_messages(how, owed);
+		return;
+	}
 	atomic_store_explicit((_Atomic uint32_t *)&me->leaving, how, memory_order_seq_cst);
 	atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->leavers, 1, memory_order_seq_cst);
 	for (unsigned r = 0; pgas__g.wake && r < n; r++)

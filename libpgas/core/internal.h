@@ -183,7 +183,7 @@ int pgas__am_setup(void);
  * PGAS_ERR_NOT_READY, with nothing sent, when the ring (or a bounce buffer)
  * is full.  Not from a handler.
  */
-enum { PGAS__LIBH_RMA, PGAS__LIBH_COLL, PGAS__LIBH_N = 8 };
+enum { PGAS__LIBH_RMA, PGAS__LIBH_COLL, PGAS__LIBH_CTL, PGAS__LIBH_N = 8 };
 extern pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N];
 int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nbytes,
 			const uint32_t *args, unsigned nargs, bool imm);
@@ -285,12 +285,101 @@ static inline unsigned pgas__leavers(void)
 							 memory_order_acquire) : 0;
 }
 
+/*
+ * ctl.c: where some peer is not mapped (pgas__ctl_msgs), what the ranks
+ * would have written into their rank-state pages travels as control
+ * messages (AM Short of handler index 0): a rank's announcement lands in
+ * pgas__fates[rank] of every other rank, and the words below read it from
+ * there instead of the page.
+ */
+struct pgas__fate {
+	uint32_t leaving;	/* as struct pgas__rank_state's */
+	uint32_t unanswered;
+	uint32_t barrier_busy;
+	uint64_t barriers;
+};
+extern bool pgas__ctl_msgs;
+extern struct pgas__fate *pgas__fates;	/* [nranks] where pgas__ctl_msgs, else NULL */
+extern uint64_t pgas__ctl_handled;	/* control messages the primary handled */
+#define PGAS__CTL_LIBH ((uint32_t)PGAS__LIBH_CTL << 24)	/* args[0] of the core's control messages */
+int pgas__ctl_setup(void);		/* at attach, once the ranks' mapping is known */
+uint32_t *pgas__ctl_leavers_word(void);
+int pgas__ctl_barrier(unsigned to, unsigned k, unsigned parity, uint64_t word);
+void pgas__ctl_leave(unsigned how, uint64_t barriers, unsigned unanswered, unsigned busy);
+void pgas__ctl_busy_done(void);
+void pgas__ctl_finish(void);
+bool pgas__ctl_idle(void);
+void pgas__ctl_idle_restart(void);	/* a wait begins: verdicts from before do not count */
+/*
+ * Asks rank r (by message, and waits for the answer) about its endpoint
+ * directory: PGAS__ASK_ENTRY x: out[0] its extras, out[1] entry x (0 if
+ * none); PGAS__ASK_FIND eid: out[0] 1 + its index among r's extras (0: not
+ * r's), out[1] whether it is closed.  PGAS_ERR_STATE while holding an HSL
+ * (nothing is polled then).
+ */
+#define PGAS__ASK_ENTRY 0u
+#define PGAS__ASK_FIND 1u
+int pgas__ctl_ask(unsigned r, unsigned kind, uint32_t x, uint32_t out[2]);
+void pgas__ctl_check_gone(const char *what);
+/* am.c: an AM Short of handler 0, one slot; imm: PGAS_ERR_NOT_READY, with
+ * nothing reserved, when the ring is full. */
+int pgas__am_ctl_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
+		      unsigned nargs, bool imm);
+/* ctl.c: a barrier round's message; PGAS_ERR_NOT_READY: the ring is full,
+ * nothing was sent (barrier.c sends it again as it advances). */
+
 /* Has job rank r announced that it leaves?  Acquire: what it wrote before
  * announcing (e.g. how far it got in each team) is visible after. */
 static inline bool pgas__rank_leaving(unsigned r)
 {
+	if (pgas__fates)
+		return __atomic_load_n(&pgas__fates[r].leaving, __ATOMIC_ACQUIRE) != 0;
 	return atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->leaving,
 				    memory_order_acquire) != 0;
+}
+
+/* How r left (PGAS__LEFT_*, 0 if it has not). */
+static inline unsigned pgas__rank_how(unsigned r)
+{
+	if (pgas__fates)
+		return __atomic_load_n(&pgas__fates[r].leaving, __ATOMIC_ACQUIRE);
+	return atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->leaving,
+				    memory_order_acquire);
+}
+
+/* Barriers r notified before it left (once pgas__rank_leaving(r)). */
+static inline uint64_t pgas__rank_barriers(unsigned r)
+{
+	if (pgas__fates)
+		return __atomic_load_n(&pgas__fates[r].barriers, __ATOMIC_RELAXED);
+	return atomic_load_explicit((_Atomic uint64_t *)&pgas__rank_state(r)->barriers,
+				    memory_order_relaxed);
+}
+
+/* 1 + the rank whose request r left unanswered, or 0. */
+static inline unsigned pgas__rank_unanswered(unsigned r)
+{
+	if (pgas__fates)
+		return __atomic_load_n(&pgas__fates[r].unanswered, __ATOMIC_RELAXED);
+	return atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->unanswered,
+				    memory_order_relaxed);
+}
+
+/* Did r leave in a barrier it notified, still running? */
+static inline bool pgas__rank_barrier_busy(unsigned r)
+{
+	if (pgas__fates)
+		return __atomic_load_n(&pgas__fates[r].barrier_busy, __ATOMIC_ACQUIRE) != 0;
+	return atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->barrier_busy,
+				    memory_order_acquire) != 0;
+}
+
+/* Has r's process ended, as the conduit knows it (conduit op peer_gone)? */
+static inline bool pgas__peer_gone(unsigned r)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+
+	return c->ops->peer_gone && c->ops->peer_gone(c, r);
 }
 
 /* rma.c: makes room in my notification ring if it is half full. */

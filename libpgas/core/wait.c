@@ -106,9 +106,7 @@ long long pgas__now_ms(void)
 static unsigned owes_me(void)
 {
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
-		if (r != pgas__g.rank &&
-		    atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->unanswered,
-					 memory_order_relaxed) == pgas__g.rank + 1)
+		if (r != pgas__g.rank && pgas__rank_unanswered(r) == pgas__g.rank + 1)
 			return r;
 	return pgas__g.nranks;
 }
@@ -137,15 +135,27 @@ static void check_abandoned(struct pgas__waiter *w)
 		goto busy;
 	if (!alone && (owed_by = owes_me()) == n)
 		goto busy;
-	if (!pgas__am_job_idle())
+	/*
+	 * Without mapped peers the test is waves of messages (ctl.c), taken
+	 * afresh for this wait (this rank may have sent requests since the
+	 * last verdict) and answered over several calls: stuck is 2 while
+	 * they run.
+	 */
+	if (pgas__ctl_msgs && !w->stuck) {
+		pgas__ctl_idle_restart();
+		w->stuck = 2;
+		return;
+	}
+	if (!pgas__am_job_idle()) {
+		if (pgas__ctl_msgs)
+			return;
 		goto busy;
+	}
 	/* In a barrier of my own: a leaver that notified it runs its rounds. */
 	for (unsigned r = 0; (pgas__pending() & PGAS__PENDING_BARRIER) && r < n; r++)
-		if (r != pgas__g.rank &&
-		    atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(r)->barrier_busy,
-					 memory_order_acquire))
+		if (r != pgas__g.rank && pgas__rank_barrier_busy(r))
 			goto busy;
-	if (!w->stuck) {
+	if (!w->stuck || w->stuck == 2) {
 		w->stuck = 1;
 		owed_since = pgas__now_ms();
 		return;
@@ -210,7 +220,16 @@ static bool progress(struct pgas__waiter *w)
 		w->naps = 0;
 		return true;
 	}
-	if (mask && pgas__msgs_waiting() && pgas__progress(mask, 64) > 0) {
+	if (mask && pgas__msgs_waiting()) {
+		uint64_t ctl = pgas__ctl_handled;
+		int k = pgas__progress(mask, 64);
+
+		/* The core's control messages (ctl.c) are not what anyone
+		 * waits for: a wait that only they end stays a wait (else the
+		 * quiescence test's own answers would keep it from ever being
+		 * judged abandoned). */
+		if (k <= 0 || (uint64_t)k == pgas__ctl_handled - ctl)
+			return false;
 		w->spins = 0;
 		w->armed = 0;
 		w->stuck = 0;

@@ -1180,7 +1180,9 @@ int main(int argc, char **argv)
 		printf("# seed %llu (-s to replay)\n", (unsigned long long)seed);
 	}
 	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
-	pgas_get_val(&seed, 0, (char *)pgas_segment_addr(0) + OFF_SEED, 8);
+	/* -s: every rank has it (no RMA, for the runs without mapped peers). */
+	if (!seeded)
+		pgas_get_val(&seed, 0, (char *)pgas_segment_addr(0) + OFF_SEED, 8);
 
 	T_EQ(rc_pre, PGAS_ERR_STATE);
 	T_CHECK(ep == NULL, "(a create refused before attach set the endpoint)");
