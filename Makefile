@@ -147,7 +147,7 @@ $(B)/lib/libshmem.a: $(SHMEM_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # oshcc of the build tree: this checkout's headers and archives.
-$(B)/bin/oshcc: shmem/oshcc.in Makefile
+$(B)/bin/oshcc: shmem/oshcc.in Makefile $(CONDUIT_MKS)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' \
 	    -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include -I$(CURDIR)/libpgas/include -I$(CURDIR)/uapi $(SANFLAGS)|' \

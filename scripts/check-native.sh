@@ -596,6 +596,7 @@ apart_refused 2 0 PGAS_NOTIFY_ENTRIES=256
 apart_refused 2 1 PGAS_MAX_MEDIUM=4096
 apart_refused 2 0 PGAS_AM_PACKET_MAX=952
 apart_refused 2 1 PGAS_BOUNCE_BUFS=4
+apart_refused 2 0 PGAS_OFI_AM=fabric
 apart_refused 2 0 PGAS_EP_MAX=4
 apart_refused 2 0 PGAS_COLL_STAGE=8192
 apart_refused 3 2 PGAS_COLL_STAGE=8192

@@ -63,6 +63,7 @@ struct pgas_config {
 	int conduit;		/* PGAS_CONDUIT's choice: 0 auto, else a conduit (conduits.c) */
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
 	int map_peers;		/* enum pgas_map_peers */
+	int ofi_am;		/* PGAS_OFI_AM: 0 auto (unmapped ranks), 1 fabric (every other) */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;

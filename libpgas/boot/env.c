@@ -51,6 +51,7 @@ static const char *const error_modes[] = { "print", "quiet", "abort", NULL };
 static const char *conduits[MAX_CHOICES + 1] = { "auto", NULL };
 static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 static const char *const map_modes[] = { "auto", "none", NULL };
+static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -69,6 +70,11 @@ static const struct env_var vars[] = {
 	{ "PGAS_MAP_PEERS", ENV_AGREE, VAR_ENUM, "auto", 0, 0, map_modes, CFG(map_peers),
 	  "auto = load/store into every peer the conduit maps; none = reach every other rank "
 	  "through the paths of a peer that is not mapped" },
+	/* fabric: the ofi conduit's AM transport tested on one host while the
+	 * rest stays mapped (docs/ofi.md). */
+	{ "PGAS_OFI_AM", ENV_AGREE, VAR_ENUM, "auto", 0, 0, ofi_am_modes, CFG(ofi_am),
+	  "ofi conduit: AM over the fabric to the ranks not mapped (auto), or to every other "
+	  "rank (fabric)" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
