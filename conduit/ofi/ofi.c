@@ -64,10 +64,10 @@ extern const struct pgas_conduit_ops pgas_shm_ops;
 #define MAX_ADDR 200		/* bytes of a fabric address we exchange */
 
 /* What travels: this header, the message body, a Medium's bounce bytes. */
-enum { WIRE_AM = 1, WIRE_BARRIER = 2 };
+enum { WIRE_AM = 1, WIRE_BARRIER = 2, WIRE_NOTIFY = 3 };
 struct wire {
-	uint64_t status;	/* the first slot's status word, lap 0 */
-	uint64_t word;		/* WIRE_BARRIER: the flag word */
+	uint64_t status;	/* the first slot's (or notification's) status word, lap 0 */
+	uint64_t word;		/* WIRE_BARRIER: the flag word; WIRE_NOTIFY: size, tag */
 	uint32_t eid;		/* the target endpoint (a rank, for a barrier) */
 	uint32_t src_rank;	/* the sending rank: whose bounce buffers */
 	uint32_t extra;		/* bounce bytes after the body / barrier round*2+parity */
@@ -97,6 +97,7 @@ struct proxy {
 	unsigned char *base;	/* layout.size bytes of private memory */
 	struct pgas_conduit_ep ring;
 	uint64_t head[PGAS_NCHAN];	/* consumed so far (published to ctrl) */
+	uint64_t notify_head;		/* the same, of its notification ring */
 	uint64_t bar_sent[PGAS_BARRIER_ROUNDS][2];
 };
 
@@ -122,7 +123,7 @@ static struct {
 	unsigned bl_copies;
 	unsigned long shipped, delivered, backlogged;
 	uint64_t *seg_base, *seg_key;	/* [nranks]: RMA addressing of each segment */
-	unsigned mbox_shift;
+	unsigned mbox_shift, notify_shift;
 	int busy;		/* progress runs (one thread at a time) */
 	bool opened;
 } ofi = { .bl_tail = &ofi.bl_head };
@@ -137,6 +138,11 @@ static int ofi_fail(char *msg, size_t msglen, const char *what, int err)
 static uint32_t lap_of(uint64_t t)
 {
 	return (uint32_t)((t >> ofi.mbox_shift) + 1) & 0xffffu;
+}
+
+static uint32_t notify_lap_of(uint64_t t)
+{
+	return (uint32_t)((t >> ofi.notify_shift) + 1) & 0xffffu;
 }
 
 static unsigned slots_of(unsigned len)
@@ -244,6 +250,7 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		return rc;
 	ofi.c = c;
 	ofi.mbox_shift = (unsigned)__builtin_ctz(c->geo.mbox_slots);
+	ofi.notify_shift = (unsigned)__builtin_ctz(c->geo.notify_entries);
 	ofi.addr = calloc(c->nranks, sizeof(*ofi.addr));
 	ofi.remote = calloc(c->nranks, sizeof(*ofi.remote));
 	ofi.proxy = calloc(c->max_eids, sizeof(*ofi.proxy));
@@ -538,6 +545,36 @@ static bool ship_ring(struct pgas_conduit *c, struct proxy *p, unsigned ch, int 
 static int read_cq(struct pgas_conduit *c);
 #define FLAG_TRIES 10000
 
+/* Ships the notifications (pgas_put_signal) published in a proxy's ring:
+ * the signal's data went before them (a mapped peer's, or the RMA that
+ * serves an unmapped one). */
+static bool ship_notify(struct pgas_conduit *c, struct proxy *p, int *n)
+{
+	uint32_t mask = c->geo.notify_entries - 1;
+
+	for (;;) {
+		uint64_t h = p->notify_head;
+		struct pgas_notify_entry *e = &p->ring.notify[h & mask];
+		uint64_t st = __atomic_load_n(&e->status, __ATOMIC_ACQUIRE);
+		struct wire w = { .eid = p->eid, .src_rank = c->rank, .kind = WIRE_NOTIFY };
+		ssize_t rc;
+
+		if (PGAS_NOTIFY_LAP(st) != notify_lap_of(h))
+			return true;
+		w.status = st & ~0xffffull;
+		w.word = (uint64_t)e->size | (uint64_t)e->tag << 32;
+		rc = fi_inject(ofi.ep, &w, sizeof(w), ofi.addr[p->owner]);
+		if (rc == -FI_EAGAIN)
+			return false;
+		if (rc)
+			pgas__fatal("ofi: sending a notification to rank %u: %s", p->owner,
+				    fi_strerror((int)-rc));
+		p->notify_head = h + 1;
+		__atomic_store_n(&p->ring.ctrl->notify.head, h + 1, __ATOMIC_RELEASE);
+		(*n)++;
+	}
+}
+
 /* Forwards the barrier flags stored into a rank's proxy since the last time. */
 static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
 {
@@ -625,6 +662,19 @@ static int deliver(struct pgas_conduit *c, unsigned char *data, size_t len)
 			pgas__fatal("ofi: bad barrier round %u from rank %u", w.extra, w.src_rank);
 		__atomic_store_n(&ctrl->barrier[w.extra / 2].flag[w.extra % 2], w.word,
 				 __ATOMIC_RELEASE);
+		ring_bell(ctrl);
+		return DELIVERED;
+	}
+	if (w.kind == WIRE_NOTIFY) {
+		struct pgas_ctrl_page *ctrl = c->eps[c->rank].ctrl;
+		struct pgas_notify_entry *e;
+
+		if (!reserve(&ctrl->notify, c->geo.notify_entries, 1, &t))
+			return BLOCKED;
+		e = &c->eps[c->rank].notify[t & (c->geo.notify_entries - 1)];
+		e->size = (uint32_t)w.word;
+		e->tag = (uint32_t)(w.word >> 32);
+		__atomic_store_n(&e->status, w.status | notify_lap_of(t), __ATOMIC_RELEASE);
 		ring_bell(ctrl);
 		return DELIVERED;
 	}
@@ -729,8 +779,8 @@ static int backlog_drain(struct pgas_conduit *c)
 		bool skip = false;
 
 		memcpy(&w, b->data, sizeof(w));
-		if (w.kind == WIRE_BARRIER) {
-			skip = !all;
+		if (w.kind != WIRE_AM) {
+			skip = !all;	/* flags and notifications: in order */
 		} else {
 			for (unsigned i = 0; i < nblocked; i++)
 				if (blocked[i].eid == w.eid && blocked[i].chan == w.chan)
@@ -738,7 +788,7 @@ static int backlog_drain(struct pgas_conduit *c)
 		}
 		if (skip || deliver(c, b->data, b->len) == BLOCKED) {
 			all = false;
-			if (w.kind != WIRE_BARRIER && !skip) {
+			if (w.kind == WIRE_AM && !skip) {
 				if (nblocked == 8)
 					break;
 				blocked[nblocked].eid = w.eid;
@@ -815,7 +865,7 @@ static int ofi_progress(struct pgas_conduit *c)
 	for (unsigned i = 0, na = __atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE); i < na; i++) {
 		struct proxy *p = ofi.active[i];
 		bool done = ship_ring(c, p, PGAS_CHAN_REPLY, &n) &&
-			    ship_ring(c, p, PGAS_CHAN_REQUEST, &n);
+			    ship_ring(c, p, PGAS_CHAN_REQUEST, &n) && ship_notify(c, p, &n);
 
 		/* A barrier flag after the messages stored before it. */
 		if (done && p->eid < c->nranks)
