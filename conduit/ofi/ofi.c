@@ -233,6 +233,15 @@ static void repost_rx(void)
 			pgas__fatal("ofi: posting a receive buffer failed");
 }
 
+/* PGAS_VERBOSEENV: what the fabric carried, when the process ends. */
+static void print_stats(void)
+{
+	if (ofi.c)
+		fprintf(stderr, "pgas[%u]: ofi conduit: %lu messages shipped, %lu delivered, "
+			"%lu through the backlog\n", ofi.c->rank, ofi.shipped, ofi.delivered,
+			ofi.backlogged);
+}
+
 static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct {
@@ -359,6 +368,8 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	}
 	c->remote = any;
 	ofi.opened = true;
+	if (pgas__cfg.verbose_env && any)
+		atexit(print_stats);
 	return PGAS_OK;
 }
 
