@@ -870,7 +870,7 @@ rm -rf "$inst"
 if [ "$B" = "$PWD/build" ]; then
 	o=$B/obj
 	boot="$o/libpgas/boot/bootstrap.o $o/libpgas/boot/env.o $o/libpgas/boot/error.o"
-	conduits="$o/conduit/conduits.o $o/conduit/maps.o $o/conduit/shm/shm.o $o/conduit/kmod/kmod.o"
+	conduits="$o/conduit/conduits.o $o/conduit/maps.o $(echo $o/conduit/*/*.o)"
 	calls() {	# calls "FROM..." "TO...": what FROM's objects use of TO's
 		comm -12 <(nm -u $1 | awk '{ print $2 }' | sort -u) \
 			 <(nm -g --defined-only $2 | awk 'NF == 3 { print $3 }' | sort -u) | tr '\n' ' '
@@ -878,7 +878,7 @@ if [ "$B" = "$PWD/build" ]; then
 	for edge in "boot:$boot:core, collectives and conduits:$o/libpgas/core/*.o $o/libpgas/coll/*.o $conduits" \
 		"conduits:$conduits:core and collectives:$o/libpgas/core/*.o $o/libpgas/coll/*.o" \
 		"core:$o/libpgas/core/*.o:collectives:$o/libpgas/coll/*.o" \
-		"core:$o/libpgas/core/*.o:a conduit but through its ops:$o/conduit/shm/shm.o $o/conduit/kmod/kmod.o"; do
+		"core:$o/libpgas/core/*.o:a conduit but through its ops:$(echo $o/conduit/*/*.o)"; do
 		IFS=: read -r from fobjs to tobjs <<<"$edge"
 		c=$(calls "$fobjs" "$tobjs")
 		if [ -z "$c" ]; then
