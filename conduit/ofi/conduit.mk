@@ -7,6 +7,7 @@ endif
 ifeq ($(OFI_FOUND),yes)
 CONDUIT_SRCS += conduit/ofi/ofi.c
 CONDUIT_DEFS += -DPGAS_WITH_OFI
-CONDUIT_LIBS += $(shell pkg-config --libs libfabric)
+# libfabric itself is loaded at run time (dlopen): only where PGAS_CONDUIT=ofi.
+CONDUIT_LIBS += -ldl
 $(B)/obj/conduit/ofi/ofi.o: CPPFLAGS += $(I_BOOT) -Iconduit/shm $(shell pkg-config --cflags libfabric)
 endif

@@ -35,6 +35,7 @@
  * kept for the RMA of a later change.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -56,6 +57,53 @@
 #include "boot.h"
 
 extern const struct pgas_conduit_ops pgas_shm_ops;
+
+/*
+ * libfabric is loaded when the conduit opens (dlopen), not linked: a
+ * program that never uses it does not load it, nor its providers'
+ * libraries, whose constructors and destructors would run in every
+ * program (system calls at exit: selftests/libpgas/nosyscall.c).  The
+ * library's few functions that are not inline calls through its objects'
+ * operations come through these pointers.
+ */
+static struct {
+	void *lib;
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t,
+		       const struct fi_info *, struct fi_info **);
+	void (*freeinfo)(struct fi_info *);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+	const char *(*strerror)(int);
+} lf;
+#define fi_getinfo lf.getinfo
+#define fi_freeinfo lf.freeinfo
+#define fi_fabric lf.fabric
+#define fi_strerror(e) (lf.strerror ? lf.strerror(e) : "libfabric not loaded")
+
+static int lf_load(char *msg, size_t msglen)
+{
+	static const char name[] = "libfabric.so.1";
+
+	if (lf.lib)
+		return PGAS_OK;
+	lf.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!lf.lib) {
+		snprintf(msg, msglen, "cannot load %s: %s", name, dlerror());
+		return PGAS_ERR_SYS;
+	}
+	*(void **)&lf.getinfo = dlsym(lf.lib, "fi_getinfo");
+	*(void **)&lf.freeinfo = dlsym(lf.lib, "fi_freeinfo");
+	*(void **)&lf.dupinfo = dlsym(lf.lib, "fi_dupinfo");
+	*(void **)&lf.fabric = dlsym(lf.lib, "fi_fabric");
+	*(void **)&lf.strerror = dlsym(lf.lib, "fi_strerror");
+	if (!lf.getinfo || !lf.freeinfo || !lf.dupinfo || !lf.fabric || !lf.strerror) {
+		snprintf(msg, msglen, "%s lacks fi_getinfo, fi_freeinfo, fi_dupinfo, fi_fabric or "
+			 "fi_strerror", name);
+		lf.strerror = NULL;
+		return PGAS_ERR_SYS;	/* kept open: it may have started threads */
+	}
+	return PGAS_OK;
+}
 
 #define OFI_VERSION FI_VERSION(1, 9)
 #define NRX 64			/* receive buffers posted */
@@ -199,7 +247,7 @@ static struct proxy *proxy_for(struct pgas_conduit *c, unsigned eid, unsigned ow
 
 static struct fi_info *get_info(bool atomics, bool ordered)
 {
-	struct fi_info *hints = fi_allocinfo(), *info = NULL;
+	struct fi_info *hints = lf.dupinfo(NULL), *info = NULL;	/* fi_allocinfo */
 
 	if (!hints)
 		return NULL;
@@ -255,6 +303,8 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	int rc;
 
 	rc = pgas_shm_ops.open(c, msg, msglen);	/* my rings; every peer's, mapped */
+	if (!rc)
+		rc = lf_load(msg, msglen);
 	if (rc)
 		return rc;
 	ofi.c = c;
