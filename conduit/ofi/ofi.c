@@ -86,6 +86,10 @@ static int lf_load(char *msg, size_t msglen)
 
 	if (lf.lib)
 		return PGAS_OK;
+	/* libfabric's psm provider loads libinfinipath, whose constructor
+	 * catches SIGSEGV and SIGABRT to write a backtrace file and exit 1:
+	 * pgasrun must see a rank that dies die of its signal. */
+	setenv("IPATH_NO_BACKTRACE", "1", 0);
 	lf.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!lf.lib) {
 		snprintf(msg, msglen, "cannot load %s: %s", name, dlerror());
