@@ -35,7 +35,7 @@ static const char missing[] = ""
 	"kmod "
 #endif
 #ifndef PGAS_WITH_OFI
-	"ofi (no libfabric found by pkg-config at build time) "
+	"ofi (no libfabric found by pkg-config at build time, a static build, or OFI=0) "
 #endif
 	;
 
