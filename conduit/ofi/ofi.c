@@ -921,7 +921,9 @@ static int ofi_progress(struct pgas_conduit *c)
 {
 	int n = 0;
 
-	if (__atomic_exchange_n(&ofi.busy, 1, __ATOMIC_ACQUIRE))
+	/* A load first: threads that poll at once do not fight over the line. */
+	if (__atomic_load_n(&ofi.busy, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&ofi.busy, 1, __ATOMIC_ACQUIRE))
 		return 0;	/* another thread moves them */
 	if (ofi.bl_head)
 		n += backlog_drain(c);
