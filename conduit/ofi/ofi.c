@@ -294,6 +294,35 @@ static void print_stats(void)
 			ofi.backlogged);
 }
 
+/*
+ * At exit (after pgas_exit's finalize, registered before it): the fabric
+ * objects closed, so that providers release what outlives a process (the
+ * shm provider's region in /dev/shm).
+ */
+static void close_fabric(void)
+{
+	if (ofi.ep)
+		fi_close(&ofi.ep->fid);
+	if (ofi.seg_mr)
+		fi_close(&ofi.seg_mr->fid);
+	if (ofi.buf_mr)
+		fi_close(&ofi.buf_mr->fid);
+	if (ofi.av)
+		fi_close(&ofi.av->fid);
+	if (ofi.cq)
+		fi_close(&ofi.cq->fid);
+	if (ofi.domain)
+		fi_close(&ofi.domain->fid);
+	if (ofi.fabric)
+		fi_close(&ofi.fabric->fid);
+	ofi.ep = NULL;
+	ofi.seg_mr = ofi.buf_mr = NULL;
+	ofi.av = NULL;
+	ofi.cq = NULL;
+	ofi.domain = NULL;
+	ofi.fabric = NULL;
+}
+
 static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct {
@@ -328,6 +357,7 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		return PGAS_ERR_NOMEM;
 	}
 
+	atexit(close_fabric);	/* before pgas_init registers its finalize: runs after it */
 	ofi.info = get_info(true, true);
 	if (!ofi.info)
 		ofi.info = get_info(false, true);
@@ -470,28 +500,9 @@ static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 
 static void ofi_close(struct pgas_conduit *c)
 {
-	if (ofi.ep)
-		fi_close(&ofi.ep->fid);
-	if (ofi.seg_mr)
-		fi_close(&ofi.seg_mr->fid);
-	if (ofi.buf_mr)
-		fi_close(&ofi.buf_mr->fid);
-	if (ofi.av)
-		fi_close(&ofi.av->fid);
-	if (ofi.cq)
-		fi_close(&ofi.cq->fid);
-	if (ofi.domain)
-		fi_close(&ofi.domain->fid);
-	if (ofi.fabric)
-		fi_close(&ofi.fabric->fid);
+	close_fabric();
 	if (ofi.info)
 		fi_freeinfo(ofi.info);
-	ofi.ep = NULL;
-	ofi.seg_mr = ofi.buf_mr = NULL;
-	ofi.av = NULL;
-	ofi.cq = NULL;
-	ofi.domain = NULL;
-	ofi.fabric = NULL;
 	ofi.info = NULL;
 	for (unsigned i = 0; i < ofi.nactive; i++) {
 		munmap(ofi.active[i]->base, c->layout.size);
