@@ -46,6 +46,16 @@ CPPFLAGS := -Ilibpgas/include -Iuapi
 I_BOOT   := -Ilibpgas/boot
 I_CORE   := -Ilibpgas/core -Ilibpgas/boot -Iconduit
 
+# Every conduit brings its build fragment: the sources it adds to the
+# library (CONDUIT_SRCS), PGAS_WITH_<NAME> for conduits.c (CONDUIT_DEFS),
+# what programs must link with (CONDUIT_LIBS), its own flags.  A conduit
+# whose dependencies are missing leaves itself out (conduit/ofi/conduit.mk).
+CONDUIT_SRCS :=
+CONDUIT_DEFS :=
+CONDUIT_LIBS :=
+CONDUIT_MKS  := $(sort $(wildcard conduit/*/conduit.mk))
+include $(CONDUIT_MKS)
+
 # (In the link order of before the folders: the same library.)
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/am.c libpgas/core/rma.c libpgas/core/rma_ref.c libpgas/core/barrier.c \
@@ -54,7 +64,7 @@ LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
             libpgas/coll/coll_ref.c \
             libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
-            conduit/conduits.c conduit/maps.c conduit/shm/shm.c libpgas/boot/bootstrap.c conduit/kmod/kmod.c
+            conduit/conduits.c conduit/maps.c libpgas/boot/bootstrap.c $(CONDUIT_SRCS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 HEADERS  := libpgas/include/pgas.h libpgas/include/pgas_fast.h libpgas/include/pgas_coll.h \
             libpgas/include/pgas_atomic.h libpgas/include/pgas_signal.h libpgas/include/pgas_vis.h \
@@ -71,9 +81,9 @@ $(B)/obj/libpgas/boot/%.o:     CPPFLAGS += $(I_BOOT) -Iconduit
 $(B)/obj/libpgas/core/%.o:     CPPFLAGS += $(I_CORE) $(I_BOOT)
 $(B)/obj/libpgas/coll/%.o:     CPPFLAGS += $(I_CORE)
 $(B)/obj/libpgas/layers.o:     CPPFLAGS += $(I_CORE) -Ilibpgas/coll
-$(B)/obj/conduit/shm/shm.o:    CPPFLAGS += $(I_BOOT)
-$(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit
-$(B)/obj/conduit/kmod/kmod.o:  CPPFLAGS += $(I_BOOT)
+$(B)/obj/conduit/conduits.o:   CPPFLAGS += $(I_BOOT) -Iconduit $(CONDUIT_DEFS)
+# Which conduits are in is decided by the fragments: conduits.o follows them.
+$(B)/obj/conduit/conduits.o:   $(CONDUIT_MKS) Makefile
 
 # The OpenSHMEM layer (shmem/, docs/shmem.md): libshmem.a above libpgas,
 # using libpgas's public API only (no internal include path).
@@ -147,7 +157,7 @@ $(B)/lib/libpgas.map: $(LIB_OBJS) scripts/export-map.sh
 $(B)/lib/libpgas.so: $(LIB_OBJS) $(B)/lib/libpgas.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libpgas.so.0 -Wl,--version-script=$(B)/lib/libpgas.map \
-		$(LDFLAGS) -o $@ $(LIB_OBJS)
+		$(LDFLAGS) -o $@ $(LIB_OBJS) $(CONDUIT_LIBS)
 
 $(B)/obj/shmem/%.o: shmem/%.c $(SHMEM_HDRS) $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
@@ -158,11 +168,11 @@ $(B)/lib/libshmem.a: $(SHMEM_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # oshcc of the build tree: this checkout's headers and archives.
-$(B)/bin/oshcc: shmem/oshcc.in Makefile
+$(B)/bin/oshcc: shmem/oshcc.in Makefile $(CONDUIT_MKS)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' \
 	    -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include -I$(CURDIR)/libpgas/include -I$(CURDIR)/uapi $(SANFLAGS)|' \
-	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a|' $< >$@
+	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a $(CONDUIT_LIBS)|' $< >$@
 	chmod 755 $@
 
 $(B)/bin/oshrun: shmem/oshrun
@@ -181,11 +191,11 @@ $(B)/tests/shmem/%: selftests/shmem/%.c selftests/shmem/stap.h $(SHMEM_HDRS) $(P
 
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(I_BOOT) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a
+	$(CC) $(CPPFLAGS) $(I_BOOT) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgasrun.c $(B)/lib/libpgas.a $(CONDUIT_LIBS)
 
 $(B)/bin/pgas-tune: tools/pgas-tune.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgas-tune.c $(B)/lib/libpgas.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/pgas-tune.c $(B)/lib/libpgas.a $(CONDUIT_LIBS)
 
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
@@ -197,15 +207,15 @@ $(B)/bin/pgasctl: tools/pgasctl.c uapi/pgas_abi.h
 # lifecycle writes a bootstrap notice by hand.
 $(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(if $(filter lifecycle,$*),$(I_BOOT)) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
+	$(CC) $(CPPFLAGS) $(if $(filter lifecycle,$*),$(I_BOOT)) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a $(CONDUIT_LIBS)
 
 $(B)/examples/%: examples/%.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a $(CONDUIT_LIBS)
 
 $(B)/bench/%: bench/%.c bench/bench.h bench/hpcc_random.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a -lm
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a $(CONDUIT_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------
 
@@ -279,12 +289,13 @@ install: lib tools $(B)/lib/libshmem.a
 	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/pgas/
 	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' libpgas/pgas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBS_PRIVATE@|$(CONDUIT_LIBS)|' libpgas/pgas.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 shmem/oshrun shmem/oshc++ $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include -I$(PREFIX)/include/pgas|' \
-	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a|' shmem/oshcc.in \
+	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a $(CONDUIT_LIBS)|' shmem/oshcc.in \
 	    > $(DESTDIR)$(PREFIX)/bin/oshcc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/oshcc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' shmem/shmem.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmem.pc

@@ -16,10 +16,12 @@
 #include "../uapi/pgas_abi.h"
 #include "../libpgas/pgas_layout.h"
 
+/*
+ * A conduit's kind is its place in PGAS_CONDUIT's choices: 0 is auto, 1..
+ * the conduits built in, in conduits.c's order (the one list of them).
+ */
 enum pgas_conduit_kind {
-	PGAS_CONDUIT_AUTO,	/* kmod if /dev/pgas exists, else shm */
-	PGAS_CONDUIT_SHM,
-	PGAS_CONDUIT_KMOD,
+	PGAS_CONDUIT_AUTO,	/* the first conduit of conduits.c that probes */
 };
 
 /* Sizes every rank of a job must agree on (they come from the env table). */
@@ -60,7 +62,7 @@ struct pgas_conduit_xep {
 struct pgas_conduit_ops;
 
 struct pgas_conduit {
-	int kind;		/* enum pgas_conduit_kind actually used */
+	int kind;		/* the conduit actually used: its PGAS_CONDUIT choice */
 	const struct pgas_conduit_ops *ops;	/* its operations */
 	unsigned rank;
 	unsigned nranks;
@@ -70,7 +72,22 @@ struct pgas_conduit {
 	unsigned max_eids;	/* every eid is below it (open sets it) */
 	/* kmod: this rank's kernel page (read-only; what pgas.ko says), else NULL */
 	const struct pgas_kern_page *kern;
+	/* Some ring of eps[] (or of an endpoint ep_resolve gave) is a local
+	 * proxy that only ops->progress moves: the core calls it from its
+	 * polls and waits (set by open). */
+	bool remote;
 	void *priv;
+};
+
+/*
+ * What a launcher (pgasrun) does for a job before it starts the ranks, when
+ * the conduit PGAS_CONDUIT picks has a job_create op: variables for every
+ * rank's environment, and a descriptor that holds the job while it is open.
+ */
+struct pgas_conduit_job {
+	char env[2][64];	/* NAME=value, or "" */
+	int fd;			/* held by the launcher until the job ends, or -1 */
+	char what[64];		/* for pgasrun -v: "pgas.ko job 3", or "" */
 };
 
 /* Every rank's mappings made by a conduit (conduit/maps.c). */
@@ -236,13 +253,20 @@ struct pgas_conduit_region {
  *              from what the conduit sees itself, without mapping the rank
  *              (kmod: pgas.ko's departure events on the kernel page; shm:
  *              NULL, pgasrun ends the job when a rank dies).  NULL: never.
+ * Optional (NULL: none):
+ *  job_create: the launcher's side, before any rank starts (see struct
+ *              pgas_conduit_job); the configuration is loaded.
+ *  progress:   moves what the conduit's proxy rings hold (c->remote):
+ *              ships what local senders published there, delivers what
+ *              arrived into this process's rings; never blocks and never
+ *              runs a handler.  Called from any thread (it serialises
+ *              itself); returns how much it did.
  * A conduit for peers that are not load/store reachable (libfabric) will
  * add out-of-line data operations here (docs/design-threads-endpoints.md,
  * 5.5); mapped peers keep the inline path.
  */
 struct pgas_conduit_ops {
-	const char *name;
-	int kind;		/* enum pgas_conduit_kind */
+	const char *name;	/* PGAS_CONDUIT=name */
 	bool (*probe)(void);
 	int (*open)(struct pgas_conduit *c, char *msg, size_t msglen);
 	int (*attach)(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen);
@@ -259,23 +283,26 @@ struct pgas_conduit_ops {
 	bool (*ep_closed)(struct pgas_conduit *c, const struct pgas_conduit_xep *x);
 	void (*ep_unmap)(struct pgas_conduit *c, struct pgas_conduit_xep *x);
 	bool (*peer_gone)(struct pgas_conduit *c, unsigned rank);
+	int (*job_create)(unsigned nranks, struct pgas_conduit_job *job, char *msg,
+			  size_t msglen);
+	int (*progress)(struct pgas_conduit *c);
 };
 
-extern const struct pgas_conduit_ops pgas_shm_ops;
-extern const struct pgas_conduit_ops pgas_kmod_ops;
-
-/* conduits.c: the conduit PGAS_CONDUIT names (auto: the first that probes). */
-const struct pgas_conduit_ops *pgas_conduit_choose(void);
-
 /*
- * kmod: /dev/pgasN.  pgas_kmod_job() is the launcher's side: when the
- * configuration selects pgas.ko it creates the job (room for nranks *
- * PGAS_EP_MAX endpoints) and returns its id and
- * key (to pass to the ranks) and the file that holds it (*fd >= 0); else
- * *fd = -1.
+ * conduits.c: the conduit PGAS_CONDUIT names (auto: the first that
+ * probes), with *kind its choice; NULL when none is usable.
  */
-int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
-		  char *msg, size_t msglen);
+const struct pgas_conduit_ops *pgas_conduit_choose(int *kind);
+/*
+ * The launcher's side (pgasrun): loads the configuration, picks the
+ * conduit as pgas_init will and lets it create the job (job->fd = -1 and
+ * empty strings when it has nothing to do).  0, or an error with msg.
+ */
+int pgas_conduit_job_create(unsigned nranks, struct pgas_conduit_job *job, char *msg,
+			    size_t msglen);
+/* The conduits built in ("kmod shm ofi") and those left out, with why. */
+const char *pgas_conduit_list(void);
+const char *pgas_conduit_missing(void);
 
 static inline void pgas_conduit_close(struct pgas_conduit *c)
 {

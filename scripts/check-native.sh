@@ -652,6 +652,7 @@ apart_refused 2 0 PGAS_NOTIFY_ENTRIES=256
 apart_refused 2 1 PGAS_MAX_MEDIUM=4096
 apart_refused 2 0 PGAS_AM_PACKET_MAX=952
 apart_refused 2 1 PGAS_BOUNCE_BUFS=4
+apart_refused 2 0 PGAS_OFI_AM=fabric
 apart_refused 2 0 PGAS_EP_MAX=4
 apart_refused 2 0 PGAS_COLL_STAGE=8192
 apart_refused 3 2 PGAS_COLL_STAGE=8192
@@ -709,6 +710,44 @@ if [ -z "$untested" ]; then
 	ok "ranks configured apart: every variable of the table is tested"
 else
 	notok "ranks configured apart: untested variables:" $untested
+fi
+
+# ---- the ofi conduit (libfabric; docs/ofi.md) ---------------------------------
+# AM over the fabric to every other rank: PGAS_OFI_AM=fabric runs the
+# transport on one host while the segments stay mapped (with
+# PGAS_MAP_PEERS=none every other rank is remote too, once the core's remote
+# paths are in: issue 22).  Both of libfabric's one-host providers: tcp
+# (tcp;ofi_rxm over loopback) and shm.  The plain build only (libfabric is
+# not built with sanitizers).  Skipped, saying so, where it was not built.
+if ! "$RUN" --version | grep -q '^conduits:.* ofi'; then
+	echo "# ofi not built (no libfabric found by pkg-config at build time): its cases skipped"
+elif [ "$(basename "$B")" = build ]; then
+	for prov in tcp shm; do
+		for n in 2 3; do
+			for t in am traffic barrier immediate rma signal; do
+				run_tap "ofi FI_PROVIDER=$prov: $t -n $n, AM over the fabric" \
+					env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=$prov \
+					"$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
+			done
+		done
+		run_tap "ofi FI_PROVIDER=$prov: threads_eps -n 2 -t 2, AM over the fabric" \
+			env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=$prov \
+			"$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads_eps" -t 2 -i 100
+		run_tap "ofi FI_PROVIDER=$prov: traffic -n 2, 16-slot mailboxes (backlog)" \
+			env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=$prov PGAS_MBOX_SLOTS=16 \
+			"$RUN" -n 2 -t "$TLIMIT" "$B/tests/traffic"
+	done
+	run_tap "ofi FI_PROVIDER=tcp: am -n 2, block wait mode" \
+		env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=tcp PGAS_WAIT_MODE=block \
+		"$RUN" -n 2 -t "$TLIMIT" "$B/tests/am"
+	out=$(PGAS_ERROR_MODE=print PGAS_CONDUIT=ofi FI_PROVIDER=nonexistent \
+	      "$RUN" -n 2 -t 30 "$B/tests/am" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && echo "$out" | grep -q "pgas_init: ofi conduit: no libfabric provider .*FI_PROVIDER=nonexistent"; then
+		ok "ofi: a provider that does not exist fails pgas_init, naming FI_PROVIDER"
+	else
+		notok "ofi: FI_PROVIDER=nonexistent: exit $rc: $(echo "$out" | tail -n 2)"
+	fi
 fi
 
 # ---- launcher behaviour -------------------------------------------------------
@@ -959,7 +998,7 @@ rm -rf "$inst"
 if [ "$B" = "$PWD/build" ]; then
 	o=$B/obj
 	boot="$o/libpgas/boot/bootstrap.o $o/libpgas/boot/env.o $o/libpgas/boot/error.o"
-	conduits="$o/conduit/conduits.o $o/conduit/maps.o $o/conduit/shm/shm.o $o/conduit/kmod/kmod.o"
+	conduits="$o/conduit/conduits.o $o/conduit/maps.o $(echo $o/conduit/*/*.o)"
 	calls() {	# calls "FROM..." "TO...": what FROM's objects use of TO's
 		comm -12 <(nm -u $1 | awk '{ print $2 }' | sort -u) \
 			 <(nm -g --defined-only $2 | awk 'NF == 3 { print $3 }' | sort -u) | tr '\n' ' '
@@ -967,7 +1006,7 @@ if [ "$B" = "$PWD/build" ]; then
 	for edge in "boot:$boot:core, collectives and conduits:$o/libpgas/core/*.o $o/libpgas/coll/*.o $conduits" \
 		"conduits:$conduits:core and collectives:$o/libpgas/core/*.o $o/libpgas/coll/*.o" \
 		"core:$o/libpgas/core/*.o:collectives:$o/libpgas/coll/*.o" \
-		"core:$o/libpgas/core/*.o:a conduit but through its ops:$o/conduit/shm/shm.o $o/conduit/kmod/kmod.o"; do
+		"core:$o/libpgas/core/*.o:a conduit but through its ops:$(echo $o/conduit/*/*.o)"; do
 		IFS=: read -r from fobjs to tobjs <<<"$edge"
 		c=$(calls "$fobjs" "$tobjs")
 		if [ -z "$c" ]; then

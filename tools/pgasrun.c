@@ -20,9 +20,10 @@
  * (PGAS_BOOT_PEER_DIED); its end is judged up to a second later, so that
  * the peer that died, usually reaped after it, is the one named.
  *
- * When the configuration selects pgas.ko (PGAS_CONDUIT, PGAS_DEVICE), the
- * launcher creates the job, passes its id and key to the ranks, and holds
- * it until the job ends.
+ * When the conduit the configuration selects (PGAS_CONDUIT) creates jobs
+ * (pgas.ko: PGAS_DEVICE), the launcher lets it create the job, passes what
+ * it says to the ranks' environment, and holds the job until it ends.
+ * pgasrun --version lists the conduits of this build.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +41,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "pgas.h"
 #include "../conduit/conduit.h"
 #include "bootstrap.h"
 
@@ -65,7 +67,7 @@ static struct rank *ranks;
 static unsigned nranks, nrunning, round_count;
 static bool verbose, aborting;
 static int exit_code;
-static char job_env[2][48];	/* PGAS_JOB_ID=..., PGAS_JOB_KEY=... or empty */
+static struct pgas_conduit_job job;	/* the conduit's job: its variables, or none */
 static long long kill_deadline_ms;
 static long long defer_deadline_ms;	/* when a deferred exit is judged alone */
 
@@ -84,6 +86,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pgasrun -n N [-t SECONDS] [-v] program [args...]\n"
+		"       pgasrun --version   (and the conduits built in)\n"
 		"  -n N        number of ranks (1..%u)\n"
 		"  -t SECONDS  end the job (exit 124) if it runs longer\n"
 		"  -v          report each rank's start and exit\n",
@@ -380,9 +383,10 @@ static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child
 	setenv(PGAS_ENV_BOOT_FD, buf, 1);
 	snprintf(buf, sizeof(buf), "%d", (int)launcher);
 	setenv(PGAS_ENV_LAUNCHER, buf, 1);
-	if (job_env[0][0]) {
-		putenv(job_env[0]);
-		putenv(job_env[1]);
+	if (job.env[0][0]) {
+		for (unsigned i = 0; i < 2; i++)
+			if (job.env[i][0])
+				putenv(job.env[i]);
 	} else {
 		unsetenv(PGAS_ENV_JOB_ID);
 		unsetenv(PGAS_ENV_JOB_KEY);
@@ -398,9 +402,16 @@ int main(int argc, char **argv)
 	long long deadline_ms = 0;
 	sigset_t mask, oldmask;
 	struct pollfd *pfd;
-	int opt, sfd, *child_socks, job_fd = -1;
+	int opt, sfd, *child_socks;
 	char *end;
 
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("pgasrun (libpgas %d.%d)\nconduits: %s\n", PGAS_VERSION_MAJOR,
+		       PGAS_VERSION_MINOR, pgas_conduit_list());
+		if (*pgas_conduit_missing())
+			printf("not built: %s\n", pgas_conduit_missing());
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "+n:t:vh")) != -1) {
 		switch (opt) {
 		case 'n':
@@ -447,20 +458,13 @@ int main(int argc, char **argv)
 
 	{
 		char msg[256];
-		uint32_t job_id;
-		uint64_t key;
 
-		if (pgas_kmod_job(nranks, &job_id, &key, &job_fd, msg, sizeof(msg))) {
-			fprintf(stderr, "pgasrun: cannot create the pgas.ko job: %s\n", msg);
+		if (pgas_conduit_job_create(nranks, &job, msg, sizeof(msg))) {
+			fprintf(stderr, "pgasrun: cannot create the job: %s\n", msg);
 			return 1;
 		}
-		if (job_fd >= 0) {
-			snprintf(job_env[0], sizeof(job_env[0]), "%s=%u", PGAS_ENV_JOB_ID, job_id);
-			snprintf(job_env[1], sizeof(job_env[1]), "%s=%llx", PGAS_ENV_JOB_KEY,
-				 (unsigned long long)key);
-			if (verbose)
-				fprintf(stderr, "pgasrun: pgas.ko job %u\n", job_id);
-		}
+		if (verbose && job.what[0])
+			fprintf(stderr, "pgasrun: %s\n", job.what);
 	}
 
 	sigemptyset(&mask);
@@ -568,8 +572,8 @@ int main(int argc, char **argv)
 	reset_round();
 	for (unsigned r = 0; r < nranks; r++)
 		close_sock(&ranks[r]);
-	if (job_fd >= 0)
-		close(job_fd);
+	if (job.fd >= 0)
+		close(job.fd);
 	free(ranks);
 	free(child_socks);
 	free(pfd);

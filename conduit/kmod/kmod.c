@@ -2,7 +2,7 @@
 /*
  * kmod.c - the conduit over pgas.ko (/dev/pgasN).
  *
- * The launcher creates the job (pgas_kmod_job) and hands its id and key to
+ * The launcher creates the job (job_create) and hands its id and key to
  * the ranks in the environment; each rank joins with its rank as vpid,
  * creates its ring region, registers its segment, and maps every peer's
  * region and segment by the cookies exchanged through the bootstrap relay.
@@ -80,19 +80,16 @@ static unsigned job_max_eps(unsigned nranks)
 	return n > PGAS_MAX_ENDPOINTS ? PGAS_MAX_ENDPOINTS : (unsigned)n;
 }
 
-int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
-		  char *msg, size_t msglen)
+/*
+ * Creates a job (room for nranks * PGAS_EP_MAX endpoints): its id, its key
+ * (for the ranks) and the file that holds it (*fd).
+ */
+static int kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
+		    char *msg, size_t msglen)
 {
 	struct pgas_ioc_job_create c = { .size = sizeof(c), .nranks = nranks };
 	int rc;
 
-	*fd = -1;
-	rc = pgas__config_load(msg, msglen);
-	if (rc)
-		return rc;
-	if (pgas__cfg.conduit == PGAS_CONDUIT_SHM ||
-	    (pgas__cfg.conduit == PGAS_CONDUIT_AUTO && access(pgas__cfg.device, R_OK | W_OK)))
-		return PGAS_OK;
 	c.max_eps = job_max_eps(nranks);
 	*fd = open_device(msg, msglen);
 	if (*fd < 0)
@@ -111,6 +108,23 @@ int pgas_kmod_job(unsigned nranks, uint32_t *job_id, uint64_t *key, int *fd,
 	}
 	*job_id = c.job_id;
 	*key = c.key;
+	return PGAS_OK;
+}
+
+/* The launcher's side (pgasrun): the job, and its id and key for the ranks. */
+static int kmod_job_create(unsigned nranks, struct pgas_conduit_job *job, char *msg,
+			   size_t msglen)
+{
+	uint32_t id;
+	uint64_t key;
+	int rc = kmod_job(nranks, &id, &key, &job->fd, msg, msglen);
+
+	if (rc)
+		return rc;
+	snprintf(job->env[0], sizeof(job->env[0]), "%s=%u", PGAS_ENV_JOB_ID, id);
+	snprintf(job->env[1], sizeof(job->env[1]), "%s=%llx", PGAS_ENV_JOB_KEY,
+		 (unsigned long long)key);
+	snprintf(job->what, sizeof(job->what), "pgas.ko job %u", id);
 	return PGAS_OK;
 }
 
@@ -166,7 +180,7 @@ static bool eid_in_job(int fd, unsigned eid)
 
 /*
  * The job's max_eps (c->max_eids), which no ioctl reports: what
- * pgas_kmod_job asks for, unless the launcher made the job with less (a
+ * kmod_job asks for, unless the launcher made the job with less (a
  * 24-byte JOB_CREATE: nranks), which WAKE tells: EINVAL for an eid at or
  * over max_eps, else ENOENT for one not issued (none above the ranks is
  * yet: no rank has attached, so none has an extra).  Only eids >= nranks
@@ -228,7 +242,7 @@ static int kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 				 pgas__cfg.device);
 			return PGAS_ERR_INVAL;
 		}
-		rc = pgas_kmod_job(1, &j.job_id, &key, &priv->job_fd, msg, msglen);
+		rc = kmod_job(1, &j.job_id, &key, &priv->job_fd, msg, msglen);
 		j.key = key;
 		if (!rc && priv->job_fd < 0) {
 			snprintf(msg, msglen, "%s is not usable", pgas__cfg.device);
@@ -728,7 +742,6 @@ static void kmod_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
 
 const struct pgas_conduit_ops pgas_kmod_ops = {
 	.name = "kmod",
-	.kind = PGAS_CONDUIT_KMOD,
 	.probe = kmod_probe,
 	.open = kmod_open,
 	.attach = kmod_attach,
@@ -741,4 +754,5 @@ const struct pgas_conduit_ops pgas_kmod_ops = {
 	.ep_closed = kmod_ep_closed,
 	.ep_unmap = kmod_ep_unmap,
 	.peer_gone = kmod_peer_gone,
+	.job_create = kmod_job_create,
 };

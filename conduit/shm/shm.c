@@ -456,7 +456,6 @@ static void shm_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
 
 const struct pgas_conduit_ops pgas_shm_ops = {
 	.name = "shm",
-	.kind = PGAS_CONDUIT_SHM,
 	.probe = shm_probe,
 	.open = shm_open_job,
 	.attach = shm_attach,

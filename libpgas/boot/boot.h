@@ -60,9 +60,10 @@ struct pgas_config {
 	int error_mode;
 	int unknown_env;	/* enum pgas_unknown_env */
 	int verbose_env;
-	int conduit;		/* enum pgas_conduit_kind */
+	int conduit;		/* PGAS_CONDUIT's choice: 0 auto, else a conduit (conduits.c) */
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
 	int map_peers;		/* enum pgas_map_peers */
+	int ofi_am;		/* PGAS_OFI_AM: 0 auto (unmapped ranks), 1 fabric (every other) */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;
@@ -78,6 +79,12 @@ extern bool pgas__cfg_loaded;
 /* Reads the environment; on a bad value fills msg and returns an error. */
 int pgas__config_load(char *msg, size_t msglen);
 void pgas__config_print(FILE *f);
+/*
+ * The choices of a VAR_ENUM variable that another layer names: "auto" and
+ * the conduits built in, for PGAS_CONDUIT (conduit/conduits.c, before
+ * main).  NULL-terminated, at most 8; the array must live on.
+ */
+void pgas__config_choices(const char *name, const char *const *choices);
 /*
  * The PGAS_* variables of the environment that are not libpgas's (none of
  * the table's, none that pgasrun sets for its ranks, none of the project's

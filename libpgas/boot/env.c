@@ -46,9 +46,12 @@ struct env_var {
 
 static const char *const wait_modes[] = { "auto", "spin", "yield", "block", NULL };
 static const char *const error_modes[] = { "print", "quiet", "abort", NULL };
-static const char *const conduits[] = { "auto", "shm", "kmod", NULL };
+/* PGAS_CONDUIT's: auto, then the names conduit/conduits.c registers. */
+#define MAX_CHOICES 8
+static const char *conduits[MAX_CHOICES + 1] = { "auto", NULL };
 static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 static const char *const map_modes[] = { "auto", "none", NULL };
+static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -57,7 +60,8 @@ static const struct env_var vars[] = {
 	  "on a failed call: print the message, stay quiet, or abort" },
 	/* Compared as resolved (auto = shm or kmod): a job cannot mix conduits. */
 	{ "PGAS_CONDUIT", ENV_AGREE, VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
-	  "device: kmod if PGAS_DEVICE is usable, else shm" },
+	  "conduit (pgasrun --version lists those built): auto = kmod if PGAS_DEVICE is usable, "
+	  "else shm" },
 	{ "PGAS_DEVICE", ENV_AGREE_KMOD, VAR_PATH, "/dev/pgas0", 0, 0, NULL, CFG(device),
 	  "pgas.ko device node of the kmod conduit" },
 	/* none: every other rank is reached the way a conduit without
@@ -66,6 +70,11 @@ static const struct env_var vars[] = {
 	{ "PGAS_MAP_PEERS", ENV_AGREE, VAR_ENUM, "auto", 0, 0, map_modes, CFG(map_peers),
 	  "auto = load/store into every peer the conduit maps; none = reach every other rank "
 	  "through the paths of a peer that is not mapped" },
+	/* fabric: the ofi conduit's AM transport tested on one host while the
+	 * rest stays mapped (docs/ofi.md). */
+	{ "PGAS_OFI_AM", ENV_AGREE, VAR_ENUM, "auto", 0, 0, ofi_am_modes, CFG(ofi_am),
+	  "ofi conduit: AM over the fabric to the ranks not mapped (auto), or to every other "
+	  "rank (fabric)" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
@@ -163,6 +172,25 @@ static int parse(const struct env_var *v, const char *s, unsigned long long *out
 	return 0;
 }
 
+static void enum_refusal(const struct env_var *v, const char *s, char *msg, size_t msglen)
+{
+	size_t at = (size_t)snprintf(msg, msglen, "%s=%s: expected one of ", v->name, s);
+
+	for (unsigned i = 0; v->choices[i] && at < msglen; i++)
+		at += (size_t)snprintf(msg + at, msglen - at, "%s%s", i ? "|" : "", v->choices[i]);
+}
+
+void pgas__config_choices(const char *name, const char *const *choices)
+{
+	unsigned i = 0;
+
+	if (strcmp(name, "PGAS_CONDUIT"))
+		abort();	/* the one enum whose choices come from elsewhere */
+	for (; choices[i] && i < MAX_CHOICES; i++)
+		conduits[i] = choices[i];
+	conduits[i] = NULL;
+}
+
 static void store(const struct env_var *v, const char *s, unsigned long long val)
 {
 	char *field = (char *)&pgas__cfg + v->offset;
@@ -200,9 +228,7 @@ int pgas__config_load(char *msg, size_t msglen)
 				snprintf(msg, msglen, "%s: longer than %d bytes", v->name,
 					 PGAS__CFG_STR - 1);
 			else if (v->kind == VAR_ENUM)
-				snprintf(msg, msglen, "%s=%s: expected one of %s|%s|%s%s%s",
-					 v->name, s, v->choices[0], v->choices[1], v->choices[2],
-					 v->choices[3] ? "|" : "", v->choices[3] ? v->choices[3] : "");
+				enum_refusal(v, s, msg, msglen);
 			else
 				snprintf(msg, msglen, "%s=%s: expected a number from %llu to %llu",
 					 v->name, s, v->min, v->max);
@@ -409,7 +435,7 @@ static void agree_text(const struct env_var *v, int conduit, char *out, size_t l
 {
 	if (v->offset == offsetof(struct pgas_config, conduit))
 		snprintf(out, len, "%s", conduits[conduit]);
-	else if (v->scope == ENV_AGREE_KMOD && conduit != PGAS_CONDUIT_KMOD)
+	else if (v->scope == ENV_AGREE_KMOD && strcmp(conduits[conduit], "kmod"))
 		snprintf(out, len, UNUSED);
 	else
 		value_text(v, out, len);

@@ -626,6 +626,8 @@ static int coll_try(pgas_coll_handle_t h)
 	if (!h)
 		return pgas__err(PGAS_ERR_INVAL, "pgas_coll_try", "handle is NULL");
 	if (!h->done) {
+		if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
+			pgas__conduit_progress();	/* a try moves the proxy rings too */
 		pgas__coll_progress();
 		pgas__progress(pgas__wait_chanmask(), 64);
 		if (!h->done)

@@ -887,6 +887,8 @@ int pgas__ep_poll_try(struct pgas__state *ep, unsigned chan_mask)
 
 int pgas__poll_locked(void)
 {
+	if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
+		pgas__conduit_progress();
 	pgas__barrier_progress();
 	if (pgas__pending() & ~PGAS__PENDING_BARRIER)
 		pgas__layers_progress();
@@ -904,6 +906,8 @@ int pgas__poll_slow(struct pgas__state *ep)
 	if (rc)
 		return rc;
 	if (!pgas__is_primary(ep)) {
+		if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
+			pgas__conduit_progress();	/* what arrives for ep, too */
 		rc = pgas__check_ep("pgas_ep_poll", ep);
 		return rc ? rc : pgas__ep_poll_try(ep, PGAS__CHANMASK_ALL);
 	}

@@ -237,6 +237,10 @@ static int finish(const char *call, uint32_t id, unsigned flags)
 	struct pgas__job *j = &pgas__job;
 	bool anon = flags & PGAS_BARRIERFLAG_ANONYMOUS;
 
+	/* A flag stored into a proxy ring's control page leaves with the
+	 * conduit's progress: before the caller stops polling. */
+	if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
+		pgas__conduit_progress();
 	j->barrier_phase = 0;
 	if (anon != !!(j->barrier_flags & PGAS_BARRIERFLAG_ANONYMOUS) ||
 	    (!anon && id != j->barrier_id))
@@ -277,6 +281,8 @@ static int do_try(uint32_t id, unsigned flags)
 
 	if (rc)
 		return rc;
+	if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
+		pgas__conduit_progress();	/* a try moves the proxy rings too */
 	pgas__progress(PGAS__CHANMASK_ALL, 64);
 	if (!advance())
 		return PGAS__UNLIKELY(pgas__leavers()) && (rc = gone(call)) != 0 ? rc

@@ -437,6 +437,8 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	ep->wake = pgas__g.wake;
 	ep->status_src = PGAS_STATUS(0, x->xep.eid, 0, 0, 0, 0);
 	ep->nbi_puts_pending = pgas__g.nbi_puts_pending;	/* block mode keeps it 1 */
+	/* Its polls leave the fast path to move the conduit's proxy rings. */
+	ep->pending = pgas__pending() & PGAS__PENDING_CONDUIT;
 	memcpy(ep->handlers, pgas__g.handlers, sizeof(ep->handlers));
 	if (pgas__am_ep_setup(ep, &x->xep.ring)) {
 		c->ops->ep_close(c, &x->xep);

@@ -94,8 +94,9 @@ int pgas_init(int *argc, char ***argv)
 	c->geo.notify_entries = pgas__cfg.notify_entries;
 	c->geo.bounce_bufs = pgas__cfg.bounce_bufs;
 	c->geo.bounce_size = (uint32_t)PGAS__ALIGN_UP(pgas__cfg.max_medium, PGAS_CACHELINE);
-	c->ops = pgas_conduit_choose();
-	c->kind = c->ops->kind;
+	c->ops = pgas_conduit_choose(&c->kind);
+	if (!c->ops)
+		return pgas__err(PGAS_ERR_INVAL, "pgas_init", "no conduit of this build is usable here");
 	/* Before any conduit: ranks configured apart fail here, every one of them. */
 	rc = pgas__config_agree(c->kind, &sleepers, msg, sizeof(msg));
 	if (rc)
@@ -226,6 +227,8 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	rc = pgas__am_setup();
 	if (rc)
 		return rc;
+	if (c->remote && c->ops->progress)	/* proxy rings: polls and waits move them */
+		pgas__set_pending(PGAS__PENDING_CONDUIT, 1);
 	pgas__job.attached = true;
 	pgas__g.nranks = c->nranks;
 	pgas__g.ntargets = ntargets;

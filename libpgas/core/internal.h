@@ -160,6 +160,9 @@ static inline int pgas__check_thread(const char *call)
  * relaxed atomics (plain moves), so that the race is a defined one.
  */
 #define PGAS__PENDING_BARRIER	(1u << 31)	/* barrier.c; the layers' bits are below */
+/* The conduit has proxy rings (c->remote): every poll and wait runs its
+ * progress op, which ships and delivers what they hold (set at attach). */
+#define PGAS__PENDING_CONDUIT	(1u << 30)
 static inline unsigned pgas__pending(void)
 {
 	return __atomic_load_n(&pgas__g.pending, __ATOMIC_RELAXED);
@@ -170,6 +173,14 @@ static inline void pgas__set_pending(unsigned bit, int on)
 	unsigned w = pgas__pending();
 
 	__atomic_store_n(&pgas__g.pending, on ? w | bit : w & ~bit, __ATOMIC_RELAXED);
+}
+
+/* The conduit's progress, where PGAS__PENDING_CONDUIT says it has one. */
+static inline int pgas__conduit_progress(void)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+
+	return c->ops->progress(c);
 }
 
 /* am.c */

@@ -518,6 +518,8 @@ static int notify_poll(pgas_notification_t *out)
 		return rc;
 	if (!out)
 		return pgas__err(PGAS_ERR_INVAL, call, "out is NULL");
+	if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
+		pgas__conduit_progress();	/* notifications that arrived over the fabric */
 	if (backlog.head != backlog.tail) {
 		*out = backlog.q[backlog.head++ % backlog.cap];
 		return 1;

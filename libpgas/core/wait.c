@@ -193,10 +193,23 @@ static void check_kern(void)
 }
 
 /* Polls what this thread may poll; true if that did something. */
+/* The conduit's proxy rings move (manual progress: every wait runs it). */
+static void conduit_progress(struct pgas__waiter *w)
+{
+	if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT) &&
+	    pgas__conduit_progress() > 0) {
+		w->spins = 0;
+		w->armed = 0;
+		w->stuck = 0;
+		w->naps = 0;
+	}
+}
+
 static bool progress(struct pgas__waiter *w)
 {
 	unsigned mask = pgas__wait_chanmask();
 
+	conduit_progress(w);
 	check_kern();
 	if (!pgas__self.handler_depth) {
 		pgas__barrier_progress();
@@ -424,6 +437,8 @@ static void ep_wait_step(struct pgas__waiter *w)
 	struct pgas__state *ep = w->ep;
 	unsigned mask = pgas__wait_chanmask();
 
+	if (pgas__mt())
+		conduit_progress(w);	/* below MULTIPLE, progress(w) runs it */
 	if (mask && pgas__ep_msgs_waiting(ep) && pgas__ep_poll_try(ep, mask) > 0) {
 		w->spins = 0;
 		w->armed = 0;

@@ -1,0 +1,1042 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ofi.c - the libfabric conduit: RDM endpoints, AM through local proxy rings
+ * (docs/ofi.md, docs/design-threads-endpoints.md 5.5).
+ *
+ * This rank's own rings, its segment and every peer this process may map
+ * are the shm conduit's (pgas_shm_ops does that part; c->priv is shm's).
+ * A rank reached over the fabric ("remote": every other rank with
+ * PGAS_MAP_PEERS=none or PGAS_OFI_AM=fabric) gets, in c->eps[] and in the
+ * endpoints ep_resolve gives, a PROXY ring region: private memory with the
+ * layout of pgas_abi.h, so that the core's inline AM Short and its Medium
+ * and reply paths write into it as into any peer's rings.  progress is the
+ * proxies' consumer: it ships every published message (and the bounce
+ * buffer of a Medium) with fi_inject or fi_send, then gives the slots and
+ * the buffer back (the proxy's head: the senders' credits).  On the other
+ * side, progress takes what arrives and writes it into the target
+ * endpoint's own ring as one more producer (a reservation that succeeds
+ * only when the ring has room, as PGAS_AM_IMMEDIATE does), so that the
+ * core's handle_one runs it unchanged.  A message whose ring (or bounce
+ * buffers) is full waits in a bounded backlog that progress drains; past
+ * BACKLOG_COPIES the receive buffers themselves are held, so that the
+ * provider's own flow control pushes back on the senders.  Nothing waits
+ * or runs a handler in progress.
+ *
+ * The barrier stores its flags into the partner's control page; for a
+ * remote partner that is the proxy's, whose flag words progress forwards
+ * (after the AM before them) into the partner's own control page.
+ *
+ * Setup: fi_getinfo with FI_MSG | FI_RMA (| FI_ATOMIC where the provider
+ * has it) on FI_EP_RDM (FI_PROVIDER chooses, as libfabric reads it), the
+ * MR modes the provider asks for (FI_MR_LOCAL buffers registered, virtual
+ * addresses or offsets, provider keys, endpoint binding); the fabric
+ * addresses travel through boot's all-gather, as shm's hello does.  The
+ * segment is registered once at attach and every rank's (base, key) is
+ * kept for the RMA of a later change.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include "../conduit.h"
+#include "pgas.h"
+#include "bootstrap.h"
+#include "boot.h"
+
+extern const struct pgas_conduit_ops pgas_shm_ops;
+
+/*
+ * libfabric is loaded when the conduit opens (dlopen), not linked: a
+ * program that never uses it does not load it, nor its providers'
+ * libraries, whose constructors and destructors would run in every
+ * program (system calls at exit: selftests/libpgas/nosyscall.c).  The
+ * library's few functions that are not inline calls through its objects'
+ * operations come through these pointers.
+ */
+static struct {
+	void *lib;
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t,
+		       const struct fi_info *, struct fi_info **);
+	void (*freeinfo)(struct fi_info *);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+	const char *(*strerror)(int);
+} lf;
+#define fi_getinfo lf.getinfo
+#define fi_freeinfo lf.freeinfo
+#define fi_fabric lf.fabric
+#define fi_strerror(e) (lf.strerror ? lf.strerror(e) : "libfabric not loaded")
+
+static int lf_load(char *msg, size_t msglen)
+{
+	static const char name[] = "libfabric.so.1";
+
+	if (lf.lib)
+		return PGAS_OK;
+	/* libfabric's psm provider loads libinfinipath, whose constructor
+	 * catches SIGSEGV and SIGABRT to write a backtrace file and exit 1:
+	 * pgasrun must see a rank that dies die of its signal. */
+	setenv("IPATH_NO_BACKTRACE", "1", 0);
+	lf.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!lf.lib) {
+		snprintf(msg, msglen, "cannot load %s: %s", name, dlerror());
+		return PGAS_ERR_SYS;
+	}
+	*(void **)&lf.getinfo = dlsym(lf.lib, "fi_getinfo");
+	*(void **)&lf.freeinfo = dlsym(lf.lib, "fi_freeinfo");
+	*(void **)&lf.dupinfo = dlsym(lf.lib, "fi_dupinfo");
+	*(void **)&lf.fabric = dlsym(lf.lib, "fi_fabric");
+	*(void **)&lf.strerror = dlsym(lf.lib, "fi_strerror");
+	if (!lf.getinfo || !lf.freeinfo || !lf.dupinfo || !lf.fabric || !lf.strerror) {
+		snprintf(msg, msglen, "%s lacks fi_getinfo, fi_freeinfo, fi_dupinfo, fi_fabric or "
+			 "fi_strerror", name);
+		lf.strerror = NULL;
+		return PGAS_ERR_SYS;	/* kept open: it may have started threads */
+	}
+	return PGAS_OK;
+}
+
+#define OFI_VERSION FI_VERSION(1, 9)
+#define NRX 64			/* receive buffers posted */
+#define NTX 64			/* send buffers for what fi_inject cannot take */
+#define BACKLOG_COPIES 4096	/* arrivals copied aside before buffers are held */
+#define MAX_ADDR 200		/* bytes of a fabric address we exchange */
+
+/* What travels: this header, the message body, a Medium's bounce bytes. */
+enum { WIRE_AM = 1, WIRE_BARRIER = 2, WIRE_NOTIFY = 3 };
+struct wire {
+	uint64_t status;	/* the first slot's (or notification's) status word, lap 0 */
+	uint64_t word;		/* WIRE_BARRIER: the flag word; WIRE_NOTIFY: size, tag */
+	uint32_t eid;		/* the target endpoint (a rank, for a barrier) */
+	uint32_t src_rank;	/* the sending rank: whose bounce buffers */
+	uint32_t extra;		/* bounce bytes after the body / barrier round*2+parity */
+	uint16_t chan;
+	uint16_t kind;
+};
+
+struct buf {
+	struct fi_context ctx;	/* first: FI_CONTEXT providers write here */
+	unsigned char *data;
+	bool tx;
+	bool posted;		/* rx: posted (else reposted by the next progress) */
+	bool held;		/* rx: its message waits in the backlog */
+	struct buf *next;	/* tx free list */
+};
+
+struct backlog {
+	struct backlog *next;
+	struct buf *held;	/* a receive buffer kept (repost once delivered), or NULL */
+	size_t len;
+	unsigned char *data;	/* the message (held->data, or a copy after the struct) */
+};
+
+/* One proxy: the ring region a remote eid's entry points at. */
+struct proxy {
+	unsigned eid, owner;
+	unsigned char *base;	/* layout.size bytes of private memory */
+	struct pgas_conduit_ep ring;
+	uint64_t head[PGAS_NCHAN];	/* consumed so far (published to ctrl) */
+	uint64_t notify_head;		/* the same, of its notification ring */
+	uint64_t bar_sent[PGAS_BARRIER_ROUNDS][2];
+};
+
+static struct {
+	struct pgas_conduit *c;
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct fid_mr *buf_mr, *seg_mr;
+	void *buf_desc;
+	fi_addr_t *addr;	/* [nranks] */
+	bool *remote;		/* [nranks]: reached over the fabric */
+	struct proxy **proxy;	/* [max_eids]: a remote eid's proxy, or NULL */
+	struct proxy **active;	/* the proxies, in creation order */
+	unsigned nactive;
+	unsigned char *bufs;	/* NRX + NTX buffers of msg_max bytes */
+	struct buf rx[NRX], tx[NTX], *tx_free;
+	size_t msg_max, inject_max;
+	struct backlog *bl_head, **bl_tail;
+	unsigned bl_copies;
+	unsigned long shipped, delivered, backlogged;
+	uint64_t *seg_base, *seg_key;	/* [nranks]: RMA addressing of each segment */
+	unsigned mbox_shift, notify_shift;
+	int busy;		/* progress runs (one thread at a time) */
+	bool opened;
+} ofi = { .bl_tail = &ofi.bl_head };
+
+static int ofi_fail(char *msg, size_t msglen, const char *what, int err)
+{
+	snprintf(msg, msglen, "%s: %s (provider %s)", what, fi_strerror(err < 0 ? -err : err),
+		 ofi.info ? ofi.info->fabric_attr->prov_name : "none yet");
+	return PGAS_ERR_SYS;
+}
+
+static uint32_t lap_of(uint64_t t)
+{
+	return (uint32_t)((t >> ofi.mbox_shift) + 1) & 0xffffu;
+}
+
+static uint32_t notify_lap_of(uint64_t t)
+{
+	return (uint32_t)((t >> ofi.notify_shift) + 1) & 0xffffu;
+}
+
+static unsigned slots_of(unsigned len)
+{
+	return len <= PGAS_SLOT_PAYLOAD ? 1 : (len + PGAS_SLOT_PAYLOAD - 1) / PGAS_SLOT_PAYLOAD;
+}
+
+static size_t args_end(unsigned type, unsigned nargs)
+{
+	return type == PGAS_MSG_SHORT ? (size_t)nargs * 4 : PGAS__ALIGN_UP((size_t)nargs * 4, 8);
+}
+
+/* The control page of a proxy: what a ring region's owner writes. */
+static void init_ctrl(struct pgas_conduit *c, struct pgas_ctrl_page *ctrl, unsigned eid)
+{
+	ctrl->version = PGAS_ABI_VERSION;
+	ctrl->rank = eid;
+	ctrl->mbox_slots = c->geo.mbox_slots;
+	ctrl->notify_entries = c->geo.notify_entries;
+	ctrl->bounce_bufs = c->geo.bounce_bufs;
+	ctrl->bounce_size = c->geo.bounce_size;
+	__atomic_store_n(&ctrl->magic, PGAS_ABI_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* eid's proxy, made on first use (the caller serialises: open, or the
+ * core's endpoint calls, which it serialises per process). */
+static struct proxy *proxy_for(struct pgas_conduit *c, unsigned eid, unsigned owner)
+{
+	struct proxy *p = ofi.proxy[eid];
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->base = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (p->base == MAP_FAILED) {
+		free(p);
+		return NULL;
+	}
+	p->eid = eid;
+	p->owner = owner;
+	pgas_conduit_set_region(&p->ring, p->base, &c->layout);
+	init_ctrl(c, p->ring.ctrl, eid);
+	ofi.active[ofi.nactive] = p;
+	/* Progress (any thread) reads the list: the count last, released. */
+	__atomic_store_n(&ofi.nactive, ofi.nactive + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&ofi.proxy[eid], p, __ATOMIC_RELEASE);
+	return p;
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+static struct fi_info *get_info(bool atomics, bool ordered)
+{
+	struct fi_info *hints = lf.dupinfo(NULL), *info = NULL;	/* fi_allocinfo */
+
+	if (!hints)
+		return NULL;
+	hints->caps = FI_MSG | FI_RMA | (atomics ? FI_ATOMIC : 0);
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->mode = FI_CONTEXT;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+	hints->domain_attr->threading = FI_THREAD_DOMAIN;	/* progress serialises */
+	if (ordered)
+		hints->tx_attr->msg_order = hints->rx_attr->msg_order = FI_ORDER_SAS;
+	if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &info))
+		info = NULL;
+	fi_freeinfo(hints);
+	return info;
+}
+
+/* Posts a receive buffer: 0, or an error; EAGAIN leaves it to the next progress. */
+static int post_rx(struct buf *b)
+{
+	ssize_t rc = fi_recv(ofi.ep, b->data, ofi.msg_max, ofi.buf_desc, FI_ADDR_UNSPEC, &b->ctx);
+
+	b->posted = !rc;
+	return rc == -FI_EAGAIN ? 0 : (int)rc;
+}
+
+static void repost_rx(void)
+{
+	for (unsigned i = 0; i < NRX; i++)
+		if (!ofi.rx[i].posted && !ofi.rx[i].held && post_rx(&ofi.rx[i]))
+			pgas__fatal("ofi: posting a receive buffer failed");
+}
+
+/* PGAS_VERBOSEENV: what the fabric carried, when the process ends. */
+static void print_stats(void)
+{
+	if (ofi.c)
+		fprintf(stderr, "pgas[%u]: ofi conduit: %lu messages shipped, %lu delivered, "
+			"%lu through the backlog\n", ofi.c->rank, ofi.shipped, ofi.delivered,
+			ofi.backlogged);
+}
+
+/*
+ * At exit (after pgas_exit's finalize, registered before it): the fabric
+ * objects closed, so that providers release what outlives a process (the
+ * shm provider's region in /dev/shm).
+ */
+static void close_fabric(void)
+{
+	if (ofi.ep)
+		fi_close(&ofi.ep->fid);
+	if (ofi.seg_mr)
+		fi_close(&ofi.seg_mr->fid);
+	if (ofi.buf_mr)
+		fi_close(&ofi.buf_mr->fid);
+	if (ofi.av)
+		fi_close(&ofi.av->fid);
+	if (ofi.cq)
+		fi_close(&ofi.cq->fid);
+	if (ofi.domain)
+		fi_close(&ofi.domain->fid);
+	if (ofi.fabric)
+		fi_close(&ofi.fabric->fid);
+	ofi.ep = NULL;
+	ofi.seg_mr = ofi.buf_mr = NULL;
+	ofi.av = NULL;
+	ofi.cq = NULL;
+	ofi.domain = NULL;
+	ofi.fabric = NULL;
+}
+
+static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
+{
+	struct {
+		uint32_t len;
+		unsigned char addr[MAX_ADDR];
+	} mine = { 0 }, *all = NULL;
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_MSG, .size = 4 * (NRX + NTX) };
+	struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
+	size_t alen = sizeof(mine.addr);
+	bool any = false;
+	int rc;
+
+	rc = pgas_shm_ops.open(c, msg, msglen);	/* my rings; every peer's, mapped */
+	if (!rc)
+		rc = lf_load(msg, msglen);
+	if (rc)
+		return rc;
+	ofi.c = c;
+	ofi.mbox_shift = (unsigned)__builtin_ctz(c->geo.mbox_slots);
+	ofi.notify_shift = (unsigned)__builtin_ctz(c->geo.notify_entries);
+	ofi.addr = calloc(c->nranks, sizeof(*ofi.addr));
+	ofi.remote = calloc(c->nranks, sizeof(*ofi.remote));
+	ofi.proxy = calloc(c->max_eids, sizeof(*ofi.proxy));
+	ofi.active = calloc(c->max_eids, sizeof(*ofi.active));
+	ofi.seg_base = calloc(c->nranks, sizeof(*ofi.seg_base));
+	ofi.seg_key = calloc(c->nranks, sizeof(*ofi.seg_key));
+	all = calloc(c->nranks, sizeof(*all));
+	if (!ofi.addr || !ofi.remote || !ofi.proxy || !ofi.active || !ofi.seg_base ||
+	    !ofi.seg_key || !all) {
+		free(all);
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
+
+	atexit(close_fabric);	/* before pgas_init registers its finalize: runs after it */
+	ofi.info = get_info(true, true);
+	if (!ofi.info)
+		ofi.info = get_info(false, true);
+	if (!ofi.info)
+		ofi.info = get_info(false, false);
+	if (!ofi.info) {
+		free(all);
+		snprintf(msg, msglen, "no libfabric provider offers FI_EP_RDM with FI_MSG | FI_RMA%s%s",
+			 getenv("FI_PROVIDER") ? " among FI_PROVIDER=" : "",
+			 getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+		return PGAS_ERR_SYS;
+	}
+	if ((rc = fi_fabric(ofi.info->fabric_attr, &ofi.fabric, NULL)) ||
+	    (rc = fi_domain(ofi.fabric, ofi.info, &ofi.domain, NULL)) ||
+	    (rc = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL)) ||
+	    (rc = fi_av_open(ofi.domain, &av_attr, &ofi.av, NULL)) ||
+	    (rc = fi_endpoint(ofi.domain, ofi.info, &ofi.ep, NULL)) ||
+	    (rc = fi_ep_bind(ofi.ep, &ofi.cq->fid, FI_TRANSMIT | FI_RECV)) ||
+	    (rc = fi_ep_bind(ofi.ep, &ofi.av->fid, 0)) || (rc = fi_enable(ofi.ep)) ||
+	    (rc = fi_getname(&ofi.ep->fid, mine.addr, &alen))) {
+		free(all);
+		return ofi_fail(msg, msglen, "opening the fabric endpoint", rc);
+	}
+	mine.len = (uint32_t)alen;
+
+	/* Buffers: the largest message is a header, a body, a bounce buffer. */
+	ofi.msg_max = PGAS__ALIGN_UP(sizeof(struct wire) + PGAS_STATUS_MAX_LEN + 1 +
+				     c->geo.bounce_size, PGAS_CACHELINE);
+	ofi.inject_max = ofi.info->tx_attr->inject_size;
+	ofi.bufs = mmap(NULL, (NRX + NTX) * ofi.msg_max, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ofi.bufs == MAP_FAILED) {
+		ofi.bufs = NULL;
+		free(all);
+		snprintf(msg, msglen, "out of memory for the fabric buffers");
+		return PGAS_ERR_NOMEM;
+	}
+	if (ofi.info->domain_attr->mr_mode & FI_MR_LOCAL) {
+		rc = fi_mr_reg(ofi.domain, ofi.bufs, (NRX + NTX) * ofi.msg_max,
+			       FI_SEND | FI_RECV, 0, 0, 0, &ofi.buf_mr, NULL);
+		if (rc) {
+			free(all);
+			return ofi_fail(msg, msglen, "registering the fabric buffers", rc);
+		}
+		ofi.buf_desc = fi_mr_desc(ofi.buf_mr);
+	}
+	for (unsigned i = 0; i < NTX; i++) {
+		ofi.tx[i].data = ofi.bufs + (NRX + i) * ofi.msg_max;
+		ofi.tx[i].tx = true;
+		ofi.tx[i].next = ofi.tx_free;
+		ofi.tx_free = &ofi.tx[i];
+	}
+	for (unsigned i = 0; i < NRX; i++) {
+		ofi.rx[i].data = ofi.bufs + i * ofi.msg_max;
+		rc = post_rx(&ofi.rx[i]);
+		if (rc) {
+			free(all);
+			return ofi_fail(msg, msglen, "posting receive buffers", rc);
+		}
+	}
+
+	/* Every rank's address, through the launcher (as shm's hello). */
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	for (unsigned r = 0; !rc && r < c->nranks; r++) {
+		int n = fi_av_insert(ofi.av, all[r].addr, 1, &ofi.addr[r], 0, NULL);
+
+		if (n != 1 || all[r].len > MAX_ADDR)
+			rc = ofi_fail(msg, msglen, "inserting a peer's address", n < 0 ? n : -FI_EINVAL);
+	}
+	free(all);
+	if (rc)
+		return rc;
+
+	/* Which ranks the fabric serves: proxies stand in for their rings. */
+	for (unsigned r = 0; r < c->nranks; r++) {
+		struct proxy *p;
+
+		if (r == c->rank || (pgas__cfg.map_peers != PGAS_MAP_NONE && !pgas__cfg.ofi_am))
+			continue;
+		p = proxy_for(c, r, r);
+		if (!p) {
+			snprintf(msg, msglen, "out of memory for a proxy ring");
+			return PGAS_ERR_NOMEM;
+		}
+		ofi.remote[r] = true;
+		c->eps[r].ctrl = p->ring.ctrl;
+		for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+			c->eps[r].mbox[ch] = p->ring.mbox[ch];
+		c->eps[r].notify = p->ring.notify;
+		c->eps[r].bounce = p->ring.bounce;
+		any = true;
+	}
+	c->remote = any;
+	ofi.opened = true;
+	if (pgas__cfg.verbose_env && any)
+		atexit(print_stats);
+	return PGAS_OK;
+}
+
+static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen)
+{
+	struct { uint64_t base, key; } mine, *all;
+	uint64_t mode = ofi.info->domain_attr->mr_mode;
+	void *seg;
+	int rc = pgas_shm_ops.attach(c, segsize, msg, msglen);
+
+	if (rc)
+		return rc;
+	seg = c->eps[c->rank].seg;
+	rc = fi_mr_reg(ofi.domain, seg, segsize, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ |
+		       FI_WRITE, 0, 1 + c->rank, 0, &ofi.seg_mr, NULL);
+	if (!rc && (mode & FI_MR_ENDPOINT) && !(rc = fi_mr_bind(ofi.seg_mr, &ofi.ep->fid, 0)))
+		rc = fi_mr_enable(ofi.seg_mr);
+	if (rc)
+		return ofi_fail(msg, msglen, "registering the segment (fi_mr_reg)", rc);
+	mine.base = mode & FI_MR_VIRT_ADDR ? (uint64_t)(uintptr_t)seg : 0;	/* else offsets */
+	mine.key = fi_mr_key(ofi.seg_mr);
+	all = calloc(c->nranks, sizeof(*all));
+	if (!all) {
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	for (unsigned r = 0; !rc && r < c->nranks; r++) {
+		ofi.seg_base[r] = all[r].base;
+		ofi.seg_key[r] = all[r].key;
+	}
+	free(all);
+	if (!rc && pgas__cfg.verbose_env && c->rank == 0)
+		fprintf(stderr, "pgas: ofi conduit: provider %s, fabric %s, MR mode%s%s%s%s%s, "
+			"inject %zu bytes, %s\n", ofi.info->fabric_attr->prov_name,
+			ofi.info->fabric_attr->name, mode & FI_MR_LOCAL ? " local" : "",
+			mode & FI_MR_VIRT_ADDR ? " virt_addr" : " offsets",
+			mode & FI_MR_PROV_KEY ? " prov_key" : "",
+			mode & FI_MR_ALLOCATED ? " allocated" : "",
+			mode & FI_MR_ENDPOINT ? " endpoint" : "", ofi.inject_max,
+			ofi.info->caps & FI_ATOMIC ? "atomics" : "no atomics");
+	return rc;
+}
+
+static void ofi_close(struct pgas_conduit *c)
+{
+	close_fabric();
+	if (ofi.info)
+		fi_freeinfo(ofi.info);
+	ofi.info = NULL;
+	for (unsigned i = 0; i < ofi.nactive; i++) {
+		munmap(ofi.active[i]->base, c->layout.size);
+		free(ofi.active[i]);
+	}
+	ofi.nactive = 0;
+	while (ofi.bl_head) {
+		struct backlog *b = ofi.bl_head;
+
+		ofi.bl_head = b->next;
+		free(b);
+	}
+	ofi.bl_tail = &ofi.bl_head;
+	if (ofi.bufs)
+		munmap(ofi.bufs, (NRX + NTX) * ofi.msg_max);
+	ofi.bufs = NULL;
+	free(ofi.addr);
+	free(ofi.remote);
+	free(ofi.proxy);
+	free(ofi.active);
+	free(ofi.seg_base);
+	free(ofi.seg_key);
+	ofi.addr = NULL;
+	ofi.remote = NULL;
+	ofi.proxy = ofi.active = NULL;
+	ofi.seg_base = ofi.seg_key = NULL;
+	ofi.opened = false;
+	pgas_shm_ops.close(c);
+}
+
+/* ---- sending: the proxies' consumer -------------------------------------------- */
+
+/* Sends len bytes of b (a tx buffer, or a stack copy for inject): 0, or -FI_EAGAIN. */
+static ssize_t send_buf(unsigned char *data, size_t len, unsigned rank, struct buf **tx)
+{
+	ssize_t rc;
+
+	if (len <= ofi.inject_max)
+		return fi_inject(ofi.ep, data, len, ofi.addr[rank]);
+	rc = fi_send(ofi.ep, data, len, ofi.buf_desc, ofi.addr[rank], &(*tx)->ctx);
+	if (!rc) {
+		ofi.tx_free = (*tx)->next;
+		*tx = NULL;
+	}
+	return rc;
+}
+
+/* Ships the published messages of one proxy ring; false once the fabric
+ * refused one (EAGAIN: the next progress retries it). */
+static bool ship_ring(struct pgas_conduit *c, struct proxy *p, unsigned ch, int *n)
+{
+	struct pgas_mbox_slot *ring = p->ring.mbox[ch];
+	uint32_t mask = c->geo.mbox_slots - 1;
+
+	for (;;) {
+		uint64_t h = p->head[ch];
+		struct pgas_mbox_slot *s = &ring[h & mask];
+		uint64_t st = __atomic_load_n(&s->status, __ATOMIC_ACQUIRE);
+		unsigned len, k, type, nargs;
+		struct pgas_bounce_hdr *bh = NULL;
+		struct wire w = { 0 };
+		struct buf *tx = ofi.tx_free;
+		unsigned char *out;
+		size_t at;
+		ssize_t rc;
+
+		if ((st & 0xffffu) != lap_of(h))
+			return true;	/* nothing more published */
+		len = PGAS_STATUS_LEN(st);
+		k = slots_of(len);
+		type = PGAS_STATUS_TYPE(st);
+		nargs = PGAS_STATUS_NARGS(st);
+		if (!tx)
+			return false;	/* completions give buffers back */
+		out = tx->data;
+		w.status = st & ~0xffffull;
+		w.eid = p->eid;
+		w.src_rank = c->rank;
+		w.chan = (uint16_t)ch;
+		w.kind = WIRE_AM;
+		at = sizeof(w);
+		for (unsigned i = 0; i < k; i++) {
+			size_t off = (size_t)i * PGAS_SLOT_PAYLOAD;
+			size_t m = len - off < PGAS_SLOT_PAYLOAD ? len - off : PGAS_SLOT_PAYLOAD;
+
+			memcpy(out + at + off, ring[(h + i) & mask].payload, m);
+		}
+		if (type == PGAS_MSG_MEDIUM_BOUNCE) {
+			struct pgas_bounce_ref ref;
+
+			memcpy(&ref, out + at + args_end(type, nargs), sizeof(ref));
+			if (ref.index >= c->geo.bounce_bufs || ref.nbytes > c->geo.bounce_size)
+				pgas__fatal("ofi: bad bounce reference %u/%u in a proxy ring",
+					    ref.index, ref.nbytes);
+			bh = (struct pgas_bounce_hdr *)pgas_bounce_buf(p->ring.bounce, &c->geo,
+								       c->rank, ch, ref.index);
+			memcpy(out + at + len, (unsigned char *)bh + PGAS_CACHELINE, ref.nbytes);
+			w.extra = ref.nbytes;
+		}
+		memcpy(out, &w, sizeof(w));
+		rc = send_buf(out, at + len + w.extra, p->owner, &tx);
+		if (rc == -FI_EAGAIN)
+			return false;	/* the next progress retries it */
+		if (rc)
+			pgas__fatal("ofi: sending to rank %u: %s", p->owner, fi_strerror((int)-rc));
+		/* Shipped: the bounce buffer and the slots go back to the senders. */
+		if (bh)
+			__atomic_store_n(&bh->busy, 0, __ATOMIC_RELEASE);
+		p->head[ch] = h + k;
+		__atomic_store_n(&p->ring.ctrl->mbox[ch].head, h + k, __ATOMIC_RELEASE);
+		ofi.shipped++;
+		(*n)++;
+	}
+}
+
+static int read_cq(struct pgas_conduit *c);
+#define FLAG_TRIES 10000
+
+/* Ships the notifications (pgas_put_signal) published in a proxy's ring:
+ * the signal's data went before them (a mapped peer's, or the RMA that
+ * serves an unmapped one). */
+static bool ship_notify(struct pgas_conduit *c, struct proxy *p, int *n)
+{
+	uint32_t mask = c->geo.notify_entries - 1;
+
+	for (;;) {
+		uint64_t h = p->notify_head;
+		struct pgas_notify_entry *e = &p->ring.notify[h & mask];
+		uint64_t st = __atomic_load_n(&e->status, __ATOMIC_ACQUIRE);
+		struct wire w = { .eid = p->eid, .src_rank = c->rank, .kind = WIRE_NOTIFY };
+		ssize_t rc;
+
+		if (PGAS_NOTIFY_LAP(st) != notify_lap_of(h))
+			return true;
+		w.status = st & ~0xffffull;
+		w.word = (uint64_t)e->size | (uint64_t)e->tag << 32;
+		rc = fi_inject(ofi.ep, &w, sizeof(w), ofi.addr[p->owner]);
+		if (rc == -FI_EAGAIN)
+			return false;
+		if (rc)
+			pgas__fatal("ofi: sending a notification to rank %u: %s", p->owner,
+				    fi_strerror((int)-rc));
+		p->notify_head = h + 1;
+		__atomic_store_n(&p->ring.ctrl->notify.head, h + 1, __ATOMIC_RELEASE);
+		(*n)++;
+	}
+}
+
+/* Forwards the barrier flags stored into a rank's proxy since the last time. */
+static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
+{
+	for (unsigned k = 0; k < PGAS_BARRIER_ROUNDS; k++)
+		for (unsigned j = 0; j < 2; j++) {
+			uint64_t v = __atomic_load_n(&p->ring.ctrl->barrier[k].flag[j],
+						     __ATOMIC_ACQUIRE);
+			struct wire w = { .word = v, .eid = p->eid, .src_rank = c->rank,
+					  .extra = k * 2 + j, .kind = WIRE_BARRIER };
+			ssize_t rc;
+
+			if (v == p->bar_sent[k][j])
+				continue;
+			/* The barrier may complete here and its caller stop
+			 * polling: a few tries while the provider connects. */
+			for (unsigned tries = 0;; tries++) {
+				rc = fi_inject(ofi.ep, &w, sizeof(w), ofi.addr[p->owner]);
+				if (rc != -FI_EAGAIN || tries == FLAG_TRIES)
+					break;
+				*n += read_cq(c);
+			}
+			if (rc == -FI_EAGAIN)
+				return;
+			if (rc)
+				pgas__fatal("ofi: sending a barrier flag to rank %u: %s", p->owner,
+					    fi_strerror((int)-rc));
+			p->bar_sent[k][j] = v;
+			(*n)++;
+		}
+}
+
+/* ---- receiving: one more producer of my rings ---------------------------------- */
+
+static void ring_bell(struct pgas_ctrl_page *ctrl)
+{
+	__atomic_fetch_add(&ctrl->doorbell, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ctrl->sleeping, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &ctrl->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Reserves k slots of a ring only if it has room now. */
+static bool reserve(struct pgas_ring_ctrl *rc, uint64_t nslots, unsigned k, uint64_t *t)
+{
+	uint64_t tl = __atomic_load_n(&rc->tail, __ATOMIC_RELAXED);
+
+	for (;;) {
+		uint64_t h = __atomic_load_n(&rc->head, __ATOMIC_ACQUIRE);
+
+		if (h > tl) {	/* tl is stale */
+			tl = __atomic_load_n(&rc->tail, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (tl + k - h > nslots)
+			return false;
+		if (__atomic_compare_exchange_n(&rc->tail, &tl, tl + k, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			*t = tl;
+			return true;
+		}
+	}
+}
+
+enum { DELIVERED, BLOCKED };
+
+/* Writes an arrival into its ring (or barrier flag); BLOCKED when no room. */
+static int deliver(struct pgas_conduit *c, unsigned char *data, size_t len)
+{
+	struct wire w;
+	struct pgas_conduit_xep x;
+	const struct pgas_conduit_ep *ring;
+	unsigned char *body = data + sizeof(w);
+	unsigned mlen, k, type, nargs, bidx = 0;
+	uint32_t mask = c->geo.mbox_slots - 1;
+	struct pgas_bounce_hdr *bh = NULL;
+	char msg[160];
+	uint64_t t;
+
+	if (len < sizeof(w))
+		pgas__fatal("ofi: a message of %zu bytes", len);
+	memcpy(&w, data, sizeof(w));
+	if (w.kind == WIRE_BARRIER) {
+		struct pgas_ctrl_page *ctrl = c->eps[c->rank].ctrl;
+
+		if (w.extra >= PGAS_BARRIER_ROUNDS * 2)
+			pgas__fatal("ofi: bad barrier round %u from rank %u", w.extra, w.src_rank);
+		__atomic_store_n(&ctrl->barrier[w.extra / 2].flag[w.extra % 2], w.word,
+				 __ATOMIC_RELEASE);
+		ring_bell(ctrl);
+		return DELIVERED;
+	}
+	if (w.kind == WIRE_NOTIFY) {
+		struct pgas_ctrl_page *ctrl = c->eps[c->rank].ctrl;
+		struct pgas_notify_entry *e;
+
+		if (!reserve(&ctrl->notify, c->geo.notify_entries, 1, &t))
+			return BLOCKED;
+		e = &c->eps[c->rank].notify[t & (c->geo.notify_entries - 1)];
+		e->size = (uint32_t)w.word;
+		e->tag = (uint32_t)(w.word >> 32);
+		__atomic_store_n(&e->status, w.status | notify_lap_of(t), __ATOMIC_RELEASE);
+		ring_bell(ctrl);
+		return DELIVERED;
+	}
+	mlen = PGAS_STATUS_LEN(w.status);
+	type = PGAS_STATUS_TYPE(w.status);
+	nargs = PGAS_STATUS_NARGS(w.status);
+	if (w.kind != WIRE_AM || w.chan >= PGAS_NCHAN || w.src_rank >= c->nranks ||
+	    sizeof(w) + mlen + w.extra > len || w.extra > c->geo.bounce_size)
+		pgas__fatal("ofi: a bad message (kind %u, chan %u, from rank %u, %zu bytes)",
+			    w.kind, w.chan, w.src_rank, len);
+	if (w.eid == c->rank) {
+		ring = &c->eps[c->rank];
+	} else if (w.eid >= c->nranks && w.eid < c->max_eids &&
+		   pgas_shm_ops.ep_resolve(c, w.eid, &x, msg, sizeof(msg)) == 0 &&
+		   x.owner == c->rank) {
+		ring = &x.ring;
+	} else {
+		return DELIVERED;	/* an endpoint of mine closed since: nobody reads it */
+	}
+	k = slots_of(mlen);
+	if (type == PGAS_MSG_MEDIUM_BOUNCE) {
+		struct pgas_bounce_ref ref;
+
+		for (bidx = 0; bidx < c->geo.bounce_bufs; bidx++) {
+			uint32_t free_ = 0;
+
+			bh = (struct pgas_bounce_hdr *)pgas_bounce_buf(ring->bounce, &c->geo,
+								       w.src_rank, w.chan, bidx);
+			if (__atomic_compare_exchange_n(&bh->busy, &free_, 1, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				break;
+		}
+		if (bidx == c->geo.bounce_bufs)
+			return BLOCKED;
+		memcpy(&ref, body + args_end(type, nargs), sizeof(ref));
+		ref.index = bidx;
+		memcpy(body + args_end(type, nargs), &ref, sizeof(ref));
+	}
+	if (!reserve(&ring->ctrl->mbox[w.chan], c->geo.mbox_slots, k, &t)) {
+		if (bh)
+			__atomic_store_n(&bh->busy, 0, __ATOMIC_RELEASE);
+		return BLOCKED;
+	}
+	if (bh)
+		memcpy((unsigned char *)bh + PGAS_CACHELINE, body + mlen, w.extra);
+	for (unsigned i = 0; i < k; i++) {
+		size_t off = (size_t)i * PGAS_SLOT_PAYLOAD;
+		size_t m = mlen - off < PGAS_SLOT_PAYLOAD ? mlen - off : PGAS_SLOT_PAYLOAD;
+		struct pgas_mbox_slot *s = &ring->mbox[w.chan][(t + i) & mask];
+
+		memcpy(s->payload, body + off, m);
+		if (i)
+			__atomic_store_n(&s->status, PGAS_STATUS(lap_of(t + i), 0, 0, 0,
+								 PGAS_MSG_CONT, 0), __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&ring->mbox[w.chan][t & mask].status, w.status | lap_of(t),
+			 __ATOMIC_RELEASE);
+	ring_bell(ring->ctrl);
+	ofi.delivered++;
+	return DELIVERED;
+}
+
+/* Keeps an arrival for later: a copy, or (past the bound) rx itself. */
+static void backlog_add(unsigned char *data, size_t len, struct buf *rx)
+{
+	struct backlog *b;
+
+	if (ofi.bl_copies < BACKLOG_COPIES && (b = malloc(sizeof(*b) + len))) {
+		b->data = (unsigned char *)(b + 1);
+		memcpy(b->data, data, len);
+		b->held = NULL;
+		ofi.bl_copies++;
+	} else {
+		/* Bounded: the receive buffer itself waits, not reposted, and
+		 * the provider holds back what follows. */
+		b = malloc(sizeof(*b));
+		if (!b)
+			pgas__fatal("ofi: out of memory for the backlog");
+		b->data = data;
+		b->held = rx;
+		rx->held = true;
+	}
+	b->len = len;
+	b->next = NULL;
+	*ofi.bl_tail = b;
+	ofi.bl_tail = &b->next;
+	ofi.backlogged++;
+}
+
+/* Delivers what the backlog holds, in order per ring (a barrier flag only
+ * once everything before it is delivered). */
+static int backlog_drain(struct pgas_conduit *c)
+{
+	struct backlog **pp = &ofi.bl_head, *b;
+	struct { uint32_t eid, chan; } blocked[8];
+	unsigned nblocked = 0;
+	bool all = true;
+	int n = 0;
+
+	while ((b = *pp)) {
+		struct wire w;
+		bool skip = false;
+
+		memcpy(&w, b->data, sizeof(w));
+		if (w.kind != WIRE_AM) {
+			skip = !all;	/* flags and notifications: in order */
+		} else {
+			for (unsigned i = 0; i < nblocked; i++)
+				if (blocked[i].eid == w.eid && blocked[i].chan == w.chan)
+					skip = true;
+		}
+		if (skip || deliver(c, b->data, b->len) == BLOCKED) {
+			all = false;
+			if (w.kind == WIRE_AM && !skip) {
+				if (nblocked == 8)
+					break;
+				blocked[nblocked].eid = w.eid;
+				blocked[nblocked++].chan = w.chan;
+			}
+			pp = &b->next;
+			continue;
+		}
+		*pp = b->next;
+		if (ofi.bl_tail == &b->next)
+			ofi.bl_tail = pp;
+		if (b->held)
+			b->held->held = false;	/* reposted below */
+		else
+			ofi.bl_copies--;
+		free(b);
+		n++;
+	}
+	return n;
+}
+
+static int read_cq(struct pgas_conduit *c)
+{
+	struct fi_cq_msg_entry e[16];
+	int n = 0;
+
+	for (;;) {
+		ssize_t got = fi_cq_read(ofi.cq, e, 16);
+
+		if (got == -FI_EAGAIN)
+			return n;
+		if (got == -FI_EAVAIL) {
+			struct fi_cq_err_entry err = { 0 };
+
+			fi_cq_readerr(ofi.cq, &err, 0);
+			pgas__fatal("ofi: a fabric operation failed: %s (%s)",
+				    fi_strerror(err.err),
+				    fi_cq_strerror(ofi.cq, err.prov_errno, err.err_data, NULL, 0));
+		}
+		if (got < 0)
+			pgas__fatal("ofi: reading the completion queue: %s", fi_strerror((int)-got));
+		for (ssize_t i = 0; i < got; i++) {
+			struct buf *b = e[i].op_context;
+
+			if (!b)
+				continue;
+			if (b->tx) {
+				b->next = ofi.tx_free;
+				ofi.tx_free = b;
+				continue;
+			}
+			b->posted = false;
+			/* Behind what waits already, or it could pass it. */
+			if (ofi.bl_head || deliver(c, b->data, e[i].len) == BLOCKED)
+				backlog_add(b->data, e[i].len, b);
+			else
+				n++;
+			if (!b->held && post_rx(b))
+				pgas__fatal("ofi: posting a receive buffer failed");
+		}
+	}
+}
+
+static int ofi_progress(struct pgas_conduit *c)
+{
+	int n = 0;
+
+	/* A load first: threads that poll at once do not fight over the line. */
+	if (__atomic_load_n(&ofi.busy, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&ofi.busy, 1, __ATOMIC_ACQUIRE))
+		return 0;	/* another thread moves them */
+	if (ofi.bl_head)
+		n += backlog_drain(c);
+	repost_rx();
+	n += read_cq(c);
+	for (unsigned i = 0, na = __atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE); i < na; i++) {
+		struct proxy *p = ofi.active[i];
+		bool done = ship_ring(c, p, PGAS_CHAN_REPLY, &n) &&
+			    ship_ring(c, p, PGAS_CHAN_REQUEST, &n) && ship_notify(c, p, &n);
+
+		/* A barrier flag after the messages stored before it. */
+		if (done && p->eid < c->nranks)
+			ship_barrier(c, p, &n);
+	}
+	if (ofi.bl_head)
+		n += backlog_drain(c);
+	__atomic_store_n(&ofi.busy, 0, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* ---- endpoints: shm's, with proxies for the remote ones ------------------------- */
+
+static int ofi_ep_resolve(struct pgas_conduit *c, unsigned eid, struct pgas_conduit_xep *x,
+			  char *msg, size_t msglen)
+{
+	struct proxy *p;
+	int rc = pgas_shm_ops.ep_resolve(c, eid, x, msg, msglen);
+
+	if (rc || !ofi.remote[x->owner])
+		return rc;
+	p = proxy_for(c, eid, x->owner);
+	if (!p) {
+		snprintf(msg, msglen, "out of memory for a proxy ring");
+		return PGAS_ERR_NOMEM;
+	}
+	x->ring = p->ring;
+	return PGAS_OK;
+}
+
+static bool ofi_ep_closed(struct pgas_conduit *c, const struct pgas_conduit_xep *x)
+{
+	struct pgas_conduit_xep real;
+	char msg[64];
+
+	if (!ofi.remote[x->owner])
+		return pgas_shm_ops.ep_closed(c, x);
+	/* Its owner's slab says (one host; a multi-host job asks its owner). */
+	return pgas_shm_ops.ep_resolve(c, x->eid, &real, msg, sizeof(msg)) == PGAS_ERR_GONE;
+}
+
+static int ofi_ep_open(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
+		       size_t msglen)
+{
+	return pgas_shm_ops.ep_open(c, x, msg, msglen);
+}
+
+static void ofi_ep_close(struct pgas_conduit *c, struct pgas_conduit_xep *x)
+{
+	pgas_shm_ops.ep_close(c, x);
+}
+
+static void ofi_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
+{
+	pgas_shm_ops.ep_unmap(c, x);
+}
+
+static int ofi_region(struct pgas_conduit *c, void *addr, size_t len,
+		      struct pgas_conduit_region *out, char *msg, size_t msglen)
+{
+	return pgas_shm_ops.region(c, addr, len, out, msg, msglen);
+}
+
+static void ofi_forked(struct pgas_conduit *c)
+{
+	pgas_shm_ops.forked(c);
+}
+
+static int ofi_wait_fd(const struct pgas_conduit *c)
+{
+	(void)c;
+	return -1;	/* futexes on the doorbell; naps are bounded for the fabric */
+}
+
+/* Only where asked for (PGAS_CONDUIT=ofi): on one host shm is better. */
+static bool ofi_probe(void)
+{
+	return false;
+}
+
+const struct pgas_conduit_ops pgas_ofi_ops = {
+	.name = "ofi",
+	.probe = ofi_probe,
+	.open = ofi_open,
+	.attach = ofi_attach,
+	.close = ofi_close,
+	.region = ofi_region,
+	.forked = ofi_forked,
+	.wait_fd = ofi_wait_fd,
+	.ep_open = ofi_ep_open,
+	.ep_close = ofi_ep_close,
+	.ep_resolve = ofi_ep_resolve,
+	.ep_closed = ofi_ep_closed,
+	.ep_unmap = ofi_ep_unmap,
+	.progress = ofi_progress,
+};
