@@ -54,6 +54,8 @@ CONDUIT_SRCS :=
 CONDUIT_DEFS :=
 CONDUIT_LIBS :=
 CONDUIT_MKS  := $(sort $(wildcard conduit/*/conduit.mk))
+# The fragments define rules: plain "make" must still mean "all".
+.DEFAULT_GOAL := all
 include $(CONDUIT_MKS)
 
 # (In the link order of before the folders: the same library.)
