@@ -46,9 +46,23 @@ static const char *op_name(unsigned op)
 	return op && !(op & (op - 1)) && op <= PGAS__AOP_ALL ? op_names[__builtin_ctz(op)] : NULL;
 }
 
+/*
+ * A domain created where some rank is not mapped here (pgas__ctl_msgs)
+ * carries this bit in its tag: every operation through it misses the
+ * inline check, also on a word of a mapped rank (its own).  The target of
+ * a remote operation runs it only when it polls (rma_ref.c), so an owner
+ * that spins with inline operations on its own word (a lock it shares with
+ * remote ranks) would never let the holder's release in; out of line, each
+ * local operation polls once after it.  Mapped jobs keep the inline path.
+ * Both paths are the CPU's atomics on the owner's memory: they mix.
+ */
+#define AD_ROUTED 0x100u
+_Static_assert(!(PGAS__AD_MAGIC & AD_ROUTED), "the routed bit is not the magic's");
+
+/* The tag as the inline check builds it (the routed bit cleared). */
 static uint32_t ad_tag(const struct pgas__ad *ad)
 {
-	return (uint32_t)ad->key;
+	return (uint32_t)ad->key & ~AD_ROUTED;
 }
 
 static uint32_t ad_ops(const struct pgas__ad *ad)
@@ -99,7 +113,7 @@ int pgas_ad_create(pgas_ad_t *ad, pgas_dt_t dt, unsigned ops, unsigned flags)
 	d = malloc(sizeof(*d));
 	if (!d)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a domain");
-	d->ad = (struct pgas__ad){ .key = PGAS__AD_KEY(dt, ops) };
+	d->ad = (struct pgas__ad){ .key = PGAS__AD_KEY(dt, ops) | (pgas__ctl_msgs ? AD_ROUTED : 0) };
 	pthread_mutex_lock(&domains_lock);
 	d->next = all_domains;
 	all_domains = d;
@@ -179,6 +193,7 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 	struct pgas__val_ret r = { 0, 0 };
 	size_t size = dt_size(x->dt);
 	const struct pgas__ad *ad = x->ad;
+	char *p;
 
 	if (ad && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) && (ad_ops(ad) & x->op) &&
 	    !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
@@ -187,6 +202,16 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 	    pgas__ref_takes(x->rank, x->addr, size)) {
 		r.rc = pgas__ref_amo(x->call, x->rank, (void *)x->addr, x->dt, x->op, x->flags,
 				     x->a, x->b, &r.value);
+		return r;
+	}
+	if (ad && (ad->key & AD_ROUTED) && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) &&
+	    (ad_ops(ad) & x->op) && !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
+	    (x->has_result || !(x->op & PGAS__AOP_FETCHING)) &&
+	    pgas__map(x->rank, x->addr, size, &p) && !((uintptr_t)p & (size - 1))) {
+		r.value = pgas__ad_exec(x->dt, p, x->op, x->a, x->b, x->flags);
+		r.rc = pgas__rma_check(x->call, x->rank);
+		if (!pgas__self.handler_depth && !pgas__self.hsl_held)
+			(void)pgas_poll();	/* serve the remote ranks' operations */
 		return r;
 	}
 	r.rc = pgas__ad_fail(x->call, x->ad, x->dt, x->has_result, x->rank, x->addr, x->op,
