@@ -5,6 +5,11 @@
 #include <unistd.h>
 #include "boot.h"
 
+/* pgas_fast.h's guard: what every unit built with its inline path refers
+ * to.  Here, in the lowest layer, so that every layer's reference stays
+ * inside what it may call. */
+const unsigned char PGAS__FAST_SYM = PGAS__FAST_ABI;
+
 static _Thread_local char last_error[512];
 
 const char *pgas_strerror(int err)

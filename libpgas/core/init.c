@@ -9,9 +9,6 @@
 #include "layer.h"
 #include "bootstrap.h"
 
-/* pgas_fast.h's guard: what every program built with its inline path needs. */
-const unsigned char PGAS__FAST_SYM = PGAS__FAST_ABI;
-
 _Static_assert(sizeof(struct pgas_ctrl_page) <= PGAS_MIN_PAGE_SIZE, "control page fits a page");
 _Static_assert(sizeof(struct pgas_mbox_slot) == PGAS_SLOT_SIZE, "a slot is 64 bytes");
 _Static_assert(sizeof(struct pgas_notify_entry) == 16, "a notification is 16 bytes");
@@ -310,7 +307,7 @@ static void leave_by_messages(unsigned how, unsigned owed)
 static void leave_job(unsigned how)
 {
 	struct pgas__rank_state *me = pgas__rank_state(pgas__g.rank);
-	struct pgas__rank_state *r0 = pgas__rank_state(0);
+	struct pgas__rank_state *r0;	/* where rank 0 is mapped only */
 	struct pgas__waiter w = PGAS__WAITER_INIT;
 	unsigned n = pgas__g.nranks, owed = 0;
 
@@ -340,6 +337,7 @@ static void leave_job(unsigned how)
 		leave_by_messages(how, owed);
 		return;
 	}
+	r0 = pgas__rank_state(0);
 	atomic_store_explicit((_Atomic uint32_t *)&me->leaving, how, memory_order_seq_cst);
 	atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->leavers, 1, memory_order_seq_cst);
 	for (unsigned r = 0; pgas__g.wake && r < n; r++)

@@ -300,6 +300,11 @@ int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 	w.poller = pgas__level > PGAS_THREAD_SINGLE;
 	w.recheck = recheck;
 	w.recheck_arg = &m;
+	/* A wait is a poll, even one that holds at once (GASNet's rule): where
+	 * some rank is not mapped, its puts into my words need my handlers,
+	 * and a caller that loops on waits that hold would never run them. */
+	if (pgas__ctl_msgs && !pgas__self.handler_depth && !pgas__self.hsl_held)
+		(void)pgas_poll();
 	while (!scan(&m))
 		pgas__wait_step(&w);
 	return PGAS_OK;
