@@ -82,11 +82,14 @@ if [ -n "$pmix_missing" ]; then
 	skip "PMIx boot: missing $pmix_missing (scripts/deps.sh multihost)"
 else
 	# Layers (as check-native's): the PMIx boot calls nothing above boot.
+	# pgas_fast.h's ABI marker (a data reference in every object that
+	# includes pgas.h) is no call.
 	o=$B/obj
 	if [ -f "$o/libpgas/boot/pmix.o" ]; then
 		c=$(comm -12 <(nm -u "$o/libpgas/boot/pmix.o" | awk '{ print $2 }' | sort -u) \
 			<(nm -g --defined-only "$o"/libpgas/core/*.o "$o"/libpgas/coll/*.o "$o"/conduit/*.o \
-				"$o"/conduit/*/*.o | awk 'NF == 3 { print $3 }' | sort -u) | tr '\n' ' ')
+				"$o"/conduit/*/*.o | awk 'NF == 3 { print $3 }' | sort -u) |
+			grep -v '^pgas__fast_abi_' | tr '\n' ' ')
 		[ -z "$c" ] && ok "layers: nothing in boot/pmix.o calls core, collectives or conduits" ||
 			notok "layers: boot/pmix.o calls $c"
 	fi
@@ -220,9 +223,11 @@ else
 		-x PGAS_ERROR_MODE "$B/examples/demo" 2>&1)
 	rc=$?
 	got=$(echo "$out" | grep -c "pgas_init: shm conduit: rank [01] runs on another host.*PGAS_CONDUIT=ofi")
-	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -eq 2 ] &&
-		ok "demo across h1,h2 over shm: both ranks refuse, naming PGAS_CONDUIT=ofi (exit $rc)" || {
-		notok "demo across h1,h2 over shm: exit $rc, $got of 2 refusals naming ofi"
+	# Both ranks refuse; mpirun may end the second before it prints.
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -ge 1 ] &&
+		! echo "$out" | grep -q "Bad file descriptor" &&
+		ok "demo across h1,h2 over shm: refused, naming PGAS_CONDUIT=ofi (exit $rc)" || {
+		notok "demo across h1,h2 over shm: exit $rc, $got refusals naming ofi"
 		echo "$out" | tail -n 6 | sed 's/^/    # /'
 	}
 	# ... and over the ofi conduit: libfabric's tcp provider on the bed's
