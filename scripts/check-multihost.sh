@@ -14,7 +14,8 @@
 #    tcp provider between two (fi_pingpong), the boot layer across hosts,
 #    a libpgas job across hosts (shm refuses it, naming ofi; the ofi
 #    conduit over libfabric's tcp provider runs the demo and the am, rma,
-#    atomics, barrier, coll, signal, remote and ctl_remote tests across
+#    atomics, barrier, coll, signal, remote, ctl_remote, region and
+#    shmem/rma tests across
 #    h1:1,h2:1 and h1:2,h2:1; a rank SIGKILLed on h2 ends the job), then
 #    the bed down and nothing left: no namespace, no process, the root
 #    namespace's links as before.
@@ -249,7 +250,7 @@ else
 				notok "demo across $hosts (ofi, tcp): exit $rc, $got of $n sums"
 				echo "$out" | tail -n 8 | sed 's/^/    # /'
 			fi
-			for t in am rma atomics barrier coll remote ctl_remote; do
+			for t in am rma atomics barrier coll remote ctl_remote region shmem/rma; do
 				run_tap "$t across $hosts (ofi, tcp)" timeout $TLIMIT "$BED" run-mpirun \
 					--host $hosts -n $n $OFI "$B/tests/$t"
 			done
