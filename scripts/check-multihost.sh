@@ -216,8 +216,11 @@ else
 		sh -c '[ "$PMIX_RANK" = 1 ] && export PGAS_MBOX_SLOTS=64; exec "$0"' "$B/examples/demo" 2>&1)
 	rc=$?
 	got=$(echo "$out" | grep -c "PGAS_MBOX_SLOTS differs: rank 0 has 256, rank 1 has 64")
-	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -eq 2 ] &&
-		ok "PGAS_MBOX_SLOTS on h2's rank only: both hosts' ranks refuse (agreement over PMIx)" ||
+	# Each message names both ranks' values (the exchange across hosts);
+	# mpirun may end the second rank before it prints its own (seen once
+	# the bed stopped binding every host's rank to core 0).
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -ge 1 ] &&
+		ok "PGAS_MBOX_SLOTS on h2's rank only: refused, naming both hosts' values (agreement over PMIx)" ||
 		notok "ranks configured apart across hosts: exit $rc, $got of 2 refusals"
 	# A libpgas job across hosts over the shm conduit: refused, naming ofi.
 	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 \
