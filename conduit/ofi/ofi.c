@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -57,6 +58,7 @@
 #include "boot.h"
 
 extern const struct pgas_conduit_ops pgas_shm_ops;
+extern bool pgas_shm_host_only;	/* shm.c: map this host's ranks only */
 
 /*
  * libfabric is loaded when the conduit opens (dlopen), not linked: a
@@ -178,6 +180,8 @@ static struct {
 	unsigned mbox_shift, notify_shift;
 	int busy;		/* progress runs (one thread at a time) */
 	bool opened;
+	bool flushing;		/* at exit: fi_send only (completions say it left) */
+	bool flush_failed;	/* a completion failed while flushing */
 } ofi = { .bl_tail = &ofi.bl_head };
 
 static int ofi_fail(char *msg, size_t msglen, const char *what, int err)
@@ -299,8 +303,56 @@ static void print_stats(void)
  * objects closed, so that providers release what outlives a process (the
  * shm provider's region in /dev/shm).
  */
+static int ofi_progress(struct pgas_conduit *c);
+
+/* Whether a proxy holds something not shipped yet. */
+static bool proxy_pending(const struct proxy *p)
+{
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+		if (__atomic_load_n(&p->ring.ctrl->mbox[ch].tail, __ATOMIC_ACQUIRE) != p->head[ch])
+			return true;
+	return __atomic_load_n(&p->ring.ctrl->notify.tail, __ATOMIC_ACQUIRE) != p->notify_head;
+}
+
+/*
+ * At exit, before the endpoint closes: what the proxies still hold goes
+ * out.  The exit protocol's last message (FIN_GONE to rank 0, ctl.c) is
+ * sent into a proxy just before the process ends, and nothing polls after
+ * it: on one host nothing else moves it.  Sent by fi_send while flushing,
+ * and waited for until every send buffer's completion is back (the
+ * provider has handed it to its transport, in order behind what went
+ * before), at most FLUSH_SECONDS.
+ */
+#define FLUSH_SECONDS 5
+static void flush_proxies(void)
+{
+	struct timespec t0, t;
+
+	if (!ofi.opened || !ofi.ep || !ofi.c || !__atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE))
+		return;
+	ofi.flushing = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		unsigned nfree = 0;
+		bool pending = false;
+
+		ofi_progress(ofi.c);
+		for (unsigned i = 0; i < ofi.nactive && !pending; i++)
+			pending = proxy_pending(ofi.active[i]);
+		for (struct buf *b = ofi.tx_free; b; b = b->next)
+			nfree++;
+		if ((!pending && nfree == NTX) || ofi.flush_failed)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > FLUSH_SECONDS)
+			break;
+	}
+	ofi.flushing = false;
+}
+
 static void close_fabric(void)
 {
+	flush_proxies();
 	if (ofi.ep)
 		fi_close(&ofi.ep->fid);
 	if (ofi.seg_mr)
@@ -335,7 +387,10 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	bool any = false;
 	int rc;
 
-	rc = pgas_shm_ops.open(c, msg, msglen);	/* my rings; every peer's, mapped */
+	/* My rings; every peer's of this host, mapped (the others' have no
+	 * memfd to map: they are remote whatever PGAS_MAP_PEERS says). */
+	pgas_shm_host_only = true;
+	rc = pgas_shm_ops.open(c, msg, msglen);
 	if (!rc)
 		rc = lf_load(msg, msglen);
 	if (rc)
@@ -435,7 +490,8 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	for (unsigned r = 0; r < c->nranks; r++) {
 		struct proxy *p;
 
-		if (r == c->rank || (pgas__cfg.map_peers != PGAS_MAP_NONE && !pgas__cfg.ofi_am))
+		if (r == c->rank || (pgas__cfg.map_peers != PGAS_MAP_NONE && !pgas__cfg.ofi_am &&
+				     pgas_boot_same_host(r)))
 			continue;
 		p = proxy_for(c, r, r);
 		if (!p) {
@@ -540,7 +596,7 @@ static ssize_t send_buf(unsigned char *data, size_t len, unsigned rank, struct b
 {
 	ssize_t rc;
 
-	if (len <= ofi.inject_max)
+	if (len <= ofi.inject_max && !ofi.flushing)
 		return fi_inject(ofi.ep, data, len, ofi.addr[rank]);
 	rc = fi_send(ofi.ep, data, len, ofi.buf_desc, ofi.addr[rank], &(*tx)->ctx);
 	if (!rc) {
@@ -900,6 +956,10 @@ static int read_cq(struct pgas_conduit *c)
 			struct fi_cq_err_entry err = { 0 };
 
 			fi_cq_readerr(ofi.cq, &err, 0);
+			if (ofi.flushing) {	/* at exit: a peer ended; no exit from atexit */
+				ofi.flush_failed = true;
+				return n;
+			}
 			pgas__fatal("ofi: a fabric operation failed: %s (%s)",
 				    fi_strerror(err.err),
 				    fi_cq_strerror(ofi.cq, err.prov_errno, err.err_data, NULL, 0));
@@ -961,10 +1021,26 @@ static int ofi_ep_resolve(struct pgas_conduit *c, unsigned eid, struct pgas_cond
 			  char *msg, size_t msglen)
 {
 	struct proxy *p;
-	int rc = pgas_shm_ops.ep_resolve(c, eid, x, msg, msglen);
+	unsigned k = c->max_eids / c->nranks - 1, owner;
+	int rc;
 
-	if (rc || !ofi.remote[x->owner])
-		return rc;
+	if (eid < c->nranks || eid >= c->max_eids || !k) {
+		snprintf(msg, msglen, "endpoint %u out of range", eid);
+		return PGAS_ERR_NOT_READY;
+	}
+	owner = (eid - c->nranks) / k;	/* shm's numbering: slot s of rank r's slab */
+	if (!pgas_boot_same_host(owner)) {
+		/* Another host's: nothing here says whether it lives (the core
+		 * asked its owner first, ep.c); a proxy stands in for it. */
+		x->eid = eid;
+		x->owner = owner;
+		x->map = NULL;
+		x->fd = -1;
+	} else {
+		rc = pgas_shm_ops.ep_resolve(c, eid, x, msg, msglen);
+		if (rc || !ofi.remote[x->owner])
+			return rc;
+	}
 	p = proxy_for(c, eid, x->owner);
 	if (!p) {
 		snprintf(msg, msglen, "out of memory for a proxy ring");
@@ -981,6 +1057,8 @@ static bool ofi_ep_closed(struct pgas_conduit *c, const struct pgas_conduit_xep 
 
 	if (!ofi.remote[x->owner])
 		return pgas_shm_ops.ep_closed(c, x);
+	if (!pgas_boot_same_host(x->owner))
+		return false;	/* its owner's slab is on its host: the core asks the owner */
 	/* Its owner's slab says (one host; a multi-host job asks its owner). */
 	return pgas_shm_ops.ep_resolve(c, x->eid, &real, msg, sizeof(msg)) == PGAS_ERR_GONE;
 }

@@ -40,6 +40,21 @@ struct shm_priv {
 
 #define SLOT_CLOSED 0xdead0000u	/* ctrl->magic of a closed slot */
 
+/*
+ * Set by a conduit that reaches the ranks of other hosts itself (ofi)
+ * before it calls pgas_shm_ops.open: shm then maps the ranks of this host
+ * only (a rank elsewhere has no memfd to give: its entries stay empty and
+ * its segment unmapped, for the caller to fill).  Otherwise shm refuses a
+ * job that spans hosts, naming the conduit that can run it.
+ */
+bool pgas_shm_host_only;
+
+/* Whether shm maps rank r: this host's ranks. */
+static bool shm_here(const struct pgas_conduit *c, unsigned r)
+{
+	return r == c->rank || pgas_boot_same_host(r);
+}
+
 static int fail_errno(char *msg, size_t msglen, const char *what)
 {
 	snprintf(msg, msglen, "%s: %s", what, strerror(errno));
@@ -99,6 +114,15 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 			 c->nranks, pgas__cfg.ep_max, PGAS_MAX_ENDPOINTS);
 		return PGAS_ERR_INVAL;
 	}
+	for (unsigned r = 0; !pgas_shm_host_only && r < c->nranks; r++)
+		if (!shm_here(c, r)) {
+			/* Every rank of the job finds one: all refuse, before any exchange. */
+			snprintf(msg, msglen, "rank %u runs on another host (host %u, this rank %u "
+				 "on host %u): shared memory cannot reach it; a job across hosts "
+				 "needs PGAS_CONDUIT=ofi", r, pgas_boot_host_of(r), c->rank,
+				 pgas_boot_host_of(c->rank));
+			return PGAS_ERR_INVAL;
+		}
 	priv = calloc(1, sizeof(*priv));
 	c->eps = calloc(c->nranks, sizeof(*c->eps));
 	all = calloc(c->nranks, sizeof(*all));
@@ -139,7 +163,7 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 		rc = pgas_conduit_check_hello(&all[r], &mine, r, msg, msglen);
 		if (rc)
 			goto out;
-		if (r == c->rank)
+		if (r == c->rank || !shm_here(c, r))
 			continue;
 		map = mmap(NULL, priv->slab, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
 		if (map == MAP_FAILED) {
@@ -149,7 +173,8 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 		priv->maps.region[r] = map;
 	}
 	for (unsigned r = 0; r < c->nranks; r++)
-		pgas_conduit_set_region(&c->eps[r], priv->maps.region[r], &c->layout);
+		if (priv->maps.region[r])	/* another host's: left to the caller */
+			pgas_conduit_set_region(&c->eps[r], priv->maps.region[r], &c->layout);
 	rc = PGAS_OK;
 out:
 	if (fd >= 0)
@@ -192,6 +217,12 @@ static int shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 	mine.addr = (uint64_t)(uintptr_t)map;
 	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
 	for (unsigned r = 0; !rc && r < c->nranks; r++) {
+		if (!shm_here(c, r)) {	/* not mapped: known by address and size */
+			c->eps[r].seg = NULL;
+			c->eps[r].seg_remote = all[r].addr;
+			c->eps[r].seg_size = all[r].size;
+			continue;
+		}
 		if (r != c->rank && fds[r] < 0) {
 			snprintf(msg, msglen, "rank %u sent no segment descriptor", r);
 			rc = PGAS_ERR_SYS;
@@ -298,14 +329,37 @@ static int shm_region(struct pgas_conduit *c, void *addr, size_t len,
 	if (!rc)
 		rc = brc;
 	for (unsigned r = 0; !rc && r < c->nranks; r++)
-		if (r != c->rank && all[r].size && all[r].addr != PGAS_CONDUIT_REGION_FAILED &&
-		    fds[r] < 0) {
+		if (shm_here(c, r) && r != c->rank && all[r].size &&
+		    all[r].addr != PGAS_CONDUIT_REGION_FAILED && fds[r] < 0) {
 			snprintf(msg, msglen, "rank %u sent no region descriptor", r);
 			rc = PGAS_ERR_SYS;
 		}
-	if (!rc)
-		rc = pgas_conduit_map_regions(c, &priv->maps, all, fds, -1, addr, out, msg,
-					      msglen);
+	if (!rc) {
+		/* Another host's region is not mapped: its size is hidden from
+		 * the mapping and given back in out[] (local NULL). */
+		struct pgas_conduit_segment *theirs = NULL;
+
+		for (unsigned r = 0; r < c->nranks; r++)
+			if (!shm_here(c, r) && all[r].addr != PGAS_CONDUIT_REGION_FAILED) {
+				if (!theirs && !(theirs = calloc(c->nranks, sizeof(*theirs)))) {
+					snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+					rc = PGAS_ERR_NOMEM;
+					break;
+				}
+				theirs[r] = all[r];
+				all[r].size = 0;
+			}
+		if (!rc)
+			rc = pgas_conduit_map_regions(c, &priv->maps, all, fds, -1, addr, out,
+						      msg, msglen);
+		for (unsigned r = 0; theirs && r < c->nranks; r++)
+			if (theirs[r].size) {
+				out[r].remote = theirs[r].addr;
+				out[r].size = theirs[r].size;
+				out[r].local = NULL;
+			}
+		free(theirs);
+	}
 	if (!rc && fd >= 0) {	/* kept for a forked child (shm_forked) */
 		priv->reg_fd = fd;
 		priv->reg_addr = addr;
