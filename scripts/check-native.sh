@@ -112,6 +112,17 @@ run_tap "rma -n 3, PGAS_MAP_PEERS=none, block mode" \
 	env PGAS_MAP_PEERS=none PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/rma"
 run_tap "remote -n 3, PGAS_MAP_PEERS=none, block mode" \
 	env PGAS_MAP_PEERS=none PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/remote"
+# The OpenSHMEM layer without mapped peers: every conformance program at 2
+# and 3 PEs (the sanitizer builds: 2), puts, gets and AMOs by the reference
+# protocols, shmem_ptr NULL and SHMEM_TEAM_SHARED this PE alone.
+for n in 2 3; do
+	[ "$B" = "$PWD/build" ] || [ "$n" -eq 2 ] || continue
+	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full \
+		globals fork generics; do
+		run_tap "shmem/$t -np $n, PGAS_MAP_PEERS=none" \
+			env PGAS_MAP_PEERS=none "$B/bin/oshrun" -np "$n" -t 60 "$B/tests/shmem/$t"
+	done
+done
 
 # Threads (PGAS_THREAD_MULTIPLE unless said): every operation from every
 # thread of every rank at once, exact counts (selftests/libpgas/threads.c).

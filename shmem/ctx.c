@@ -205,7 +205,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 	*ctx = SHMEM_CTX_INVALID;
 	if (!(t = shmem__team_get(call, team)))
 		return 1;
-	if (!t->predefined) {
+	if (t->of_world) {	/* not the job's PEs in job order */
 		map = malloc((size_t)t->n_pes * sizeof(*map));
 		if (!map)
 			return 1;
@@ -216,7 +216,8 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 		free(map);
 		return 1;
 	}
-	(*ctx)->team = t->predefined ? NULL : t;
+	/* SHMEM_TEAM_SHARED as the job's team: the world's context. */
+	(*ctx)->team = t->predefined && !t->of_world ? NULL : t;
 	(*ctx)->to_world = map;
 	(*ctx)->team_n = t->n_pes;
 	return 0;

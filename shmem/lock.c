@@ -46,6 +46,10 @@ void shmem_set_lock(long *lock)
 	uint32_t mine = (uint32_t)(v >> 32);
 
 	for (unsigned spins = 0; (uint32_t)v != mine; spins++) {
+		/* Serve the others' messages: on PE 0 the lock word is local,
+		 * the reads never wait inside libpgas, and the PEs that reach
+		 * it by messages (PGAS_MAP_PEERS=none) need PE 0 to poll. */
+		(void)pgas_poll();
 		/* Let the holder run (PEs may outnumber the cores). */
 		if (spins > 16)
 			sched_yield();

@@ -3,8 +3,9 @@
  * team.c - OpenSHMEM 1.5 teams over libpgas teams.
  *
  * A shmem_team_t points at a struct of this layer holding the libpgas team.
- * SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED are both the job's team (every PE
- * is load/store reachable on shm and pgas.ko).  Splits are pgas_team_split
+ * SHMEM_TEAM_WORLD is the job's team; SHMEM_TEAM_SHARED the PEs this PE can
+ * load and store (the job's team too on shm and pgas.ko, where every PE
+ * maps every other; see team_shared_init).  Splits are pgas_team_split
  * over the parent, after one reduction that checks that every parent PE
  * passed the same arguments.  A destroyed team's struct is never freed nor
  * reused: its handle stays refused ("was destroyed") for the rest of the
@@ -23,6 +24,55 @@ struct shmem__team shmem__team_world, shmem__team_shared;
 /* Every team this PE was given, live or destroyed (handle check). */
 static struct shmem__team *teams;
 
+/*
+ * SHMEM_TEAM_SHARED: the PEs whose heap this PE can load and store
+ * (shmem_ptr non-NULL).  When every PE maps every other (shm and pgas.ko
+ * by default), the job's team, as SHMEM_TEAM_WORLD.  Else (PGAS_MAP_PEERS=
+ * none, a conduit that reaches some peers by messages only) a split of the
+ * job's team, coloured by the lowest PE this PE maps: the PEs of one host
+ * map each other.  One MIN reduction decides it, the same on every PE;
+ * collective, in shmem_init.
+ */
+static void team_shared_init(void)
+{
+	static const char call[] = "shmem_init";
+	struct shmem__team *t = &shmem__team_shared;
+	long all = 1, every;
+	int colour = -1;
+	pgas_team_t pt = NULL;
+
+	for (int r = 0; r < shmem__s.npes; r++)
+		if (pgas_ptr((unsigned)r, shmem__s.bases[r])) {
+			if (colour < 0)
+				colour = r;
+		} else {
+			all = 0;
+		}
+	if (colour < 0)
+		colour = shmem__s.me;	/* not even our own heap: a team of one */
+	SHMEM__CHECK(call, pgas_reduce_all(pgas_team_all(), &every, &all, 1, PGAS_INT64,
+					   PGAS_OP_MIN, PGAS_COLL_MYSYNC));
+	if (every)
+		return;
+	SHMEM__CHECK(call, pgas_team_split(pgas_team_all(), colour, (unsigned)shmem__s.me, &pt));
+	if (!pt)
+		shmem__fatal(call, "SHMEM_TEAM_SHARED: no team from the split");
+	t->pt = pt;
+	t->my_pe = (int)pgas_team_rank(pt);
+	t->n_pes = (int)pgas_team_size(pt);
+	t->of_world = malloc((size_t)shmem__s.npes * sizeof(*t->of_world));
+	if (!t->of_world)
+		shmem__fatal(call, "out of memory");
+	for (int w = 0; w < shmem__s.npes; w++)
+		t->of_world[w] = -1;
+	for (int r = 0; r < t->n_pes; r++) {
+		unsigned w;
+
+		SHMEM__CHECK(call, pgas_team_to_job(pt, (unsigned)r, &w));
+		t->of_world[w] = r;
+	}
+}
+
 void shmem__team_init(void)
 {
 	struct shmem__team *w[2] = { &shmem__team_world, &shmem__team_shared };
@@ -35,6 +85,7 @@ void shmem__team_init(void)
 		w[i]->n_pes = shmem__s.npes;
 		w[i]->predefined = 1;
 	}
+	team_shared_init();
 }
 
 /*

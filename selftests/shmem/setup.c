@@ -187,8 +187,14 @@ int main(int argc, char **argv)
 		int local = 0;
 		int right = (me + 1) % n;
 		long *p = shmem_ptr(obj, right);
+		/* Reachable by load/store iff in SHMEM_TEAM_SHARED (none but
+		 * this PE with PGAS_MAP_PEERS=none): else NULL, and a put. */
+		int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right, SHMEM_TEAM_SHARED) >= 0;
 
-		T_CHECK(p != NULL, "shmem_ptr(obj, %d) NULL", right);
+		T_CHECK((p != NULL) == shared, "shmem_ptr(obj, %d) %p, PE %d %sin SHMEM_TEAM_SHARED",
+			right, (void *)p, right, shared ? "" : "not ");
+		if (map_none())
+			T_CHECK(shared == (right == me), "PGAS_MAP_PEERS=none: PE %d shared", right);
 		T_CHECK(shmem_ptr(obj, me) == obj, "own pointer %p vs %p", shmem_ptr(obj, me),
 			(void *)obj);
 		T_CHECK(shmem_ptr(&local, right) == NULL, "stack address reachable");
@@ -196,6 +202,8 @@ int main(int argc, char **argv)
 		shmem_barrier_all();
 		if (p)
 			p[me] = 1000 + me;
+		else
+			shmem_long_p(&obj[me], 1000 + me, right);
 		shmem_barrier_all();
 		int left = (me + n - 1) % n;
 		T_EQ(obj[left], 1000 + left);

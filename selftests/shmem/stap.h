@@ -19,6 +19,15 @@
 #include <shmem.h>
 
 static unsigned st_failed_here, st_cases;
+
+/* The job runs with PGAS_MAP_PEERS=none: no other PE is load/store
+ * reachable (shmem_ptr NULL, SHMEM_TEAM_SHARED this PE alone). */
+static inline int map_none(void)
+{
+	const char *v = getenv("PGAS_MAP_PEERS");
+
+	return v && !strcmp(v, "none");
+}
 static long *st_counter;	/* symmetric: PE 0's sums the failures */
 
 __attribute__((format(printf, 4, 5)))

@@ -2,7 +2,8 @@
 /*
  * team_ctx - contexts of a team (shmem_team_create_ctx): their RMA and AMO
  * calls take the team's PE numbers; shmem_ctx_get_team; a context of the
- * world or of SHMEM_TEAM_SHARED numbers PEs as the world does; an invalid
+ * world or of SHMEM_TEAM_SHARED numbers PEs as the world does (SHARED is
+ * this PE alone with PGAS_MAP_PEERS=none: its own numbering); an invalid
  * team gives no context, and quiet, fence and destroy of SHMEM_CTX_INVALID
  * do nothing; the team's destruction takes its contexts along.
  * Exact at any PE count; the teams: the even world PEs (stride 2) and the
@@ -89,13 +90,21 @@ int main(int argc, char **argv)
 		shmem_team_t t = SHMEM_TEAM_INVALID;
 		long *x = shmem_calloc(1, sizeof(long));
 
+		/* SHMEM_TEAM_SHARED is the world on shm and pgas.ko; this PE
+		 * alone with PGAS_MAP_PEERS=none (no peer is mapped). */
+		int ns = shmem_team_n_pes(SHMEM_TEAM_SHARED), sme = shmem_team_my_pe(SHMEM_TEAM_SHARED);
+
+		T_EQ(ns, map_none() ? 1 : n);
 		T_EQ(shmem_team_create_ctx(SHMEM_TEAM_SHARED, 0, &c), 0);
 		T_EQ(shmem_ctx_get_team(c, &t), 0);
-		T_CHECK(t == SHMEM_TEAM_WORLD, "a SHARED context's team is the world's (the same PEs)");
-		shmem_ctx_long_p(c, x, me, (me + 1) % n);	/* world numbering */
+		if (ns == n)
+			T_CHECK(t == SHMEM_TEAM_WORLD, "a SHARED context's team is the world's (the same PEs)");
+		else
+			T_CHECK(t == SHMEM_TEAM_SHARED, "a SHARED context's team");
+		shmem_ctx_long_p(c, x, me, (sme + 1) % ns);	/* SHARED's numbering */
 		shmem_ctx_quiet(c);
 		shmem_barrier_all();
-		T_EQ(*x, (me + n - 1) % n);
+		T_EQ(*x, shmem_team_translate_pe(SHMEM_TEAM_SHARED, (sme + ns - 1) % ns, SHMEM_TEAM_WORLD));
 		shmem_ctx_destroy(c);
 		T_EQ(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &t), 0);
 		T_CHECK(t == SHMEM_TEAM_WORLD, "the default context's team");

@@ -355,7 +355,7 @@ int shmem_test_lock(long *lock);
 typedef struct shmem__team *shmem_team_t;
 extern struct shmem__team shmem__team_world, shmem__team_shared;
 #define SHMEM_TEAM_WORLD (&shmem__team_world)
-#define SHMEM_TEAM_SHARED (&shmem__team_shared)	/* every PE: all load/store reachable */
+#define SHMEM_TEAM_SHARED (&shmem__team_shared)	/* the PEs shmem_ptr reaches from here */
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 
 typedef struct {
