@@ -96,7 +96,9 @@ static struct ref_op *op_new(int mode, struct pgas__state *ep)
 	op->ep = ep;
 	op->value = 0;
 	__atomic_store_n(&op->rc, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&op->left, 1, __ATOMIC_RELAXED);
+	/* Release: a reply handled by another thread reads what is above
+	 * after its acquire of left (reply), not through the peer's ring. */
+	__atomic_store_n(&op->left, 1, __ATOMIC_RELEASE);
 	return op;
 }
 
@@ -241,6 +243,7 @@ static void reply(pgas_token_t token, const uint32_t *a, unsigned nargs, const v
 	(void)token;
 	if (nargs < 6 || !op)
 		return;		/* abandoned (its waiter gave up: the target left) */
+	(void)__atomic_load_n(&op->left, __ATOMIC_ACQUIRE);	/* op_new's fields */
 	if ((a[0] & 0xff) == REF_DATA) {
 		pgas__copy((void *)(uintptr_t)arg64(a, 6), buf, a[3]);
 	} else {
