@@ -137,8 +137,10 @@ else
 		sh -c '[ "$PMIX_RANK" = 1 ] && export PGAS_MBOX_SLOTS=64; exec "$0"' "$B/examples/demo" 2>&1)
 	rc=$?
 	got=$(echo "$out" | grep -c "PGAS_MBOX_SLOTS differs: rank 0 has 256, rank 1 has 64")
-	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -eq 2 ] &&
-		ok "PGAS_MBOX_SLOTS on rank 1 only: both ranks refuse, agreed over PMIx" ||
+	# One refusal at least: mpirun may end the other rank before it prints
+	# its own (each names both values; seen 1 of 2 in a run).
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -ge 1 ] &&
+		ok "PGAS_MBOX_SLOTS on rank 1 only: refused, agreed over PMIx ($got of 2 printed)" ||
 		notok "ranks configured apart under mpirun: exit $rc, $got of 2 refusals"
 	PGAS_VERBOSEENV=1 $MPIRUN -n 2 -x PGAS_VERBOSEENV "$B/examples/demo" 2>&1 |
 		grep -q "boot: pmix (.*rank 0 of 2, 2 on this host" &&
