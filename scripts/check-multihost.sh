@@ -225,8 +225,8 @@ else
 		ok "PGAS_MBOX_SLOTS on h2's rank only: refused, naming both hosts' values (agreement over PMIx)" ||
 		notok "ranks configured apart across hosts: exit $rc, $got of 2 refusals"
 	# A libpgas job across hosts over the shm conduit: refused, naming ofi.
-	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 \
-		-x PGAS_ERROR_MODE "$B/examples/demo" 2>&1)
+	out=$(PGAS_ERROR_MODE=print PGAS_CONDUIT=shm timeout $TLIMIT "$BED" run-mpirun \
+		--host h1,h2 -n 2 -x PGAS_ERROR_MODE -x PGAS_CONDUIT "$B/examples/demo" 2>&1)
 	rc=$?
 	got=$(echo "$out" | grep -c "pgas_init: shm conduit: rank [01] runs on another host.*PGAS_CONDUIT=ofi")
 	# Both ranks refuse; mpirun may end the second before it prints.
@@ -242,6 +242,20 @@ else
 	if ! "$B/bin/pgasrun" --version | grep -q '^conduits:.* ofi'; then
 		skip "libpgas jobs across hosts: the ofi conduit is not built (libfabric-dev)"
 	else
+		# PGAS_CONDUIT=auto across hosts: ofi, on a provider that
+		# reaches the other host (no FI_PROVIDER: not shm, not loopback).
+		out=$(timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1 -n 3 -x PGAS_VERBOSEENV=1 \
+			"$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = 6,")
+		prov=$(echo "$out" | sed -n 's/^pgas: ofi conduit: provider \([^,]*\), fabric \([^,]*\),.*/\1 on \2/p')
+		if [ $rc -eq 0 ] && [ "$got" -eq 3 ] && [ -n "$prov" ] &&
+		   ! echo "$prov" | grep -q -e '^shm' -e ' on 127\.'; then
+			ok "demo across h1:2,h2:1, PGAS_CONDUIT=auto and no FI_PROVIDER: ofi, $prov"
+		else
+			notok "demo across h1:2,h2:1 with auto: exit $rc, $got of 3 sums, provider '$prov'"
+			echo "$out" | tail -n 8 | sed 's/^/    # /'
+		fi
 		OFI="-x PGAS_CONDUIT=ofi -x FI_PROVIDER=tcp -x FI_TCP_IFACE=bed0 -x PGAS_ERROR_MODE"
 		for hosts in h1:1,h2:1 h1:2,h2:1; do
 			n=$(echo "$hosts" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s }')

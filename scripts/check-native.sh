@@ -770,6 +770,14 @@ elif [ "$(basename "$B")" = build ]; then
 	else
 		notok "ofi: FI_PROVIDER=nonexistent: exit $rc: $(echo "$out" | tail -n 2)"
 	fi
+	# A job on one host keeps tcp's traffic on lo (whatever interface
+	# fi_getinfo lists first).
+	fab=$(PGAS_VERBOSEENV=1 PGAS_CONDUIT=ofi FI_PROVIDER=tcp "$RUN" -n 2 -t 30 \
+	      "$B/examples/demo" 2>&1 | sed -n 's/^pgas: ofi conduit: provider tcp;ofi_rxm, fabric \([^,]*\),.*/\1/p')
+	case $fab in
+	127.*|::1/128) ok "ofi: FI_PROVIDER=tcp on one host takes the loopback fabric ($fab)" ;;
+	*) notok "ofi: FI_PROVIDER=tcp on one host took fabric '$fab', not loopback" ;;
+	esac
 fi
 
 # ---- launcher behaviour -------------------------------------------------------
