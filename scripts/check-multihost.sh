@@ -121,6 +121,8 @@ else
 		done
 	done
 	run_tap "shmem/rma -n 3 under mpirun (PMIx)" $MPIRUN -n 3 "$B/tests/shmem/rma"
+	run_tap "oshrun --launcher=mpirun -np 2 shmem/amo" \
+		env OSHRUN_MPIRUN="$MPIRUN" "$B/bin/oshrun" --launcher=mpirun -np 2 "$B/tests/shmem/amo"
 	$MPIRUN -n 3 "$B/tests/global_exit" -c 5 -w barrier >/dev/null 2>&1
 	rc=$?
 	[ $rc -eq 5 ] && ok "global_exit -c 5 under mpirun: PMIx_Abort ends the job with 5" ||
@@ -256,6 +258,11 @@ else
 			notok "demo across h1:2,h2:1 with auto: exit $rc, $got of 3 sums, provider '$prov'"
 			echo "$out" | tail -n 8 | sed 's/^/    # /'
 		fi
+		# oshrun given hosts: mpirun (here the bed's), the variables of
+		# PGAS_*, SHMEM_*, FI_* passed on, and auto's ofi.
+		run_tap "oshrun -np 3 --host h1:2,h2:1 shmem/amo (mpirun, auto: ofi)" \
+			env OSHRUN_MPIRUN="$BED run-mpirun" "$B/bin/oshrun" -np 3 -t $TLIMIT \
+			--host h1:2,h2:1 "$B/tests/shmem/amo"
 		OFI="-x PGAS_CONDUIT=ofi -x FI_PROVIDER=tcp -x FI_TCP_IFACE=bed0 -x PGAS_ERROR_MODE"
 		for hosts in h1:1,h2:1 h1:2,h2:1; do
 			n=$(echo "$hosts" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s }')
