@@ -46,29 +46,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/multihost/lsan.sup
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
-skip() { echo "ok - # SKIP $*"; }
-
-# run_tap LABEL CMD...: a TAP-printing job; its exit code and plan count.
-run_tap() {
-	local label=$1 rc p f plan
-	shift
-	"$@" >"$log" 2>"$log.err"
-	rc=$?
-	p=$(grep -c '^ok ' "$log")
-	f=$(grep -c '^not ok ' "$log")
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -n 1)
-	grep -e '^not ok' -e '^#' "$log" | sed 's/^/    /'
-	pass=$((pass + p))
-	fail=$((fail + f))
-	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
-		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
-		tail -n 12 "$log.err" | sed 's/^/    # /'
-	else
-		echo "ok - $label ($p cases)"
-	fi
-}
+. scripts/tap.sh
 
 # ---- 1. PMIx boot on one host --------------------------------------------------
 
