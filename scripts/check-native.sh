@@ -727,6 +727,47 @@ elif [ "$(basename "$B")" = build ]; then
 	esac
 fi
 
+# ---- the remote path over the fabric: the data tests with no peer mapped ----
+# PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none: every other rank is reached through
+# libfabric (issue 22: "the ofi conduit on one host, with no peer mapped,
+# must pass the whole native tier"), so every data op's remote path runs
+# over the fabric under the tests of the mapped one: the libpgas programs at
+# 2 and 3 ranks and every OpenSHMEM program at 2 PEs over tcp (on lo), a
+# core set over libfabric's shm provider; the sanitizer builds a core set at
+# 2 ranks (libfabric itself is not instrumented).  Not here: immediate (its
+# ranks stop polling while they fill each other's rings), threads_eps (open:
+# its churn case hangs at 2 ranks with none), the lifecycle and rev_ cases
+# (the none control block below runs them over shm).
+if "$RUN" --version | grep -q '^conduits:.* ofi'; then
+	OFI_NONE="PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none"
+	if [ "$(basename "$B")" = build ]; then
+		for n in 2 3; do
+			for t in rma am errors barrier teams atomics signal vis region remote traffic \
+				coll ctl_remote ep_progress blockwait threads_alone teams_model; do
+				run_tap "ofi tcp, no peer mapped: $t -n $n" \
+					env $OFI_NONE FI_PROVIDER=tcp "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
+			done
+			run_tap "ofi tcp, no peer mapped: threads -n $n -t 2" \
+				env $OFI_NONE FI_PROVIDER=tcp "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/threads" -t 2
+		done
+		for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full \
+			globals fork generics; do
+			run_tap "ofi tcp, no peer mapped: shmem/$t -np 2" \
+				env $OFI_NONE FI_PROVIDER=tcp "$B/bin/oshrun" -np 2 -t 120 "$B/tests/shmem/$t"
+		done
+		set -- rma am atomics signal vis coll
+	else
+		set -- rma am atomics signal coll
+	fi
+	for t in "$@"; do
+		for prov in tcp shm; do
+			[ "$prov" = tcp ] && [ "$(basename "$B")" = build ] && continue	# above
+			run_tap "ofi $prov, no peer mapped: $t -n 2" \
+				env $OFI_NONE FI_PROVIDER=$prov "$RUN" -n 2 -t "$TLIMIT" "$B/tests/$t"
+		done
+	done
+fi
+
 # ---- launcher behaviour -------------------------------------------------------
 
 lc="$B/tests/lifecycle"
