@@ -227,8 +227,12 @@ static void tell(uint32_t what, int code)
 	while (n < 0 && errno == EINTR);
 }
 
+bool pgas_boot_fini;
+
 void pgas_boot_tell(uint32_t what)
 {
+	if (what == PGAS_BOOT_FINI)
+		pgas_boot_fini = true;
 	tell(what, 0);
 }
 

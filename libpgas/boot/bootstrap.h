@@ -67,6 +67,8 @@ void pgas_boot_leave(void);
  */
 #define PGAS_BOOT_LEAVING 0x504c4556u	/* "PLEV" */
 #define PGAS_BOOT_FINI 0x5046494eu	/* "PFIN" */
+/* Told PGAS_BOOT_FINI: the job's exit protocol completed (ofi's goodbye). */
+extern bool pgas_boot_fini;
 #define PGAS_BOOT_PEER_DIED 0x50444544u	/* "PDED" */
 void pgas_boot_tell(uint32_t what);
 
