@@ -521,7 +521,7 @@ void pgas__ctl_check_gone(const char *what)
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		if (r != pgas__g.rank && c->ops->peer_gone(c, r)) {
 			pgas_boot_tell(PGAS_BOOT_PEER_DIED);
-			pgas__fatal("rank %u is gone (its process ended) while this rank %s",
+			pgas__fatal("rank %u is gone (its process ended or cannot be reached) while this rank %s",
 				    r, what);
 		}
 }
