@@ -294,6 +294,8 @@ static long long live_clock(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+static void live_launcher_died(unsigned rank, const char *why);
+
 static int live_setup(struct pgas_conduit *c)
 {
 	live.state = calloc(c->nranks, sizeof(*live.state));
@@ -302,6 +304,7 @@ static int live_setup(struct pgas_conduit *c)
 	if (!live.state || !live.heard || !live.pinged)
 		return PGAS_ERR_NOMEM;
 	live.timeout = (long long)pgas__cfg.ofi_timeout * 1000;
+	pgas_boot_on_peer_died(live_launcher_died);
 	live.now = live.tick = live_clock();
 	for (unsigned r = 0; r < c->nranks; r++)
 		live.heard[r] = live.now;
@@ -330,6 +333,13 @@ static void live_lost(struct pgas_conduit *c, unsigned rank, const char *why, in
 		fprintf(stderr, "pgas[%u]: ofi conduit: rank %u is gone: %s%s%s\n", c->rank, rank,
 			why, err ? ": " : "", err ? fi_strerror(err < 0 ? -err : err) : "");
 	__atomic_fetch_add(&c->peers_died, 1, __ATOMIC_RELEASE);
+}
+
+/* The launcher's report (PMIx; boot's thread). */
+static void live_launcher_died(unsigned rank, const char *why)
+{
+	if (ofi.c && ofi.remote && rank < ofi.c->nranks && ofi.remote[rank])
+		live_lost(ofi.c, rank, why, 0);
 }
 
 static bool live_gone(unsigned rank)

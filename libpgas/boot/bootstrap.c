@@ -246,6 +246,12 @@ void pgas_boot_set_poll(void (*poll)(void *), void *arg)
 	pgas__pmix_set_poll(poll, arg);
 }
 
+void pgas_boot_on_peer_died(void (*fn)(unsigned rank, const char *why))
+{
+	if (boot_pmix)
+		pgas__pmix_on_died(fn);
+}
+
 void pgas_boot_describe(char *out, size_t len)
 {
 	char how[200];

@@ -92,6 +92,12 @@ void pgas_boot_tell_exit(int code);
  * describe: which boot this rank uses, one line (PGAS_VERBOSEENV).
  */
 void pgas_boot_set_poll(void (*poll)(void *), void *arg);
+/*
+ * fn(rank, why) when the launcher reports that rank's process ended (PMIx
+ * events; pgasrun ends the job itself): called from the launcher
+ * library's thread, at most once per report.
+ */
+void pgas_boot_on_peer_died(void (*fn)(unsigned rank, const char *why));
 void pgas_boot_describe(char *out, size_t len);
 /*
  * Where the ranks run, after pgas_boot_join: host_of numbers each rank's
