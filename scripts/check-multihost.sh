@@ -282,6 +282,13 @@ else
 			notok "rank 2 on h2 SIGKILLed in a barrier: exit $rc after ${took}s"
 			echo "$out" | tail -n 8 | sed 's/^/    # /'
 		fi
+		# pgas_global_exit on h2 while h1's ranks wait in a barrier:
+		# PMIx_Abort ends every host's ranks, the job with its code.
+		timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1 -n 3 $OFI "$B/tests/global_exit" \
+			-c 5 -w barrier -r 2 >/dev/null 2>&1
+		rc=$?
+		[ $rc -eq 5 ] && ok "global_exit -c 5 on h2 across h1:2,h2:1 (ofi): the job ends with 5" ||
+			notok "global_exit -c 5 on h2 across h1:2,h2:1: exit $rc"
 		# Failure across hosts (docs/ofi.md, "Failure"): mpirun told not
 		# to end the job (--enable-recovery), the ofi conduit's liveness
 		# ends the waits.  Rank 2 on h2 SIGKILLed while h1's ranks wait on
