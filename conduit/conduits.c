@@ -16,13 +16,17 @@ extern const struct pgas_conduit_ops pgas_shm_ops;
 extern const struct pgas_conduit_ops pgas_kmod_ops;
 extern const struct pgas_conduit_ops pgas_ofi_ops;
 
-/* In the order PGAS_CONDUIT=auto tries them: the first that probes wins. */
+/*
+ * In the order PGAS_CONDUIT=auto tries them: the first that probes wins.
+ * ofi first: it probes only for a job across hosts, which neither pgas.ko
+ * nor shared memory can serve alone.
+ */
 static const struct pgas_conduit_ops *const conduits[] = {
-#ifdef PGAS_WITH_KMOD
-	&pgas_kmod_ops,
-#endif
 #ifdef PGAS_WITH_OFI
 	&pgas_ofi_ops,
+#endif
+#ifdef PGAS_WITH_KMOD
+	&pgas_kmod_ops,
 #endif
 	&pgas_shm_ops,		/* probes everywhere: auto's last resort */
 	NULL,

@@ -9,8 +9,7 @@ cd "$(dirname "$0")/.."
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 pass=0
 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. scripts/tap.sh
 log=$(mktemp)
 src=/usr/src/pgas-$VER	# where dkms looks for a module's source
 

@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.."
 SRC=${PGAS_KSRC:-/usr/src/linux-source-6.1}
 pass=0
 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. scripts/tap.sh
 
 if [ ! -x "$SRC/scripts/checkpatch.pl" ] && [ -f /usr/src/linux-source-6.1.tar.xz ]; then
 	tar -C /usr/src -xf /usr/src/linux-source-6.1.tar.xz

@@ -48,29 +48,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/multihost/lsan.sup
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
-skip() { echo "ok - # SKIP $*"; }
-
-# run_tap LABEL CMD...: a TAP-printing job; its exit code and plan count.
-run_tap() {
-	local label=$1 rc p f plan
-	shift
-	"$@" >"$log" 2>"$log.err"
-	rc=$?
-	p=$(grep -c '^ok ' "$log")
-	f=$(grep -c '^not ok ' "$log")
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -n 1)
-	grep -e '^not ok' -e '^#' "$log" | sed 's/^/    /'
-	pass=$((pass + p))
-	fail=$((fail + f))
-	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
-		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
-		tail -n 12 "$log.err" | sed 's/^/    # /'
-	else
-		echo "ok - $label ($p cases)"
-	fi
-}
+. scripts/tap.sh
 
 # ---- 1. PMIx boot on one host --------------------------------------------------
 
@@ -123,6 +101,8 @@ else
 		done
 	done
 	run_tap "shmem/rma -n 3 under mpirun (PMIx)" $MPIRUN -n 3 "$B/tests/shmem/rma"
+	run_tap "oshrun --launcher=mpirun -np 2 shmem/amo" \
+		env OSHRUN_MPIRUN="$MPIRUN" "$B/bin/oshrun" --launcher=mpirun -np 2 "$B/tests/shmem/amo"
 	$MPIRUN -n 3 "$B/tests/global_exit" -c 5 -w barrier >/dev/null 2>&1
 	rc=$?
 	[ $rc -eq 5 ] && ok "global_exit -c 5 under mpirun: PMIx_Abort ends the job with 5" ||
@@ -227,8 +207,8 @@ else
 		ok "PGAS_MBOX_SLOTS on h2's rank only: refused, naming both hosts' values (agreement over PMIx)" ||
 		notok "ranks configured apart across hosts: exit $rc, $got of 2 refusals"
 	# A libpgas job across hosts over the shm conduit: refused, naming ofi.
-	out=$(PGAS_ERROR_MODE=print timeout $TLIMIT "$BED" run-mpirun --host h1,h2 -n 2 \
-		-x PGAS_ERROR_MODE "$B/examples/demo" 2>&1)
+	out=$(PGAS_ERROR_MODE=print PGAS_CONDUIT=shm timeout $TLIMIT "$BED" run-mpirun \
+		--host h1,h2 -n 2 -x PGAS_ERROR_MODE -x PGAS_CONDUIT "$B/examples/demo" 2>&1)
 	rc=$?
 	got=$(echo "$out" | grep -c "pgas_init: shm conduit: rank [01] runs on another host.*PGAS_CONDUIT=ofi")
 	# Both ranks refuse; mpirun may end the second before it prints.
@@ -244,6 +224,25 @@ else
 	if ! "$B/bin/pgasrun" --version | grep -q '^conduits:.* ofi'; then
 		skip "libpgas jobs across hosts: the ofi conduit is not built (libfabric-dev)"
 	else
+		# PGAS_CONDUIT=auto across hosts: ofi, on a provider that
+		# reaches the other host (no FI_PROVIDER: not shm, not loopback).
+		out=$(timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1 -n 3 -x PGAS_VERBOSEENV=1 \
+			"$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = 6,")
+		prov=$(echo "$out" | sed -n 's/^pgas: ofi conduit: provider \([^,]*\), fabric \([^,]*\),.*/\1 on \2/p')
+		if [ $rc -eq 0 ] && [ "$got" -eq 3 ] && [ -n "$prov" ] &&
+		   ! echo "$prov" | grep -q -e '^shm' -e ' on 127\.'; then
+			ok "demo across h1:2,h2:1, PGAS_CONDUIT=auto and no FI_PROVIDER: ofi, $prov"
+		else
+			notok "demo across h1:2,h2:1 with auto: exit $rc, $got of 3 sums, provider '$prov'"
+			echo "$out" | tail -n 8 | sed 's/^/    # /'
+		fi
+		# oshrun given hosts: mpirun (here the bed's), the variables of
+		# PGAS_*, SHMEM_*, FI_* passed on, and auto's ofi.
+		run_tap "oshrun -np 3 --host h1:2,h2:1 shmem/amo (mpirun, auto: ofi)" \
+			env OSHRUN_MPIRUN="$BED run-mpirun" "$B/bin/oshrun" -np 3 -t $TLIMIT \
+			--host h1:2,h2:1 "$B/tests/shmem/amo"
 		OFI="-x PGAS_CONDUIT=ofi -x FI_PROVIDER=tcp -x FI_TCP_IFACE=bed0 -x PGAS_ERROR_MODE"
 		for hosts in h1:1,h2:1 h1:2,h2:1; do
 			n=$(echo "$hosts" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s }')

@@ -22,60 +22,7 @@ trap 'rm -f "$log"' EXIT
 
 export PGAS_ERROR_MODE=quiet
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
-
-# run_tap LABEL CMD...: runs a TAP-printing job and counts its lines.
-run_tap() {
-	local label=$1 rc p f plan
-	shift
-	"$@" >"$log" 2>"$log.err"
-	rc=$?
-	p=$(grep -c '^ok ' "$log")
-	f=$(grep -c '^not ok ' "$log")
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -n 1)
-	sed 's/^/    /' "$log" | grep -v -e '^    ok ' -e '^    1\.\.' || true
-	pass=$((pass + p))
-	fail=$((fail + f))
-	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
-		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
-		sed 's/^/    # /' "$log.err" | tail -n 20
-	else
-		echo "ok - $label ($p cases)"
-	fi
-	rm -f "$log.err"
-}
-
-# run_clean LABEL CMD...: a job that passes by exit code 0 with no "not ok"
-# line in its output (stdout and stderr), whose last lines show otherwise.
-run_clean() {
-	local label=$1 out rc
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'; then
-		ok "$label"
-	else
-		notok "$label: exit $rc"
-		echo "$out" | tail -n 8 | sed 's/^/    # /'
-	fi
-}
-
-# run_exit CODE PATTERN LABEL CMD...: a job that must end with CODE and
-# print a line matching PATTERN (a grep pattern), whose last lines show
-# otherwise.
-run_exit() {
-	local code=$1 pat=$2 label=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ $rc -eq "$code" ] && echo "$out" | grep -q "$pat"; then
-		ok "$label"
-	else
-		notok "$label: exit $rc"
-		echo "$out" | tail -n 5 | sed 's/^/    # /'
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
@@ -787,6 +734,14 @@ elif [ "$(basename "$B")" = build ]; then
 	else
 		notok "ofi: FI_PROVIDER=nonexistent: exit $rc: $(echo "$out" | tail -n 2)"
 	fi
+	# A job on one host keeps tcp's traffic on lo (whatever interface
+	# fi_getinfo lists first).
+	fab=$(PGAS_VERBOSEENV=1 PGAS_CONDUIT=ofi FI_PROVIDER=tcp "$RUN" -n 2 -t 30 \
+	      "$B/examples/demo" 2>&1 | sed -n 's/^pgas: ofi conduit: provider tcp;ofi_rxm, fabric \([^,]*\),.*/\1/p')
+	case $fab in
+	127.*|::1/128) ok "ofi: FI_PROVIDER=tcp on one host takes the loopback fabric ($fab)" ;;
+	*) notok "ofi: FI_PROVIDER=tcp on one host took fabric '$fab', not loopback" ;;
+	esac
 fi
 
 # ---- launcher behaviour -------------------------------------------------------

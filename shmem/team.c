@@ -24,6 +24,22 @@ struct shmem__team shmem__team_world, shmem__team_shared;
 /* Every team this PE was given, live or destroyed (handle check). */
 static struct shmem__team *teams;
 
+/* t's members' places in it by world PE (-1: not a member), from t->pt. */
+static void of_world_init(const char *call, struct shmem__team *t)
+{
+	t->of_world = malloc((size_t)shmem__s.npes * sizeof(*t->of_world));
+	if (!t->of_world)
+		shmem__fatal(call, "out of memory");
+	for (int w = 0; w < shmem__s.npes; w++)
+		t->of_world[w] = -1;
+	for (int r = 0; r < t->n_pes; r++) {
+		unsigned w;
+
+		SHMEM__CHECK(call, pgas_team_to_job(t->pt, (unsigned)r, &w));
+		t->of_world[w] = r;
+	}
+}
+
 /*
  * SHMEM_TEAM_SHARED: the PEs whose heap this PE can load and store
  * (shmem_ptr non-NULL).  When every PE maps every other (shm and pgas.ko
@@ -60,17 +76,7 @@ static void team_shared_init(void)
 	t->pt = pt;
 	t->my_pe = (int)pgas_team_rank(pt);
 	t->n_pes = (int)pgas_team_size(pt);
-	t->of_world = malloc((size_t)shmem__s.npes * sizeof(*t->of_world));
-	if (!t->of_world)
-		shmem__fatal(call, "out of memory");
-	for (int w = 0; w < shmem__s.npes; w++)
-		t->of_world[w] = -1;
-	for (int r = 0; r < t->n_pes; r++) {
-		unsigned w;
-
-		SHMEM__CHECK(call, pgas_team_to_job(pt, (unsigned)r, &w));
-		t->of_world[w] = r;
-	}
+	of_world_init(call, t);
 }
 
 void shmem__team_init(void)
@@ -235,17 +241,7 @@ static struct shmem__team *team_new(const char *call, pgas_team_t pt,
 	t->n_pes = (int)pgas_team_size(pt);
 	if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
 		t->config.num_contexts = config->num_contexts;
-	t->of_world = malloc((size_t)shmem__s.npes * sizeof(*t->of_world));
-	if (!t->of_world)
-		shmem__fatal(call, "out of memory");
-	for (int w = 0; w < shmem__s.npes; w++)
-		t->of_world[w] = -1;
-	for (int r = 0; r < t->n_pes; r++) {
-		unsigned w;
-
-		SHMEM__CHECK(call, pgas_team_to_job(pt, (unsigned)r, &w));
-		t->of_world[w] = r;
-	}
+	of_world_init(call, t);
 	t->all_next = teams;
 	teams = t;
 	return t;

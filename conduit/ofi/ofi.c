@@ -514,6 +514,55 @@ static bool ofi_peer_gone(struct pgas_conduit *c, unsigned rank)
 
 /* ---- setup ------------------------------------------------------------------- */
 
+/*
+ * Which of fi_getinfo's entries.  A job across hosts cannot use what
+ * reaches this host only: libfabric's shm (and sm2) providers, or a
+ * tcp/udp fabric on a loopback network, which the list may hold first: the
+ * first other entry, unless FI_PROVIDER chose (the user's word).  A job on
+ * one host takes, of the first entry's provider, its loopback fabric where
+ * it has one and FI_TCP_IFACE does not name an interface: its traffic
+ * then stays on lo, not on whatever network interface comes first.
+ */
+static bool loopback(const struct fi_info *i)
+{
+	const char *fab = i->fabric_attr->name ? i->fabric_attr->name : "";
+
+	return !strncmp(fab, "127.", 4) || !strcmp(fab, "::1/128");
+}
+
+static bool host_local(const struct fi_info *i)
+{
+	const char *prov = i->fabric_attr->prov_name ? i->fabric_attr->prov_name : "";
+
+	return !strncmp(prov, "shm", 3) || !strncmp(prov, "sm2", 3) || loopback(i);
+}
+
+static struct fi_info *pick_info(struct fi_info *info)
+{
+	struct fi_info **at = &info, *chosen;
+
+	if (!info)
+		return NULL;
+	if (pgas_boot_nhosts() > 1) {
+		while (!getenv("FI_PROVIDER") && *at && host_local(*at))
+			at = &(*at)->next;
+	} else if (!getenv("FI_TCP_IFACE") && !host_local(info)) {
+		while (*at && !(loopback(*at) && info->fabric_attr->prov_name &&
+				(*at)->fabric_attr->prov_name &&
+				!strcmp((*at)->fabric_attr->prov_name, info->fabric_attr->prov_name)))
+			at = &(*at)->next;
+		if (!*at)
+			at = &info;
+	}
+	chosen = *at;
+	*at = chosen ? chosen->next : NULL;	/* out of the list, which goes back */
+	if (chosen)
+		chosen->next = NULL;
+	if (info)
+		fi_freeinfo(info);
+	return chosen;
+}
+
 static struct fi_info *get_info(bool atomics, bool ordered)
 {
 	struct fi_info *hints = lf.dupinfo(NULL), *info = NULL;	/* fi_allocinfo */
@@ -531,7 +580,7 @@ static struct fi_info *get_info(bool atomics, bool ordered)
 	if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &info))
 		info = NULL;
 	fi_freeinfo(hints);
-	return info;
+	return pick_info(info);
 }
 
 /* Posts a receive buffer: 0, or an error; EAGAIN leaves it to the next progress. */
@@ -683,9 +732,11 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		ofi.info = get_info(false, false);
 	if (!ofi.info) {
 		free(all);
-		snprintf(msg, msglen, "no libfabric provider offers FI_EP_RDM with FI_MSG | FI_RMA%s%s",
+		snprintf(msg, msglen, "no libfabric provider offers FI_EP_RDM with FI_MSG | FI_RMA%s%s%s",
 			 getenv("FI_PROVIDER") ? " among FI_PROVIDER=" : "",
-			 getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+			 getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "",
+			 !getenv("FI_PROVIDER") && pgas_boot_nhosts() > 1 ?
+			 " that reaches other hosts (not shm, not loopback)" : "");
 		return PGAS_ERR_SYS;
 	}
 	if ((rc = fi_fabric(ofi.info->fabric_attr, &ofi.fabric, NULL)) ||
@@ -1376,10 +1427,20 @@ static int ofi_wait_fd(const struct pgas_conduit *c)
 	return -1;	/* futexes on the doorbell; naps are bounded for the fabric */
 }
 
-/* Only where asked for (PGAS_CONDUIT=ofi): on one host shm is better. */
+/*
+ * auto: a job whose launcher reports ranks on more than one host (PMIx's
+ * hosts; pgasrun's jobs are on one).  On one host shm is the better
+ * transport.  Joining the boot layer here is what pgas_init does next
+ * anyway (it is idempotent); a join that fails says no, and pgas_init
+ * reports its error.
+ */
 static bool ofi_probe(void)
 {
-	return false;
+	unsigned rank, nranks;
+	char msg[160];
+
+	return pgas_boot_join(&rank, &nranks, msg, sizeof(msg)) == PGAS_OK &&
+	       pgas_boot_nhosts() > 1;
 }
 
 const struct pgas_conduit_ops pgas_ofi_ops = {

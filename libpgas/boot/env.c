@@ -58,10 +58,10 @@ static const struct env_var vars[] = {
 	/* First, so that a failure to load the rest is reported as asked. */
 	{ "PGAS_ERROR_MODE", ENV_LOCAL, VAR_ENUM, "print", 0, 0, error_modes, CFG(error_mode),
 	  "on a failed call: print the message, stay quiet, or abort" },
-	/* Compared as resolved (auto = shm or kmod): a job cannot mix conduits. */
+	/* Compared as resolved (auto = ofi, kmod or shm): a job cannot mix conduits. */
 	{ "PGAS_CONDUIT", ENV_AGREE, VAR_ENUM, "auto", 0, 0, conduits, CFG(conduit),
-	  "conduit (pgasrun --version lists those built): auto = kmod if PGAS_DEVICE is usable, "
-	  "else shm" },
+	  "conduit (pgasrun --version lists those built): auto = ofi if the launcher reports "
+	  "more than one host, else kmod if PGAS_DEVICE is usable, else shm" },
 	{ "PGAS_DEVICE", ENV_AGREE_KMOD, VAR_PATH, "/dev/pgas0", 0, 0, NULL, CFG(device),
 	  "pgas.ko device node of the kmod conduit" },
 	/* none: every other rank is reached the way a conduit without
