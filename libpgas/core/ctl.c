@@ -498,7 +498,9 @@ void pgas__ctl_note_died(void)
 	struct pgas_conduit *c = &pgas__job.conduit;
 	uint32_t seen = __atomic_load_n(&c->peers_died, __ATOMIC_ACQUIRE);
 
-	for (unsigned r = 0; pgas__fates && c->ops->peer_gone && r < pgas__g.nranks; r++) {
+	if (!pgas__fates || !c->ops->peer_gone)
+		return;		/* before attach: folded once the fates exist */
+	for (unsigned r = 0; r < pgas__g.nranks; r++) {
 		uint32_t none = 0;
 
 		if (r == pgas__g.rank || !c->ops->peer_gone(c, r))
