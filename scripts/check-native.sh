@@ -48,7 +48,7 @@ done
 # over AM needs its target to poll), barrier, teams and the collectives
 # (their remote paths are issue 22's other parts).
 for n in 2 3 4; do
-	for t in rma am errors atomics signal vis region remote; do
+	for t in rma am errors atomics signal vis region remote ep_progress; do
 		# Open (issue 22): TSan reports a race on a remote operation's
 		# record (core/rma_ref.c op_new) in vis's threads case.
 		case "$B" in */tsan) [ "$t" = vis ] && continue ;; esac

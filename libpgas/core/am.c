@@ -895,6 +895,22 @@ int pgas__poll_locked(void)
 	return pgas__progress(PGAS__CHANMASK_ALL, 64);
 }
 
+int pgas__serve_primary(void)
+{
+	unsigned mask = pgas__wait_chanmask();
+	int n;
+
+	if (!pgas__ctl_msgs || !mask || !pgas__msgs_waiting())
+		return 0;
+	if (!pgas__mt())
+		return pgas__progress(mask, 64);
+	if (!pgas__plock_try())
+		return 0;	/* another thread polls it */
+	n = pgas__progress(mask, 64);
+	pgas__plock_release();
+	return n;
+}
+
 int pgas__poll_slow(struct pgas__state *ep)
 {
 	static const char call[] = "pgas_poll";
@@ -909,7 +925,12 @@ int pgas__poll_slow(struct pgas__state *ep)
 		if (PGAS__UNLIKELY(pgas__pending() & PGAS__PENDING_CONDUIT))
 			pgas__conduit_progress();	/* what arrives for ep, too */
 		rc = pgas__check_ep("pgas_ep_poll", ep);
-		return rc ? rc : pgas__ep_poll_try(ep, PGAS__CHANMASK_ALL);
+		if (rc)
+			return rc;
+		rc = pgas__ep_poll_try(ep, PGAS__CHANMASK_ALL);
+		if (ep->pending & PGAS__PENDING_PRIMARY)
+			(void)pgas__serve_primary();
+		return rc;
 	}
 	if (!pgas__mt())
 		return pgas__poll_locked();

@@ -275,7 +275,7 @@ static void dir_answer(uint32_t kind, uint32_t x, uint32_t v[2])
 	}
 }
 
-int pgas__ctl_ask(unsigned r, unsigned kind, uint32_t x, uint32_t out[2])
+int pgas__ctl_ask(struct pgas__state *ep, unsigned r, unsigned kind, uint32_t x, uint32_t out[2])
 {
 	struct pgas__waiter w = PGAS__WAITER_INIT;
 	uint32_t seq, args[4];
@@ -301,9 +301,9 @@ int pgas__ctl_ask(unsigned r, unsigned kind, uint32_t x, uint32_t out[2])
 	 * them is not abandoned (pgas__ctl_idle says "busy" meanwhile). */
 	__atomic_fetch_add(&asking, 1, __ATOMIC_SEQ_CST);
 	while ((rc = send_ctl(&pgas__g, PGAS_CHAN_REPLY, r, args, 4, true)) == PGAS_ERR_NOT_READY)
-		pgas__wait_step(&w);
+		pgas__wait_step_for(&w, ep);
 	while (!rc && __atomic_load_n(&asked[seq % ASK_SLOTS].seq, __ATOMIC_ACQUIRE) != seq) {
-		pgas__wait_step(&w);
+		pgas__wait_step_for(&w, ep);
 		if (!(++w.spins & 1023))
 			pgas__ctl_check_gone("asks it about its endpoints");
 	}

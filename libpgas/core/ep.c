@@ -122,7 +122,7 @@ static int dir_entry(unsigned r, unsigned i, uint32_t *e, unsigned *count)
 
 	if (!pgas__rank_mapped(r)) {
 		uint32_t v[2];
-		int rc = pgas__ctl_ask(r, PGAS__ASK_ENTRY, i, v);
+		int rc = pgas__ctl_ask(NULL, r, PGAS__ASK_ENTRY, i, v);
 
 		if (rc)
 			return rc;
@@ -162,7 +162,7 @@ static int find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
 		if (!pgas__rank_mapped(r)) {
 			uint32_t v[2];
 
-			if (pgas__ctl_ask(r, PGAS__ASK_FIND, eid, v)) {
+			if (pgas__ctl_ask(NULL, r, PGAS__ASK_FIND, eid, v)) {
 				unasked = true;
 				continue;
 			}
@@ -191,6 +191,8 @@ static int find_eid(unsigned eid, unsigned *owner, unsigned *idx, bool *closed)
 }
 
 static struct eid_info *eid_resolve(unsigned eid);
+struct eid_found;
+static struct eid_info *eid_resolved(unsigned eid, const struct eid_found *f);
 
 unsigned pgas__eid_owner(unsigned eid)
 {
@@ -215,19 +217,37 @@ unsigned pgas__eid_owner(unsigned eid)
 	return owner;
 }
 
+/* What find_eid said of an eid. */
+struct eid_found {
+	int found;
+	unsigned owner, idx;
+	bool closed;
+};
+
 /* The domain's record of eid (>= nranks), resolved if it can be; under ep_lock. */
 static struct eid_info *eid_resolve(unsigned eid)
 {
+	struct eid_found f;
+
+	if (eids[eid - pgas__g.nranks].state != PGAS__PEER_UNRESOLVED)
+		return &eids[eid - pgas__g.nranks];
+	f.found = find_eid(eid, &f.owner, &f.idx, &f.closed);
+	return eid_resolved(eid, &f);
+}
+
+/* eid_resolve with what find_eid said (asked without ep_lock); under ep_lock. */
+static struct eid_info *eid_resolved(unsigned eid, const struct eid_found *f)
+{
 	struct pgas_conduit *c = &pgas__job.conduit;
 	struct eid_info *e = &eids[eid - pgas__g.nranks];
-	unsigned owner, idx;
-	bool closed;
+	unsigned owner = f->owner;
+	bool closed = f->closed;
 	char msg[256] = "";
 	int rc;
 
 	if (e->state != PGAS__PEER_UNRESOLVED)
 		return e;
-	switch (find_eid(eid, &owner, &idx, &closed)) {
+	switch (f->found) {
 	case 0:
 		return e;	/* not created yet */
 	case -1:
@@ -294,8 +314,18 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 		return PGAS_ERR_GONE;
 	if (eid < pgas__g.nranks || eid >= pgas__g.ntargets)
 		return PGAS_ERR_NOT_READY;	/* not attached, or no such eid */
-	ep_lock_take();
-	e = eid_resolve(eid);
+	/* Asked before ep_lock: an owner asked by a control message answers
+	 * only when polled, maybe by a progress thread that polls under it. */
+	e = &eids[eid - pgas__g.nranks];
+	if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == PGAS__PEER_UNRESOLVED) {
+		struct eid_found f;
+
+		f.found = find_eid(eid, &f.owner, &f.idx, &f.closed);
+		ep_lock_take();
+		e = eid_resolved(eid, &f);
+	} else {
+		ep_lock_take();
+	}
 	if (e->state != PGAS__PEER_UNRESOLVED && p->state == PGAS__PEER_UNRESOLVED) {
 		if (e->state == PGAS__PEER_LIVE)
 			fill_entry(p, e->owner, &e->xep.ring);
@@ -309,7 +339,7 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 	       st == PGAS__PEER_CLOSED ? PGAS_ERR_GONE : PGAS_ERR_NOT_READY;
 }
 
-bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid)
+bool pgas__ep_peer_closed(struct pgas__state *ep, unsigned eid)
 {
 	struct pgas_conduit *c = &pgas__job.conduit;
 	struct eid_info *e;
@@ -317,7 +347,6 @@ bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid)
 	bool closed;
 	int found;
 
-	(void)ep;
 	if (eid < pgas__g.nranks)
 		return false;
 	e = &eids[eid - pgas__g.nranks];
@@ -326,7 +355,7 @@ bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid)
 		/* Its owner is asked; in a handler, the conduit that mapped it. */
 		uint32_t v[2];
 
-		if (!pgas__ctl_ask(e->owner, PGAS__ASK_FIND, eid, v))
+		if (!pgas__ctl_ask(ep, e->owner, PGAS__ASK_FIND, eid, v))
 			return v[0] && v[1];
 		return c->ops->ep_closed(c, &e->xep);
 	}
@@ -438,7 +467,8 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	ep->status_src = PGAS_STATUS(0, x->xep.eid, 0, 0, 0, 0);
 	ep->nbi_puts_pending = pgas__g.nbi_puts_pending;	/* block mode keeps it 1 */
 	/* Its polls leave the fast path to move the conduit's proxy rings. */
-	ep->pending = pgas__pending() & PGAS__PENDING_CONDUIT;
+	ep->pending = (pgas__pending() & PGAS__PENDING_CONDUIT) |
+		      (pgas__ctl_msgs ? PGAS__PENDING_PRIMARY : 0);
 	memcpy(ep->handlers, pgas__g.handlers, sizeof(ep->handlers));
 	if (pgas__am_ep_setup(ep, &x->xep.ring)) {
 		c->ops->ep_close(c, &x->xep);

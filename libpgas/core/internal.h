@@ -164,6 +164,9 @@ static inline int pgas__check_thread(const char *call)
 /* The conduit has proxy rings (c->remote): every poll and wait runs its
  * progress op, which ships and delivers what they hold (set at attach). */
 #define PGAS__PENDING_CONDUIT	(1u << 30)
+/* An extra endpoint's only (ep->pending): some peer is reached by messages
+ * (pgas__ctl_msgs), so its polls also serve the primary (pgas__serve_primary). */
+#define PGAS__PENDING_PRIMARY	(1u << 29)
 static inline unsigned pgas__pending(void)
 {
 	return __atomic_load_n(&pgas__g.pending, __ATOMIC_RELAXED);
@@ -231,7 +234,7 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 /* The rank that owns eid (created it), or ~0u if none did yet. */
 unsigned pgas__eid_owner(unsigned eid);
 /* Has the endpoint behind a live entry been closed since?  (wait loops) */
-bool pgas__ep_peer_closed(const struct pgas__state *ep, unsigned eid);
+bool pgas__ep_peer_closed(struct pgas__state *ep, unsigned eid);
 /* Fills an unresolved entry: sends to it leave the fast path. */
 void pgas__peer_unresolved(struct pgas__peer *p);
 /* Polls every live extra endpoint of this rank (the drain of pgas_exit),
@@ -332,7 +335,23 @@ void pgas__ctl_idle_restart(void);	/* a wait begins: verdicts from before do not
  */
 #define PGAS__ASK_ENTRY 0u
 #define PGAS__ASK_FIND 1u
-int pgas__ctl_ask(unsigned r, unsigned kind, uint32_t x, uint32_t out[2]);
+int pgas__ctl_ask(struct pgas__state *ep, unsigned r, unsigned kind, uint32_t x, uint32_t out[2]);
+/*
+ * A step of a wait whose answer arrives at the primary (pgas__wait_step
+ * polls it) made on behalf of ep: an extra endpoint is polled too.  Its
+ * owner may be the only thread that polls it (at MULTIPLE), and a peer's
+ * thread that waits for room in its ring may be the one that has to answer
+ * this rank: without this the two would wait for each other.
+ */
+void pgas__wait_step_for(struct pgas__waiter *w, struct pgas__state *ep);
+/*
+ * Where some peer is reached by messages (pgas__ctl_msgs), what remote
+ * ranks ask of this one (RMA by reference protocols, control) arrives at
+ * the primary: a poll or wait of an extra endpoint polls it too when no
+ * other thread does (a program whose threads poll only their endpoints
+ * would otherwise never answer).  Nothing where every peer is mapped.
+ */
+int pgas__serve_primary(void);
 void pgas__ctl_check_gone(const char *what);
 /* am.c: an AM Short of handler 0, one slot; imm: PGAS_ERR_NOT_READY, with
  * nothing reserved, when the ring is full. */

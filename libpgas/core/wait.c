@@ -440,7 +440,8 @@ static void ep_wait_step(struct pgas__waiter *w)
 
 	if (pgas__mt())
 		conduit_progress(w);	/* below MULTIPLE, progress(w) runs it */
-	if (mask && pgas__ep_msgs_waiting(ep) && pgas__ep_poll_try(ep, mask) > 0) {
+	if ((mask && pgas__ep_msgs_waiting(ep) && pgas__ep_poll_try(ep, mask) > 0) ||
+	    (pgas__mt() && pgas__serve_primary() > 0)) {
 		w->spins = 0;
 		w->armed = 0;
 		w->naps = 0;
@@ -459,6 +460,15 @@ static void ep_wait_step(struct pgas__waiter *w)
 		cpu_relax();
 	else
 		sched_yield();
+}
+
+void pgas__wait_step_for(struct pgas__waiter *w, struct pgas__state *ep)
+{
+	unsigned mask = pgas__wait_chanmask();
+
+	if (ep && !pgas__is_primary(ep) && mask && pgas__ep_msgs_waiting(ep))
+		(void)pgas__ep_poll_try(ep, mask);
+	pgas__wait_step(w);
 }
 
 void pgas__wait_step(struct pgas__waiter *w)
