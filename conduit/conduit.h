@@ -76,6 +76,10 @@ struct pgas_conduit {
 	 * proxy that only ops->progress moves: the core calls it from its
 	 * polls and waits (set by open). */
 	bool remote;
+	/* Bumped (atomic) by a conduit whose peer_gone has a new rank to
+	 * answer for (ofi: a fabric error, silence, PMIx): the core's waits
+	 * load it and ask peer_gone of every rank once it moves. */
+	uint32_t peers_died;
 	void *priv;
 };
 
@@ -252,7 +256,9 @@ struct pgas_conduit_region {
  *  peer_gone:  whether rank died (ended other than through pgas_exit),
  *              from what the conduit sees itself, without mapping the rank
  *              (kmod: pgas.ko's departure events on the kernel page; shm:
- *              NULL, pgasrun ends the job when a rank dies).  NULL: never.
+ *              NULL, pgasrun ends the job when a rank dies; ofi: a fabric
+ *              error, PMIx's report or PGAS_OFI_TIMEOUT of silence, with
+ *              c->peers_died bumped).  NULL: never.
  * Optional (NULL: none):
  *  job_create: the launcher's side, before any rank starts (see struct
  *              pgas_conduit_job); the configuration is loaded.

@@ -16,7 +16,9 @@
 #    conduit over libfabric's tcp provider runs the demo and the am, rma,
 #    atomics, barrier, coll, signal, remote, ctl_remote, region and
 #    shmem/rma tests across
-#    h1:1,h2:1 and h1:2,h2:1; a rank SIGKILLed on h2 ends the job), then
+#    h1:1,h2:1 and h1:2,h2:1; a rank SIGKILLed on h2 ends the job; with
+#    mpirun --enable-recovery, a rank SIGKILLed on h2 and h2's link taken
+#    down end h1's waits with PGAS_ERR_GONE naming the lost rank), then
 #    the bed down and nothing left: no namespace, no process, the root
 #    namespace's links as before.
 # Each part is skipped with a "# SKIP" line naming what is missing
@@ -279,6 +281,63 @@ else
 			notok "rank 2 on h2 SIGKILLed in a barrier: exit $rc after ${took}s"
 			echo "$out" | tail -n 8 | sed 's/^/    # /'
 		fi
+		# pgas_global_exit on h2 while h1's ranks wait in a barrier:
+		# PMIx_Abort ends every host's ranks, the job with its code.
+		timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1 -n 3 $OFI "$B/tests/global_exit" \
+			-c 5 -w barrier -r 2 >/dev/null 2>&1
+		rc=$?
+		[ $rc -eq 5 ] && ok "global_exit -c 5 on h2 across h1:2,h2:1 (ofi): the job ends with 5" ||
+			notok "global_exit -c 5 on h2 across h1:2,h2:1: exit $rc"
+		# Failure across hosts (docs/ofi.md, "Failure"): mpirun told not
+		# to end the job (--enable-recovery), the ofi conduit's liveness
+		# ends the waits.  Rank 2 on h2 SIGKILLed while h1's ranks wait on
+		# it in a barrier, a get: PGAS_ERR_GONE naming it within
+		# PGAS_OFI_TIMEOUT=3 of its last word.
+		for w in barrier get; do
+			out=$(timeout $TLIMIT "$BED" run-mpirun --enable-recovery --host h1:2,h2:1 -n 3 \
+				$OFI -x PGAS_OFI_TIMEOUT=3 "$B/tests/lifecycle" deadwait 2 $w 2>&1)
+			rc=$?
+			got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
+			ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
+			if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
+				ok "rank 2 SIGKILLed on h2 while h1's ranks wait in $w: PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3, it died 300 ms in)"
+			else
+				notok "rank 2 SIGKILLed on h2 in $w: exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
+				echo "$out" | grep -v "PMIX ERROR" | tail -n 6 | sed 's/^/    # /'
+			fi
+		done
+		# h2's link taken down while every rank waits in a barrier (rank 2
+		# on h2 polls, then waits too): h1's ranks name rank 2 within
+		# PGAS_OFI_TIMEOUT=5 (+ 2 s) of the link going down.  Nothing
+		# reaches h2 meanwhile (its orted neither): mpirun is ended once
+		# the link is back up.
+		netout=$(mktemp)
+		timeout $TLIMIT "$BED" run-mpirun --enable-recovery --host h1:2,h2:1 -n 3 $OFI \
+			-x PGAS_OFI_TIMEOUT=5 "$B/tests/lifecycle" deadwait 2 net >"$netout" 2>&1 &
+		mp=$!
+		for _ in $(seq 1 100); do
+			[ "$(grep -c 'ready$' "$netout")" -ge 3 ] && break
+			sleep 0.1
+		done
+		sleep 1
+		"$BED" exec h2 ip link set bed0 down
+		down=$(date +%s%N)
+		for _ in $(seq 1 100); do
+			[ "$(grep -c '^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2' "$netout")" -ge 2 ] && break
+			sleep 0.1
+		done
+		took=$((($(date +%s%N) - down) / 1000000))
+		"$BED" exec h2 ip link set bed0 up
+		got=$(grep -c '^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2' "$netout")
+		kill $mp 2>/dev/null
+		wait $mp 2>/dev/null
+		if [ "$got" -eq 2 ] && [ $took -lt 7000 ]; then
+			ok "h2's link down while h1's ranks wait: PGAS_ERR_GONE naming rank 2 after ${took} ms (PGAS_OFI_TIMEOUT=5)"
+		else
+			notok "h2's link down: $got of 2 h1 ranks named rank 2 within ${took} ms"
+			grep -v "PMIX ERROR" "$netout" | tail -n 6 | sed 's/^/    # /'
+		fi
+		rm -f "$netout"
 	fi
 	keepers=$(cat "$BED_STATE"/h*.pid 2>/dev/null)
 	"$BED" down

@@ -709,6 +709,23 @@ elif [ "$(basename "$B")" = build ]; then
 	run_tap "ofi FI_PROVIDER=tcp: am -n 2, block wait mode" \
 		env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=tcp PGAS_WAIT_MODE=block \
 		"$RUN" -n 2 -t "$TLIMIT" "$B/tests/am"
+	# A rank SIGKILLed while the others wait on it (barrier, get,
+	# all-reduce), every peer remote: the ofi conduit's liveness (docs/ofi.md,
+	# "Failure") ends their waits with PGAS_ERR_GONE naming it, within
+	# PGAS_OFI_TIMEOUT=1 of its last word, inside pgasrun's 2 s between
+	# SIGTERM (which they ignore) and SIGKILL.
+	for w in barrier get coll; do
+		out=$(PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_OFI_TIMEOUT=1 \
+		      "$RUN" -n 3 -t 30 "$B/tests/lifecycle" deadwait 2 $w 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
+		if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && ! echo "$out" | grep -q "^not ok"; then
+			ok "ofi: rank 2 SIGKILLed while 0 and 1 wait in $w: PGAS_ERR_GONE naming it ($(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p') ms)"
+		else
+			notok "ofi: rank 2 SIGKILLed in $w: exit $rc, $got of 2 ranks got PGAS_ERR_GONE naming it"
+			echo "$out" | tail -n 4 | sed 's/^/    # /'
+		fi
+	done
 	out=$(PGAS_ERROR_MODE=print PGAS_CONDUIT=ofi FI_PROVIDER=nonexistent \
 	      "$RUN" -n 2 -t 30 "$B/tests/am" 2>&1)
 	rc=$?

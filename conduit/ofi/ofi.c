@@ -135,6 +135,7 @@ struct buf {
 	bool tx;
 	bool posted;		/* rx: posted (else reposted by the next progress) */
 	bool held;		/* rx: its message waits in the backlog */
+	unsigned rank;		/* tx: whom it was sent to (a failed completion names it) */
 	struct buf *next;	/* tx free list */
 };
 
@@ -249,6 +250,266 @@ static struct proxy *proxy_for(struct pgas_conduit *c, unsigned eid, unsigned ow
 	__atomic_store_n(&ofi.nactive, ofi.nactive + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&ofi.proxy[eid], p, __ATOMIC_RELEASE);
 	return p;
+}
+
+/* ---- liveness: peers that died or cannot be reached (docs/ofi.md, "Failure") ---- */
+
+/*
+ * A remote peer is gone once the fabric fails traffic to or from it (a
+ * failed completion or send: tcp reports the connection reset of a process
+ * that died), once PMIx reports its process ended (pgas_ofi_peer_died, from
+ * PMIx's thread), or once it stayed silent for PGAS_OFI_TIMEOUT while this
+ * rank polled (pinged after LIVE_PROBE_MS or half of it, and as often
+ * again; its progress, in every poll, wait and the progress thread,
+ * answers).  Silence counts only while this rank
+ * polls: a gap of a quarter of the timeout between two polls starts every
+ * peer's clock afresh.  A peer that finished the exit protocol says
+ * goodbye before its endpoint closes and is never declared gone.  Gone is
+ * never undone; c->peers_died tells the core's waits (conduit.h).
+ */
+static int read_cq(struct pgas_conduit *c);
+static ssize_t send_buf(unsigned char *data, size_t len, unsigned rank, struct buf **tx);
+enum { WIRE_PING = 16, WIRE_PONG, WIRE_BYE };
+enum { LIVE_OK, LIVE_GONE, LIVE_BYE };
+#define LIVE_TICK_MS 100	/* silence is checked at most this often */
+/* A silent peer is pinged after min(timeout/2, this), then as often: a
+ * ping by fi_send to a process that died fails (tcp: connection refused)
+ * and names it within about this, long before the timeout. */
+#define LIVE_PROBE_MS 1000
+
+static struct {
+	uint8_t *state;		/* [nranks]: LIVE_* */
+	long long *heard;	/* [nranks]: ms of the last arrival from it */
+	long long *pinged;	/* [nranks]: ms of the last ping sent to it */
+	long long now, tick;	/* ms: this progress's, the last check's */
+	long long timeout;	/* PGAS_OFI_TIMEOUT in ms; 0: no heartbeat */
+	unsigned long pings, pongs;
+} live;
+
+static long long live_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);	/* vDSO, no system call */
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void live_launcher_died(unsigned rank, const char *why);
+
+static int live_setup(struct pgas_conduit *c)
+{
+	live.state = calloc(c->nranks, sizeof(*live.state));
+	live.heard = calloc(c->nranks, sizeof(*live.heard));
+	live.pinged = calloc(c->nranks, sizeof(*live.pinged));
+	if (!live.state || !live.heard || !live.pinged)
+		return PGAS_ERR_NOMEM;
+	live.timeout = (long long)pgas__cfg.ofi_timeout * 1000;
+	pgas_boot_on_peer_died(live_launcher_died);
+	live.now = live.tick = live_clock();
+	for (unsigned r = 0; r < c->nranks; r++)
+		live.heard[r] = live.now;
+	return PGAS_OK;
+}
+
+static void live_free(void)
+{
+	free(live.state);
+	free(live.heard);
+	free(live.pinged);
+	live.state = NULL;
+	live.heard = live.pinged = NULL;
+}
+
+/* Declares rank gone (any thread), once, unless it said goodbye. */
+static void live_lost(struct pgas_conduit *c, unsigned rank, const char *why, int err)
+{
+	uint8_t ok = LIVE_OK;
+
+	if (!live.state || rank >= c->nranks || rank == c->rank ||
+	    !__atomic_compare_exchange_n(&live.state[rank], &ok, LIVE_GONE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return;
+	if (pgas__cfg.error_mode != PGAS_ERRMODE_QUIET)
+		fprintf(stderr, "pgas[%u]: ofi conduit: rank %u is gone: %s%s%s\n", c->rank, rank,
+			why, err ? ": " : "", err ? fi_strerror(err < 0 ? -err : err) : "");
+	__atomic_fetch_add(&c->peers_died, 1, __ATOMIC_RELEASE);
+}
+
+/* The launcher's report (PMIx; boot's thread). */
+static void live_launcher_died(unsigned rank, const char *why)
+{
+	if (ofi.c && ofi.remote && rank < ofi.c->nranks && ofi.remote[rank])
+		live_lost(ofi.c, rank, why, 0);
+}
+
+static bool live_gone(unsigned rank)
+{
+	return live.state && __atomic_load_n(&live.state[rank], __ATOMIC_ACQUIRE) == LIVE_GONE;
+}
+
+/* A pong by fi_inject; a ping by fi_send, whose completion reports a
+ * failure.  false: not sent (EAGAIN, or no send buffer): try later. */
+static bool live_send(unsigned rank, uint16_t kind)
+{
+	struct wire w = { .src_rank = ofi.c->rank, .kind = kind };
+	struct buf *tx = ofi.tx_free;
+	ssize_t rc;
+
+	if (kind == WIRE_PONG) {
+		rc = fi_inject(ofi.ep, &w, sizeof(w), ofi.addr[rank]);
+	} else {
+		if (!tx)
+			return false;
+		memcpy(tx->data, &w, sizeof(w));
+		tx->rank = rank;
+		rc = fi_send(ofi.ep, tx->data, sizeof(w), ofi.buf_desc, ofi.addr[rank], &tx->ctx);
+		if (!rc)
+			ofi.tx_free = tx->next;
+	}
+	if (rc && rc != -FI_EAGAIN)
+		live_lost(ofi.c, rank, kind == WIRE_PING ? "sending it a ping failed" :
+			  "sending it a pong failed", (int)rc);
+	return !rc;
+}
+
+/* An arrival: its sender is heard; true if it was the conduit's own. */
+static bool live_rx(struct pgas_conduit *c, const unsigned char *data, size_t len)
+{
+	struct wire w;
+
+	if (len < sizeof(w))
+		return false;	/* deliver() names it */
+	memcpy(&w, data, sizeof(w));
+	if (w.src_rank >= c->nranks)
+		return false;
+	live.heard[w.src_rank] = live.now;
+	switch (w.kind) {
+	case WIRE_PING:
+		live.pongs++;
+		live_send(w.src_rank, WIRE_PONG);
+		return true;
+	case WIRE_PONG:
+		return true;
+	case WIRE_BYE: {
+		uint8_t ok = LIVE_OK;
+
+		__atomic_compare_exchange_n(&live.state[w.src_rank], &ok, LIVE_BYE, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* From progress: pings the peers silent for half the timeout, declares
+ * those silent for all of it gone. */
+static void live_tick(struct pgas_conduit *c)
+{
+	long long now = live.now, t = live.timeout;
+	long long probe = t / 2 < LIVE_PROBE_MS ? t / 2 : LIVE_PROBE_MS;
+
+	if (!t || now - live.tick < LIVE_TICK_MS)
+		return;
+	if (now - live.tick > t / 4)	/* not polled meanwhile: nothing was heard */
+		for (unsigned r = 0; r < c->nranks; r++)
+			live.heard[r] = now;
+	live.tick = now;
+	for (unsigned r = 0; r < c->nranks; r++) {
+		long long quiet = now - live.heard[r];
+
+		if (!ofi.remote[r] || __atomic_load_n(&live.state[r], __ATOMIC_RELAXED) != LIVE_OK)
+			continue;
+		if (quiet >= t) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "silent for %lld ms while this rank polled "
+				 "(PGAS_OFI_TIMEOUT=%u)", quiet, pgas__cfg.ofi_timeout);
+			live_lost(c, r, why, 0);
+		} else if (quiet >= probe && now - live.pinged[r] >= probe && live_send(r, WIRE_PING)) {
+			live.pinged[r] = now;
+			live.pings++;
+		}
+	}
+}
+
+/*
+ * At exit, once the job's exit protocol completed (pgas_boot_fini): a
+ * goodbye to every remote peer, by fi_send, its completion awaited (handed
+ * to the transport, behind everything before it), at most a second.
+ */
+static void live_bye(struct pgas_conduit *c)
+{
+	long long t0 = live_clock();
+	unsigned next = 0;
+
+	if (!pgas_boot_fini || !live.state)
+		return;
+	ofi.flushing = true;
+	while (live_clock() - t0 < 1000 && !ofi.flush_failed) {
+		unsigned nfree = 0;
+
+		while (next < c->nranks && ofi.tx_free) {
+			struct wire w = { .src_rank = c->rank, .kind = WIRE_BYE };
+			struct buf *tx = ofi.tx_free;
+			ssize_t rc;
+
+			if (!ofi.remote[next] || live_gone(next)) {
+				next++;
+				continue;
+			}
+			memcpy(tx->data, &w, sizeof(w));
+			rc = send_buf(tx->data, sizeof(w), next, &tx);
+			if (rc == -FI_EAGAIN)
+				break;
+			next++;
+		}
+		read_cq(c);
+		for (struct buf *b = ofi.tx_free; b; b = b->next)
+			nfree++;
+		if (next == c->nranks && nfree == NTX)
+			break;
+	}
+	ofi.flushing = false;
+}
+
+/* A failed completion: true if it names a peer (now gone) or is a
+ * receive's (the sender is unknown: silence will name it). */
+static bool live_cq_error(struct pgas_conduit *c, const struct fi_cq_err_entry *err)
+{
+	struct buf *b = err->op_context;
+
+	if (!b || err->err == FI_ETRUNC)
+		return false;
+	if (!b->tx) {
+		b->posted = false;	/* reposted by the next progress */
+		return true;
+	}
+	b->next = ofi.tx_free;
+	ofi.tx_free = b;
+	live_lost(c, b->rank, "a send to it failed", err->err);
+	return true;
+}
+
+/* fi_inject to a peer: what is sent to a gone one is dropped (0), and a
+ * send that fails makes it gone. */
+static ssize_t live_inject(const void *data, size_t len, unsigned rank)
+{
+	ssize_t rc;
+
+	if (live_gone(rank))
+		return 0;
+	rc = fi_inject(ofi.ep, data, len, ofi.addr[rank]);
+	if (rc && rc != -FI_EAGAIN) {
+		live_lost(ofi.c, rank, "sending to it failed", (int)rc);
+		return 0;
+	}
+	return rc;
+}
+
+static bool ofi_peer_gone(struct pgas_conduit *c, unsigned rank)
+{
+	return rank < c->nranks && live_gone(rank);
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -402,6 +663,8 @@ static void flush_proxies(void)
 static void close_fabric(void)
 {
 	flush_proxies();
+	if (ofi.opened && ofi.ep && ofi.c)
+		live_bye(ofi.c);
 	if (ofi.ep)
 		fi_close(&ofi.ep->fid);
 	if (ofi.seg_mr)
@@ -558,6 +821,10 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		any = true;
 	}
 	c->remote = any;
+	if (live_setup(c)) {
+		snprintf(msg, msglen, "out of memory for %u ranks' liveness", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
 	ofi.opened = true;
 	if (pgas__cfg.verbose_env && any)
 		atexit(print_stats);
@@ -637,6 +904,7 @@ static void ofi_close(struct pgas_conduit *c)
 	ofi.proxy = ofi.active = NULL;
 	ofi.seg_base = ofi.seg_key = NULL;
 	ofi.opened = false;
+	live_free();
 	pgas_shm_ops.close(c);
 }
 
@@ -648,11 +916,17 @@ static ssize_t send_buf(unsigned char *data, size_t len, unsigned rank, struct b
 	ssize_t rc;
 
 	if (len <= ofi.inject_max && !ofi.flushing)
-		return fi_inject(ofi.ep, data, len, ofi.addr[rank]);
+		return live_inject(data, len, rank);
+	if (live_gone(rank))
+		return 0;	/* dropped */
+	(*tx)->rank = rank;
 	rc = fi_send(ofi.ep, data, len, ofi.buf_desc, ofi.addr[rank], &(*tx)->ctx);
 	if (!rc) {
 		ofi.tx_free = (*tx)->next;
 		*tx = NULL;
+	} else if (rc != -FI_EAGAIN) {
+		live_lost(ofi.c, rank, "fi_send to it failed", (int)rc);
+		return 0;
 	}
 	return rc;
 }
@@ -746,7 +1020,7 @@ static bool ship_notify(struct pgas_conduit *c, struct proxy *p, int *n)
 			return true;
 		w.status = st & ~0xffffull;
 		w.word = (uint64_t)e->size | (uint64_t)e->tag << 32;
-		rc = fi_inject(ofi.ep, &w, sizeof(w), ofi.addr[p->owner]);
+		rc = live_inject(&w, sizeof(w), p->owner);
 		if (rc == -FI_EAGAIN)
 			return false;
 		if (rc)
@@ -774,7 +1048,7 @@ static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
 			/* The barrier may complete here and its caller stop
 			 * polling: a few tries while the provider connects. */
 			for (unsigned tries = 0;; tries++) {
-				rc = fi_inject(ofi.ep, &w, sizeof(w), ofi.addr[p->owner]);
+				rc = live_inject(&w, sizeof(w), p->owner);
 				if (rc != -FI_EAGAIN || tries == FLAG_TRIES)
 					break;
 				*n += read_cq(c);
@@ -1011,6 +1285,8 @@ static int read_cq(struct pgas_conduit *c)
 				ofi.flush_failed = true;
 				return n;
 			}
+			if (live_cq_error(c, &err))
+				continue;
 			pgas__fatal("ofi: a fabric operation failed: %s (%s)",
 				    fi_strerror(err.err),
 				    fi_cq_strerror(ofi.cq, err.prov_errno, err.err_data, NULL, 0));
@@ -1029,7 +1305,9 @@ static int read_cq(struct pgas_conduit *c)
 			}
 			b->posted = false;
 			/* Behind what waits already, or it could pass it. */
-			if (ofi.bl_head || deliver(c, b->data, e[i].len) == BLOCKED)
+			if (live_rx(c, b->data, e[i].len))
+				n++;
+			else if (ofi.bl_head || deliver(c, b->data, e[i].len) == BLOCKED)
 				backlog_add(b->data, e[i].len, b);
 			else
 				n++;
@@ -1047,6 +1325,7 @@ static int ofi_progress(struct pgas_conduit *c)
 	if (__atomic_load_n(&ofi.busy, __ATOMIC_RELAXED) ||
 	    __atomic_exchange_n(&ofi.busy, 1, __ATOMIC_ACQUIRE))
 		return 0;	/* another thread moves them */
+	live.now = live_clock();
 	if (ofi.bl_head)
 		n += backlog_drain(c);
 	repost_rx();
@@ -1062,6 +1341,7 @@ static int ofi_progress(struct pgas_conduit *c)
 	}
 	if (ofi.bl_head)
 		n += backlog_drain(c);
+	live_tick(c);
 	__atomic_store_n(&ofi.busy, 0, __ATOMIC_RELEASE);
 	return n;
 }
@@ -1177,5 +1457,6 @@ const struct pgas_conduit_ops pgas_ofi_ops = {
 	.ep_resolve = ofi_ep_resolve,
 	.ep_closed = ofi_ep_closed,
 	.ep_unmap = ofi_ep_unmap,
+	.peer_gone = ofi_peer_gone,
 	.progress = ofi_progress,
 };

@@ -64,6 +64,7 @@ struct pgas_config {
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
 	int map_peers;		/* enum pgas_map_peers */
 	int ofi_am;		/* PGAS_OFI_AM: 0 auto (unmapped ranks), 1 fabric (every other) */
+	unsigned ofi_timeout;	/* PGAS_OFI_TIMEOUT: seconds of silence before a peer is gone */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;

@@ -36,6 +36,7 @@ int pgas__pmix_allgather(const void *blob, size_t len, int fd, void *out, int *f
 void pgas__pmix_leave(void);
 void pgas__pmix_tell(uint32_t what, int code);
 void pgas__pmix_set_poll(void (*poll)(void *), void *arg);
+void pgas__pmix_on_died(void (*fn)(unsigned rank, const char *why));
 unsigned pgas__pmix_host_of(unsigned rank);
 unsigned pgas__pmix_nhosts(void);
 /* One line: "pmix (PMIx 4.2.2, namespace N, rank R of N, L on this host)". */
@@ -61,6 +62,7 @@ static inline int pgas__pmix_allgather(const void *blob, size_t len, int fd, voi
 static inline void pgas__pmix_leave(void) {}
 static inline void pgas__pmix_tell(uint32_t what, int code) { (void)what, (void)code; }
 static inline void pgas__pmix_set_poll(void (*poll)(void *), void *arg) { (void)poll, (void)arg; }
+static inline void pgas__pmix_on_died(void (*fn)(unsigned rank, const char *why)) { (void)fn; }
 static inline void pgas__pmix_describe(char *out, size_t len) { snprintf(out, len, "none"); }
 static inline unsigned pgas__pmix_host_of(unsigned rank) { (void)rank; return 0; }
 static inline unsigned pgas__pmix_nhosts(void) { return 1; }

@@ -227,8 +227,12 @@ static void tell(uint32_t what, int code)
 	while (n < 0 && errno == EINTR);
 }
 
+bool pgas_boot_fini;
+
 void pgas_boot_tell(uint32_t what)
 {
+	if (what == PGAS_BOOT_FINI)
+		pgas_boot_fini = true;
 	tell(what, 0);
 }
 
@@ -240,6 +244,12 @@ void pgas_boot_tell_exit(int code)
 void pgas_boot_set_poll(void (*poll)(void *), void *arg)
 {
 	pgas__pmix_set_poll(poll, arg);
+}
+
+void pgas_boot_on_peer_died(void (*fn)(unsigned rank, const char *why))
+{
+	if (boot_pmix)
+		pgas__pmix_on_died(fn);
 }
 
 void pgas_boot_describe(char *out, size_t len)

@@ -67,6 +67,8 @@ void pgas_boot_leave(void);
  */
 #define PGAS_BOOT_LEAVING 0x504c4556u	/* "PLEV" */
 #define PGAS_BOOT_FINI 0x5046494eu	/* "PFIN" */
+/* Told PGAS_BOOT_FINI: the job's exit protocol completed (ofi's goodbye). */
+extern bool pgas_boot_fini;
 #define PGAS_BOOT_PEER_DIED 0x50444544u	/* "PDED" */
 void pgas_boot_tell(uint32_t what);
 
@@ -90,6 +92,12 @@ void pgas_boot_tell_exit(int code);
  * describe: which boot this rank uses, one line (PGAS_VERBOSEENV).
  */
 void pgas_boot_set_poll(void (*poll)(void *), void *arg);
+/*
+ * fn(rank, why) when the launcher reports that rank's process ended (PMIx
+ * events; pgasrun ends the job itself): called from the launcher
+ * library's thread, at most once per report.
+ */
+void pgas_boot_on_peer_died(void (*fn)(unsigned rank, const char *why));
 void pgas_boot_describe(char *out, size_t len);
 /*
  * Where the ranks run, after pgas_boot_join: host_of numbers each rank's

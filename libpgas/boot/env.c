@@ -75,6 +75,10 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_AM", ENV_AGREE, VAR_ENUM, "auto", 0, 0, ofi_am_modes, CFG(ofi_am),
 	  "ofi conduit: AM over the fabric to the ranks not mapped (auto), or to every other "
 	  "rank (fabric)" },
+	/* Local: each rank judges its own peers (docs/ofi.md, "Failure"). */
+	{ "PGAS_OFI_TIMEOUT", ENV_LOCAL, VAR_UINT, "30", 0, 86400, NULL, CFG(ofi_timeout),
+	  "ofi conduit: seconds a remote peer may stay silent while this rank polls (pinged "
+	  "after half of it) before it is declared gone; 0 = never" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),

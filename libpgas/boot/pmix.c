@@ -57,6 +57,7 @@ static struct {
 	__typeof__(PMIx_Error_string) *error_string;
 	__typeof__(PMIx_Get_version) *version;
 	__typeof__(PMIx_Value_destruct) *value_destruct;
+	__typeof__(PMIx_Register_event_handler) *register_event;
 } px;
 
 static struct {
@@ -117,6 +118,8 @@ static int load(char *msg, size_t msglen)
 	SYM(error_string, "PMIx_Error_string");
 	SYM(version, "PMIx_Get_version");
 	SYM(value_destruct, "PMIx_Value_destruct");
+	/* Optional: without it, no peer's death is reported (pgas__pmix_on_died). */
+	*(void **)&px.register_event = dlsym(h, "PMIx_Register_event_handler");
 #undef SYM
 	return PGAS_OK;
 }
@@ -346,6 +349,79 @@ int pgas__pmix_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 	*rank = pm.rank;
 	*nranks = pm.nranks;
 	return PGAS_OK;
+}
+
+/* ---- a peer's death, as the launcher reports it (docs/ofi.md, "Failure") ---- */
+
+static void (*died_fn)(unsigned rank, const char *why);
+
+/* The affected process of an event: PMIX_EVENT_AFFECTED_PROC(S), else its source. */
+static void died_report(pmix_status_t st, const pmix_proc_t *p)
+{
+	char why[96];
+
+	if (!p || strncmp(p->nspace, pm.me.nspace, PMIX_MAX_NSLEN) || p->rank >= pm.nranks ||
+	    p->rank == pm.rank)
+		return;
+	snprintf(why, sizeof(why), "the PMIx launcher reports its process ended (%s)",
+		 pxerr(st));
+	died_fn(p->rank, why);
+}
+
+static void died_event(size_t id, pmix_status_t st, const pmix_proc_t *source,
+		       pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+		       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+	bool named = false;
+
+	(void)id;
+	(void)results;
+	(void)nresults;
+	for (size_t i = 0; died_fn && i < ninfo; i++) {
+		if (!strncmp(info[i].key, PMIX_EVENT_AFFECTED_PROC, PMIX_MAX_KEYLEN) &&
+		    info[i].value.type == PMIX_PROC) {
+			died_report(st, info[i].value.data.proc);
+			named = true;
+		} else if (!strncmp(info[i].key, PMIX_EVENT_AFFECTED_PROCS, PMIX_MAX_KEYLEN) &&
+			   info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray &&
+			   info[i].value.data.darray->type == PMIX_PROC) {
+			const pmix_proc_t *procs = info[i].value.data.darray->array;
+
+			for (size_t k = 0; k < info[i].value.data.darray->size; k++)
+				died_report(st, &procs[k]);
+			named = true;
+		}
+	}
+	if (died_fn && !named)
+		died_report(st, source);
+	if (cbfunc)
+		cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void died_registered(pmix_status_t st, size_t id, void *arg)
+{
+	(void)st;
+	(void)id;
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+}
+
+void pgas__pmix_on_died(void (*fn)(unsigned rank, const char *why))
+{
+	/* What a PMIx launcher may send for a process that ended.  Open MPI
+	 * 4.1.4's mpirun (--enable-recovery keeps the others running) sends
+	 * none that arrives: its own notification fails (PMIX ERROR:
+	 * BAD-PARAM in pmix_event_notification.c), so there the ofi
+	 * conduit's liveness names the rank (docs/ofi.md, "Failure"). */
+	pmix_status_t codes[] = { PMIX_ERR_PROC_ABORTED, PMIX_ERR_PROC_ABORTING,
+				  PMIX_PROC_TERMINATED, PMIX_ERR_PROC_TERM_WO_SYNC,
+				  PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_PROC_ABORTED_BY_SIG };
+	static int done;
+
+	if (!pm.up || pm.finalized || !px.register_event || died_fn)
+		return;
+	died_fn = fn;
+	px.register_event(codes, sizeof(codes) / sizeof(codes[0]), NULL, 0, died_event,
+			  died_registered, &done);
 }
 
 void pgas__pmix_set_poll(void (*poll)(void *), void *arg)

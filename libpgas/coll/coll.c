@@ -116,6 +116,8 @@ static int member_gone(struct pgas_team *t, uint64_t seq)
 
 		if (i == t->rank || !pgas__rank_leaving(t->members[i]))
 			continue;
+		if (pgas__rank_how(t->members[i]) == PGAS__LEFT_DIED)
+			return (int)i;	/* it told nothing: gone from every call */
 		if (pgas__coll_mapped(t->members[i]))
 			left = atomic_load_explicit((_Atomic uint64_t *)&coll_hdr(t, i)->left,
 						    memory_order_acquire);
@@ -134,8 +136,9 @@ int pgas__team_gone(struct pgas_team *t, const char *call, uint64_t seq)
 	if (i < 0)
 		return PGAS_OK;
 	return pgas__err(PGAS_ERR_GONE, call,
-			 "team rank %d (job rank %u) has left the job (pgas_exit) before call %llu "
-			 "on this team of %u", i, t->members[i], (unsigned long long)seq, t->size);
+			 "team rank %d (job rank %u) has left the job (%s) before call %llu "
+			 "on this team of %u", i, t->members[i], pgas__left_how(t->members[i]),
+			 (unsigned long long)seq, t->size);
 }
 
 /* ---- owed acks ------------------------------------------------------------------ */

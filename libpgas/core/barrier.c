@@ -213,7 +213,7 @@ static int gone(const char *call)
 			j->barrier_phase = 0;
 			pgas__set_pending(PGAS__PENDING_BARRIER, 0);
 			return pgas__err(PGAS_ERR_GONE, call,
-					 "rank %u is gone (its process ended) before barrier %llu",
+					 "rank %u is gone (its process ended or cannot be reached) before barrier %llu",
 					 r, (unsigned long long)j->barrier_epoch);
 		}
 		if (!pgas__rank_leaving(r))

@@ -485,6 +485,34 @@ void pgas__ctl_busy_done(void)
 	to_all(args, 1);
 }
 
+/*
+ * The conduit's peers_died moved (pgas__check_died, from every wait step):
+ * each rank it now says died counts as a leaver that notified no barrier,
+ * owes nothing and is in no collective, so that every wait on it (barrier
+ * rounds, rma_ref operations, collectives, exit) fails with PGAS_ERR_GONE
+ * naming it, as for a rank that left.  One that announced its leaving
+ * keeps what it announced.  Any thread; the folding is idempotent.
+ */
+void pgas__ctl_note_died(void)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+	uint32_t seen = __atomic_load_n(&c->peers_died, __ATOMIC_ACQUIRE);
+
+	if (!pgas__fates || !c->ops->peer_gone)
+		return;		/* before attach: folded once the fates exist */
+	for (unsigned r = 0; r < pgas__g.nranks; r++) {
+		uint32_t none = 0;
+
+		if (r == pgas__g.rank || !c->ops->peer_gone(c, r))
+			continue;
+		if (__atomic_compare_exchange_n(&pgas__fates[r].leaving, &none, PGAS__LEFT_DIED,
+						false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			__atomic_fetch_add(&leavers, 1, __ATOMIC_SEQ_CST);
+	}
+	__atomic_store_n(&pgas__job.died_seen, seen, __ATOMIC_RELAXED);
+	pgas__naps_wake();	/* a napping waiter re-checks */
+}
+
 /* A peer that the conduit says is gone ends this rank, naming it. */
 void pgas__ctl_check_gone(const char *what)
 {
@@ -495,7 +523,7 @@ void pgas__ctl_check_gone(const char *what)
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		if (r != pgas__g.rank && c->ops->peer_gone(c, r)) {
 			pgas_boot_tell(PGAS_BOOT_PEER_DIED);
-			pgas__fatal("rank %u is gone (its process ended) while this rank %s",
+			pgas__fatal("rank %u is gone (its process ended or cannot be reached) while this rank %s",
 				    r, what);
 		}
 }

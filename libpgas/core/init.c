@@ -261,6 +261,8 @@ const char *pgas__left_how(unsigned r)
 		return "exit(0) or return from main";
 	case PGAS__LEFT_HANDLER:
 		return "pgas_exit(0) or exit(0) inside a handler";
+	case PGAS__LEFT_DIED:
+		return "its process ended or its host cannot be reached, as the conduit says";
 	default:
 		return "pgas_exit";
 	}

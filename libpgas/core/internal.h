@@ -74,6 +74,7 @@ struct pgas__job {
 	uint64_t gone_seen;		/* events folded into rank_gone (kmod) */
 	unsigned char *rank_gone;	/* per rank: 0, or 1 + died, from those events */
 	bool gone_lost;			/* events were overwritten unread: rank_gone is partial */
+	uint32_t died_seen;		/* conduit.peers_died when last folded (ctl.c) */
 	bool leaving;		/* in pgas_exit(0): announced, draining */
 	/* Per rank: 1 where this process loads and stores into the rank's
 	 * segment and library area (its own rank always); 0 where every
@@ -290,6 +291,7 @@ struct pgas__rank_state *pgas__rank_state(unsigned job_rank);
 #define PGAS__LEFT_EXIT		1u	/* pgas_exit(0) */
 #define PGAS__LEFT_RETURN	2u	/* exit(0) or return from main */
 #define PGAS__LEFT_HANDLER	3u	/* either of them inside a handler */
+#define PGAS__LEFT_DIED		4u	/* its conduit says it died (peer_gone): no LEAVE came */
 
 /* How many ranks announced that they leave (one load: cheap to poll). */
 extern uint32_t *pgas__leavers_word;	/* &rank_state(0)->leavers, once attached */
@@ -410,6 +412,17 @@ static inline bool pgas__peer_gone(unsigned r)
 	struct pgas_conduit *c = &pgas__job.conduit;
 
 	return c->ops->peer_gone && c->ops->peer_gone(c, r);
+}
+
+/* ctl.c: the ranks the conduit newly says died count as leavers. */
+void pgas__ctl_note_died(void);
+static inline void pgas__check_died(void)
+{
+	const struct pgas_conduit *c = &pgas__job.conduit;
+
+	if (PGAS__UNLIKELY(__atomic_load_n(&c->peers_died, __ATOMIC_ACQUIRE) !=
+			   __atomic_load_n(&pgas__job.died_seen, __ATOMIC_RELAXED)))
+		pgas__ctl_note_died();
 }
 
 /* rma.c: makes room in my notification ring if it is half full. */

@@ -211,6 +211,7 @@ static bool progress(struct pgas__waiter *w)
 
 	conduit_progress(w);
 	check_kern();
+	pgas__check_died();
 	if (!pgas__self.handler_depth) {
 		pgas__barrier_progress();
 		if ((pgas__pending() & ~PGAS__PENDING_BARRIER) && pgas__layers_progress() > 0) {
@@ -449,6 +450,7 @@ static void ep_wait_step(struct pgas__waiter *w)
 	if (!pgas__mt() && progress(w))
 		return;
 	check_kern();
+	pgas__check_died();
 	if (spinning(w))
 		return;
 	check_alone(w);

@@ -36,6 +36,14 @@
  *                           death makes it (PGAS_BOOT_PEER_DIED, exit 70);
  *                           rank 1, that peer, is SIGKILLed 300 ms later:
  *                           pgasrun must name rank 1, the cause
+ *   lifecycle deadwait R WHAT  rank R SIGKILLs itself 300 ms after a barrier
+ *                           while the others (SIGTERM ignored) wait on it in
+ *                           WHAT: barrier (pgas_barrier), get (pgas_get from
+ *                           it until one fails) or coll (pgas_reduce_all);
+ *                           net: R does not die but polls 4 s (its host's
+ *                           link is taken down meanwhile), then waits too:
+ *                           PGAS_ERR_GONE naming R must end the wait; each
+ *                           prints how long it waited ("# waited N ms")
  *   lifecycle deadget R [gone]  the others get from rank R after it killed
  *                           itself: its data or PGAS_ERR_GONE, never other
  *                           bytes with rc 0 (see deadget())
@@ -109,6 +117,8 @@ static void gone(const char *call, int rc)
 
 	snprintf(want, sizeof(want), "rank %u has left the job", victim);
 	snprintf(want_team, sizeof(want_team), "(job rank %u) has left the job", victim);
+	if (rc == PGAS_ERR_GONE && strstr(how, "kill") && !strstr(msg, want))
+		snprintf(want, sizeof(want), "rank %u is gone", victim);	/* the conduit's word */
 	if (rc == PGAS_ERR_GONE && (strstr(msg, want) || strstr(msg, want_team)))
 		printf("ok - rank %u: %s: PGAS_ERR_GONE naming rank %u (%s)\n", me, call, victim,
 		       msg);
@@ -300,6 +310,50 @@ static void deadget(unsigned who, int want_gone)
 		pause();
 }
 
+/* deadwait R WHAT (see the top): a wait on a rank that died must end. */
+static void deadwait(unsigned who, const char *what)
+{
+	unsigned char buf[64];
+	uint64_t one = 1, sum = 0;
+	long long t0;
+	const char *call = "pgas_barrier";
+	int rc;
+
+	signal(SIGTERM, SIG_IGN);	/* the launcher's: the wait must end first */
+	victim = who;
+	how = "kill";
+	pgas_barrier(1, 0);
+	if (me == who && !strcmp(what, "net")) {
+		/* Alive, polling for 4 s (the test takes its host's link down
+		 * meanwhile), then in the barrier the others wait in. */
+		for (t0 = now_ms(); now_ms() - t0 < 4000;)
+			pgas_poll();
+		what = "barrier";
+	} else if (me == who) {
+		usleep(300 * 1000);
+		raise(SIGKILL);
+	}
+	t0 = now_ms();
+	if (!strcmp(what, "get")) {
+		call = "pgas_get";
+		while (!(rc = pgas_get(buf, who, pgas_segment_addr(who), sizeof(buf))))
+			;
+	} else if (!strcmp(what, "coll")) {
+		call = "pgas_reduce_all";
+		rc = pgas_reduce_all(pgas_team_all(), &sum, &one, 1, PGAS_UINT64, PGAS_OP_SUM,
+				     PGAS_COLL_ALLSYNC);
+	} else {
+		rc = pgas_barrier(2, 0);
+	}
+	if (me == who)	/* net: the others are gone for it too */
+		printf("# rank %u: %s returned %d: %s\n", me, call, rc, pgas_last_error());
+	else
+		gone(call, rc);
+	printf("# rank %u: waited %lld ms in %s\n", me, now_ms() - t0, call);
+	fflush(stdout);
+	_exit(4);
+}
+
 /* The launcher tests' job (modes ok, kill, exit, hang). */
 static void launcher_modes(const char *mode, int argc, char **argv)
 {
@@ -320,6 +374,8 @@ static void launcher_modes(const char *mode, int argc, char **argv)
 	}
 	if (!strcmp(mode, "deadget"))
 		deadget(who, argc > 3 && !strcmp(argv[3], "gone"));
+	if (!strcmp(mode, "deadwait"))
+		deadwait(who, argc > 3 ? argv[3] : "barrier");
 	if (!strcmp(mode, "hang")) {
 		if (me == 0)
 			for (;;)
@@ -364,7 +420,8 @@ int main(int argc, char **argv)
 	printf("lifecycle: rank %u ready\n", me);
 	fflush(stdout);
 	if (!strcmp(point, "ok") || !strcmp(point, "kill") || !strcmp(point, "exit") ||
-	    !strcmp(point, "hang") || !strcmp(point, "peerdied") || !strcmp(point, "deadget"))
+	    !strcmp(point, "hang") || !strcmp(point, "peerdied") || !strcmp(point, "deadget") ||
+	    !strcmp(point, "deadwait"))
 		launcher_modes(point, argc, argv);
 	if (n < 2 || victim >= n || n > 8) {
 		fprintf(stderr, "lifecycle: needs 2..8 ranks and a victim among them\n");
