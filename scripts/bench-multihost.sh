@@ -25,18 +25,24 @@
 #   oshmem    spml ucx is the only spml Debian ships: UCX tcp on bed0
 #
 # Writes build/bench-multihost/results.txt (RESULT lines), report.txt and
-# report.json (scripts/bench_multihost_report.py).  PGAS_BENCH_SCALE
-# (default 500) divides every program's iteration counts so that the run
-# stays under 10 minutes on a loaded 2-core machine; every job is bounded
-# (BENCH_TIMEOUT seconds, default 120) and a job that fails or times out is
-# a NOTE, its columns "skipped".  The bed goes down on every exit path.
+# report.json (scripts/bench_multihost_report.py).  PGAS_BENCH_SCALE divides
+# every program's iteration counts so that the run stays under 10 minutes
+# on a loaded 2-core machine: LAT_SCALE (default 5000) for the latency
+# sections of libpgas and fi_raw, P2P_SCALE (1000) for the rest of the
+# 2-host programs, COLL_SCALE (50) for the collectives.  Every job is
+# bounded (BENCH_TIMEOUT seconds, default 120); pgas_bench runs a job per
+# section; a job that fails or times out is a NOTE, its columns "skipped".
+# The bed goes down on every exit path.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=$(cd "${1:-build}" && pwd) || exit 1
 OUT=$B/bench-multihost
 BED=scripts/multihost/bed.sh
 TL=${BENCH_TIMEOUT:-120}
-export PGAS_BENCH_SCALE=${PGAS_BENCH_SCALE:-500}
+LAT_SCALE=${LAT_SCALE:-5000}
+P2P_SCALE=${P2P_SCALE:-1000}
+COLL_SCALE=${COLL_SCALE:-50}
+export PGAS_BENCH_SCALE=$P2P_SCALE
 export BED_NAME=${BED_NAME:-pgasmb$$}
 export BED_STATE=/run/$BED_NAME
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -60,7 +66,7 @@ run() {
 	local label=$1 rc
 	shift
 	echo "bench-multihost: $label" >&2
-	timeout "$TL" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		grep -q '^RESULT ' "$tmp/out" || {
@@ -99,17 +105,18 @@ done
 OFI_ENV="-x FI_PROVIDER=tcp -x FI_TCP_IFACE=bed0 -x PGAS_BENCH_SCALE"
 UCX_ENV="-x UCX_TLS=tcp,self -x UCX_NET_DEVICES=bed0 -x PGAS_BENCH_SCALE"
 OMPI_OFI="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include tcp --mca osc pt2pt"
-# mpirun (Open MPI) across HOSTS (h1,h2 or h1,h2,h3), one rank a host.
+# mpirun (Open MPI) across HOSTS (h1,h2 or h1,h2,h3), one rank a host;
+# bounded (timeout signals mpirun itself: bed.sh execs it).
 on_bed() {
 	local hosts=$1
 	shift
-	"$BED" run-mpirun --host "$hosts" -n "$(echo "$hosts" | tr ',' '\n' | wc -l)" "$@"
+	timeout "$TL" "$BED" run-mpirun --host "$hosts" -n "$(echo "$hosts" | tr ',' '\n' | wc -l)" "$@"
 }
 # MPICH's hydra on h1, the other hosts reached through the bed's agent.
 mpich_on_bed() {
 	local hosts=$1
 	shift
-	"$BED" exec h1 env UCX_TLS=tcp,self UCX_NET_DEVICES=bed0 PGAS_BENCH_SCALE="$PGAS_BENCH_SCALE" \
+	timeout "$TL" "$BED" exec h1 env UCX_TLS=tcp,self UCX_NET_DEVICES=bed0 PGAS_BENCH_SCALE="$PGAS_BENCH_SCALE" \
 		mpirun.mpich -launcher ssh -launcher-exec "$BED_STATE/agent" -iface bed0 \
 		-genvall -hosts "$hosts" -n "$(echo "$hosts" | tr ',' '\n' | wc -l)" "$@"
 }
@@ -119,12 +126,20 @@ for nh in 2 3; do
 	bed_up=1
 	timeout 60 "$BED" up $nh >/dev/null || die "bed.sh up $nh failed"
 	if [ $nh = 2 ]; then
-		# Spinning waits, as make bench's latency runs.
-		run "libpgas (ofi conduit, tcp), 2 hosts" on_bed $hosts $OFI_ENV -x PGAS_CONDUIT=ofi \
-			-x PGAS_WAIT_MODE=spin "$B/bench/pgas_bench" lat am rate barrier bw
-		rm -f "$tmp"/addr.*
-		run "raw libfabric (fi_raw, tcp), 2 hosts" on_bed $hosts $OFI_ENV \
-			"$OUT/peers/fi_raw" "$tmp"
+		# Spinning waits, as make bench's latency runs; a job per section.
+		for sec in lat am rate barrier bw; do
+			[ $sec = lat ] && export PGAS_BENCH_SCALE=$LAT_SCALE
+			run "libpgas (ofi conduit, tcp), 2 hosts: $sec" on_bed $hosts $OFI_ENV \
+				-x PGAS_CONDUIT=ofi -x PGAS_WAIT_MODE=spin "$B/bench/pgas_bench" $sec
+			export PGAS_BENCH_SCALE=$P2P_SCALE
+		done
+		for sec in lat "bw rate"; do
+			[ "$sec" = lat ] && export PGAS_BENCH_SCALE=$LAT_SCALE
+			rm -f "$tmp"/addr.*
+			run "raw libfabric (fi_raw, tcp), 2 hosts: $sec" on_bed $hosts $OFI_ENV \
+				"$OUT/peers/fi_raw" "$tmp" $sec
+			export PGAS_BENCH_SCALE=$P2P_SCALE
+		done
 		[ -x "$OUT/peers/mpi_bench_openmpi" ] && run "Open MPI (pml cm, mtl ofi: tcp), 2 hosts" \
 			on_bed $hosts $OFI_ENV $OMPI_OFI "$OUT/peers/mpi_bench_openmpi" openmpi
 		[ -x "$OUT/peers/mpi_bench_mpich" ] && run "MPICH (ch4:ucx, tcp), 2 hosts" \
@@ -136,6 +151,7 @@ for nh in 2 3; do
 	# Collectives: the tuner's choice (no tuning file: the model), every
 	# rank on a host of its own; default waits (3 spinning ranks on 2 cores
 	# starve each other).
+	export PGAS_BENCH_SCALE=$COLL_SCALE
 	run "libpgas collectives, $nh hosts" on_bed $hosts $OFI_ENV -x PGAS_CONDUIT=ofi \
 		"$B/bin/pgas-tune" --bench --choice $COLLS
 	[ -x "$OUT/peers/mpi_coll_openmpi" ] && run "Open MPI collectives, $nh hosts" \
@@ -144,6 +160,7 @@ for nh in 2 3; do
 		mpich_on_bed $hosts "$OUT/peers/mpi_coll_mpich" mpich $COLLS
 	[ -x "$OUT/peers/shmem_coll" ] && run "oshmem collectives, $nh hosts" \
 		on_bed $hosts $UCX_ENV "$OUT/peers/shmem_coll"
+	export PGAS_BENCH_SCALE=$P2P_SCALE
 	"$BED" down >/dev/null
 	bed_up=
 done
@@ -169,7 +186,7 @@ if command -v valgrind >/dev/null; then
 			tr -d , | awk '{ printf "RESULT icount_ofi.%s %g instr\n", $2, $1 / $3 }' >>"$raw"
 		# The inline fi_inject/fi_send of ship_ring (rdma/fi_endpoint.h's
 		# lines): their calls into libfabric, per message shipped.
-		awk -v n="$shipped" '$NF ~ /fi_endpoint\.h:ship_ring$/ || $(NF-1) ~ /fi_endpoint\.h:ship_ring$/ {
+		awk -v n="$shipped" 'NF >= 2 && $NF ~ /fi_endpoint\.h:ship_ring$/ {
 			gsub(",", "", $1); s += $1 } END { if (s && n) printf "RESULT icount_ofi.fabric_send %g instr\n", s / n }' \
 			"$tmp/ann" >>"$raw"
 		echo "NOTE icount over ofi: rank 0 shipped $shipped messages" >>"$raw"
@@ -182,6 +199,6 @@ if command -v valgrind >/dev/null; then
 else
 	note "instruction counts: skipped (valgrind missing)"
 fi
-echo "NOTE machine: $(nproc) cores, $(uname -n), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; PGAS_BENCH_SCALE=$PGAS_BENCH_SCALE" >>"$raw"
+echo "NOTE machine: $(nproc) cores, $(uname -n), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; LAT_SCALE=$LAT_SCALE P2P_SCALE=$P2P_SCALE COLL_SCALE=$COLL_SCALE" >>"$raw"
 python3 scripts/bench_multihost_report.py "$raw" "$OUT/report.txt" "$OUT/report.json" &&
 	cat "$OUT/report.txt"

@@ -113,6 +113,7 @@ static unsigned progress(unsigned *recvs)
 static unsigned recvs;	/* receive completions so far */
 static unsigned expect;	/* messages the peer has sent by now, in program order */
 static unsigned long txdone;	/* write/read completions so far */
+static unsigned long posted;	/* writes/reads posted so far */
 
 static void wait_recvs(unsigned n, const char *what)
 {
@@ -156,7 +157,7 @@ static void barrier(void)
 	wait_recvs(++expect, "the barrier");
 }
 
-static void post(int write, void *buf, size_t s, uint64_t off, unsigned long *posted)
+static void post(int write, void *buf, size_t s, uint64_t off)
 {
 	ssize_t rc;
 
@@ -171,7 +172,7 @@ static void post(int write, void *buf, size_t s, uint64_t off, unsigned long *po
 	}
 	if (rc)
 		die(write ? "fi_write" : "fi_read", rc);
-	(*posted)++;
+	posted++;
 }
 
 static void exchange(const char *dir)
@@ -257,7 +258,6 @@ static void latency(void)
 {
 	uint64_t iters = iters_of(200000);
 	double best[5] = { 1e9, 1e9, 1e9, 1e9, 1e9 };
-	unsigned long posted = 0;
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
 		double t0;
@@ -280,13 +280,13 @@ static void latency(void)
 		if (me == 0) {
 			t0 = bench_now();
 			for (uint64_t i = 0; i < iters; i++) {
-				post(1, DATA, 8, 8192, &posted);
+				post(1, DATA, 8, 8192);
 				wait_tx(posted, "a write");
 			}
 			best[1] = keep(best[1], t0, (double)iters);
 			t0 = bench_now();
 			for (uint64_t i = 0; i < iters; i++) {
-				post(0, DATA, 8, 8192, &posted);
+				post(0, DATA, 8, 8192);
 				wait_tx(posted, "a read");
 			}
 			best[2] = keep(best[2], t0, (double)iters);
@@ -301,7 +301,7 @@ static void latency(void)
 			for (int step = 0; step < 2; step++) {
 				if ((step == 0) == (me == 0)) {
 					*FLAG(2) = i;
-					post(1, (void *)FLAG(2), 8, 64, &posted);
+					post(1, (void *)FLAG(2), 8, 64);
 				} else {
 					deadline = bench_now() + 60;
 					while (__atomic_load_n(FLAG(1), __ATOMIC_ACQUIRE) != i) {
@@ -325,7 +325,7 @@ static void latency(void)
 				} else {
 					deadline = bench_now() + 60;
 					do {
-						post(0, (void *)FLAG(3), 8, 64, &posted);
+						post(0, (void *)FLAG(3), 8, 64);
 						wait_tx(posted, "a read flag");
 						check_time("a read flag");
 					} while (*FLAG(3) != i);
@@ -346,7 +346,6 @@ static void latency(void)
 /* As pgas_bench's bw section: the same sizes and counts (divided by the scale). */
 static void bandwidth(void)
 {
-	unsigned long posted = 0;
 	char name[64];
 
 	barrier();
@@ -364,7 +363,7 @@ static void bandwidth(void)
 					double t0 = bench_now();
 
 					for (size_t i = 0; i < iters; i++)
-						post(!get, DATA, s, 8192, &posted);
+						post(!get, DATA, s, 8192);
 					wait_tx(posted, "the transfers");
 					bw[get] = keep(bw[get], t0, 1);
 				}
