@@ -8,12 +8,13 @@
  *                         fence through the same mapping pgas_put uses
  *   limit.memcpy.S        memcpy of S bytes
  *
- *   pgas_bench [section...]   sections: lat am bw rate barrier (default all)
+ *   pgas_bench [section...]   sections: lat am bw rate barrier (default all);
+ *                             call and pingpong: lat's two parts without the limits
  *
  * Rank 0 reports; values are the best of BENCH_REPS repetitions.  With rank 1
  * on another host (the ofi conduit, scripts/bench-multihost.sh) the limits
  * that need its segment mapped are left out, and a rank waiting for a put
- * polls (the fabric delivers it in progress).  PGAS_BENCH_SCALE divides the
+ * waits in pgas_block_until (the fabric delivers it in progress).  PGAS_BENCH_SCALE divides the
  * iteration counts (the bandwidth section's too).
  */
 #define _GNU_SOURCE
@@ -220,9 +221,8 @@ static double pingpong(int variant)
 					else if (theirs_mapped)
 						while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
 							;
-					else	/* a put over the fabric lands when this rank polls */
-						while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
-							pgas_poll();
+					else	/* a put over the fabric lands in this rank's progress */
+						pgas_block_until(__atomic_load_n(mine, __ATOMIC_ACQUIRE) == i);
 				}
 			}
 		}
@@ -440,6 +440,11 @@ int main(int argc, char **argv)
 		limit_cacheline();
 		lat_put_get();
 		lat_pingpongs();
+	} else {	/* lat's parts alone (bench-multihost.sh runs them apart) */
+		if (bench_want(argc, argv, 1, "call"))
+			lat_put_get();
+		if (bench_want(argc, argv, 1, "pingpong"))
+			lat_pingpongs();
 	}
 	if (bench_want(argc, argv, 1, "am"))
 		am_section();

@@ -127,11 +127,16 @@ for nh in 2 3; do
 	timeout 60 "$BED" up $nh >/dev/null || die "bed.sh up $nh failed"
 	if [ $nh = 2 ]; then
 		# Spinning waits, as make bench's latency runs; a job per section.
-		for sec in lat am rate barrier bw; do
-			[ $sec = lat ] && export PGAS_BENCH_SCALE=$LAT_SCALE
+		# The ping-pongs of puts and gets hang over ofi today (1 iteration
+		# did not end in 60 s, measured): bounded apart, PINGPONG_TIMEOUT.
+		for sec in call pingpong am rate barrier bw; do
+			case $sec in call|pingpong) export PGAS_BENCH_SCALE=$LAT_SCALE ;; esac
+			TL=${BENCH_TIMEOUT:-120}
+			[ $sec = pingpong ] && TL=${PINGPONG_TIMEOUT:-30}
 			run "libpgas (ofi conduit, tcp), 2 hosts: $sec" on_bed $hosts $OFI_ENV \
 				-x PGAS_CONDUIT=ofi -x PGAS_WAIT_MODE=spin "$B/bench/pgas_bench" $sec
 			export PGAS_BENCH_SCALE=$P2P_SCALE
+			TL=${BENCH_TIMEOUT:-120}
 		done
 		for sec in lat "bw rate"; do
 			[ "$sec" = lat ] && export PGAS_BENCH_SCALE=$LAT_SCALE
