@@ -66,7 +66,9 @@ run() {
 	local label=$1 rc
 	shift
 	echo "bench-multihost: $label" >&2
-	"$@" >"$tmp/out" 2>"$tmp/err"
+	# In the background: a signal's trap runs at once, not after the job.
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+	wait $!
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		grep -q '^RESULT ' "$tmp/out" || {
