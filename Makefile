@@ -5,6 +5,7 @@
 #   make check-native    native tier: libpgas over the shm conduit, + sanitizer builds
 #   make check-multihost PMIx boot (mpirun) and the namespace bed of 2-4 hosts
 #   make bench           benchmarks against the physical limit and the peers
+#   make bench-multihost libpgas across the namespace bed vs raw libfabric and the peers (root)
 #   make demo            installs what is missing, builds and runs the demo job
 #   make install         PREFIX=/usr/local DESTDIR=
 #
@@ -274,6 +275,11 @@ $(B)/tests/%: selftests/kmod/%.c uapi/pgas_abi.h
 
 bench: all
 	scripts/bench.sh
+
+# Not in make check: a benchmark across the namespace bed (root, < 10 min).
+.PHONY: bench-multihost
+bench-multihost: all
+	scripts/bench-multihost.sh $(B)
 
 deps:
 	scripts/deps.sh build

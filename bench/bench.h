@@ -30,6 +30,20 @@ static inline void bench_result(const char *name, double value, const char *unit
 /* Best (lowest) of several repetitions: the least disturbed measurement. */
 #define BENCH_REPS 5
 
+/*
+ * PGAS_BENCH_SCALE divides iteration counts (1 when unset): the peers take
+ * it as pgas_bench does, so that a run over a slow fabric
+ * (scripts/bench-multihost.sh) stays short.  Never below min.
+ */
+static inline unsigned long bench_scaled(unsigned long n, unsigned long min)
+{
+	const char *e = getenv("PGAS_BENCH_SCALE");
+	unsigned long s = e ? strtoul(e, NULL, 0) : 1;
+
+	n /= s ? s : 1;
+	return n < min ? min : n;
+}
+
 static inline int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

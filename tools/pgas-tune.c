@@ -4,6 +4,7 @@
  *
  *   pgasrun -n N pgas-tune -o FILE [kinds...]   sweep, write a tuning file
  *   pgasrun -n N pgas-tune --bench [kinds...]   RESULT lines for make bench
+ *   pgasrun -n N pgas-tune --bench --choice ...  the choice in force only
  *
  * For every collective (or the ones named), every size from 8 B to 4 MiB
  * (x8 steps) and every algorithm the library declares for N ranks, it
@@ -12,7 +13,10 @@
  * the fastest algorithm per size: the file gets one line per (operation,
  * N, size) and keeps the lines of other rank counts it already had.
  * --bench prints every algorithm's time and the time of the choice in
- * force (tuning file, model or environment), labelled "tuner".
+ * force (tuning file, model or environment), labelled "tuner"; --choice
+ * leaves the other algorithms out (a slow fabric: bench-multihost.sh).
+ * PGAS_BENCH_SCALE divides the repetitions (never below 1), as in the
+ * benchmark programs.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -68,6 +72,11 @@ static double measure(int kind, size_t nb)
 
 	if (n > 2 && nb >= (1 << 20))
 		reps = 4;
+	if (getenv("PGAS_BENCH_SCALE")) {
+		unsigned s = (unsigned)strtoul(getenv("PGAS_BENCH_SCALE"), NULL, 0);
+
+		reps = s > 1 ? (reps / s ? reps / s : 1) : reps;
+	}
 	for (int w = 0; w < 3; w++)
 		if (one(kind, nb))
 			pgas_exit(3);
@@ -148,7 +157,7 @@ int main(int argc, char **argv)
 	static char specs[256][48];
 	static struct line lines[PGAS_COLL_NKINDS * NSIZES];
 	const char *out = NULL;
-	bool bench = false, want[PGAS_COLL_NKINDS] = { false }, any = false;
+	bool bench = false, choice = false, want[PGAS_COLL_NKINDS] = { false }, any = false;
 	unsigned nlines = 0;
 
 	if (pgas_init(&argc, &argv))
@@ -158,6 +167,8 @@ int main(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--bench")) {
 			bench = true;
+		} else if (!strcmp(argv[i], "--choice")) {
+			choice = true;
 		} else {
 			int k;
 
@@ -171,6 +182,10 @@ int main(int argc, char **argv)
 			}
 			want[k] = any = true;
 		}
+	}
+	if (choice && (out || !bench)) {	/* a tuning file needs every algorithm's time */
+		fprintf(stderr, "%s: --choice goes with --bench, not -o\n", argv[0]);
+		return 2;
 	}
 	if (!out && !bench) {
 		fprintf(stderr, "usage: pgasrun -n N %s -o FILE | --bench [operation...]\n", argv[0]);
@@ -198,7 +213,7 @@ int main(int argc, char **argv)
 
 			if (k == PGAS_COLL_BARRIER && z)
 				break;
-			for (unsigned a = 0; a < ns && a < 256; a++) {
+			for (unsigned a = 0; !(bench && choice) && a < ns && a < 256; a++) {
 				if (pgas_coll_force(pgas_team_all(), k, specs[a]))
 					return 1;
 				t = measure(k, nb);

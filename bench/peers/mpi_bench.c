@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 	char *buf;
 
 	MPI_Init(&argc, &argv);
+	iters = (int)bench_scaled((unsigned long)iters, 10);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	if (n != 2)
@@ -95,8 +96,7 @@ int main(int argc, char **argv)
 		int it = (int)(((size_t)128 << 20) / s > 100000 ? 100000 : ((size_t)128 << 20) / s);
 		double bp = 1e9, bg = 1e9;
 
-		if (it < 10)
-			it = 10;
+		it = (int)bench_scaled((unsigned long)it, 10);
 		for (int rep = 0; rep < BENCH_REPS; rep++) {
 			MPI_Barrier(MPI_COMM_WORLD);
 			if (me == 0) {

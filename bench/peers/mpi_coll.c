@@ -5,6 +5,8 @@
  * Allgather, Alltoall, Reduce, Allreduce and Scan over the sizes of
  * pgas-tune --bench, timed the same way (back-to-back calls, slowest
  * rank, best of 3).  Prints "RESULT <prefix><n>.<operation>.<size>" lines.
+ *
+ *   mpi_coll [prefix [operation...]]   the operations named (all by default)
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -60,6 +62,9 @@ int main(int argc, char **argv)
 
 			if (!k && z)
 				break;
+			if (!bench_want(argc, argv, 2, names[k]))
+				break;
+			reps = (unsigned)bench_scaled(reps, 1);
 			for (int wu = 0; wu < 3; wu++)
 				one(k, nb);
 			for (int rep = 0; rep < 3; rep++) {

@@ -14,7 +14,7 @@ static long target[8];
 
 int main(void)
 {
-	const int iters = 100000;
+	const int iters = (int)bench_scaled(100000, 10);
 	long v = 0, acc = 0;
 	double best, t0, t;
 	int me;

@@ -43,6 +43,7 @@ static double measure(int kind, size_t nb, unsigned reps)
 	static double worst, t;
 	double best = 1e30;
 
+	reps = (unsigned)bench_scaled(reps, 1);
 	for (int wu = 0; wu < 3; wu++)
 		one(kind, nb);
 	for (int rep = 0; rep < 3; rep++) {
