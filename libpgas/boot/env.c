@@ -75,6 +75,15 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_AM", ENV_AGREE, VAR_ENUM, "auto", 0, 0, ofi_am_modes, CFG(ofi_am),
 	  "ofi conduit: AM over the fabric to the ranks not mapped (auto), or to every other "
 	  "rank (fabric)" },
+	/* A test of a job across hosts on one host: host_of(r) = r * N / nranks
+	 * (bootstrap.c), so that ranks of another pseudo-host are not mapped and
+	 * the ofi conduit reaches them over the fabric, as on a cluster.  An
+	 * environment variable rather than a pgasrun option: mpirun-free tests
+	 * of every launcher path (and oshrun) take it unchanged.  Ignored under
+	 * PMIx, whose hosts are real. */
+	{ "PGAS_FAKE_HOSTS", ENV_AGREE, VAR_UINT, "0", 0, PGAS_MAX_ENDPOINTS, NULL, CFG(fake_hosts),
+	  "test: a pgasrun job's ranks on N pseudo-hosts of consecutive ranks (0 = off); "
+	  "needs PGAS_CONDUIT=ofi for N > 1" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
