@@ -52,6 +52,7 @@ static const char *conduits[MAX_CHOICES + 1] = { "auto", NULL };
 static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 static const char *const map_modes[] = { "auto", "none", NULL };
 static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
+static const char *const hier_modes[] = { "auto", "flat", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -75,6 +76,12 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_AM", ENV_AGREE, VAR_ENUM, "auto", 0, 0, ofi_am_modes, CFG(ofi_am),
 	  "ofi conduit: AM over the fabric to the ranks not mapped (auto), or to every other "
 	  "rank (fabric)" },
+	/* Both ends of each step must run the same algorithm: agreed.  flat:
+	 * the comparison (tests, measurements) with the hierarchy's. */
+	{ "PGAS_HIER", ENV_AGREE, VAR_ENUM, "auto", 0, 0, hier_modes, CFG(hier),
+	  "job across hosts: barrier and collectives by host (a leader per host over the "
+	  "fabric, shared memory inside) where the model prefers it (auto), or flat over all "
+	  "ranks (flat)" },
 	/* A test of a job across hosts on one host: host_of(r) = r * N / nranks
 	 * (bootstrap.c), so that ranks of another pseudo-host are not mapped and
 	 * the ofi conduit reaches them over the fabric, as on a cluster.  An
