@@ -570,6 +570,9 @@ void pgas__choose(struct pgas__coll_op *op)
 			fprintf(stderr, "pgas coll: team of %u (job rank %u first): %s of %zu B "
 				"(class >= %zu B): %s, from the %s%s\n", t->size, t->members[0],
 				kind_names[op->kind], op->nbytes, bucket_low(b), spec,
+				t->ref && t->hgroups > 1 ?
+				(t->why[op->kind][b] == FROM_MODEL ? "host-level model (team across hosts)"
+								   : source_names[t->why[op->kind][b]]) :
 				t->ref ? "reference algorithms: a member is not mapped" :
 				source_names[t->why[op->kind][b]],
 				op->commutative ? "" : "; non-commutative: rank-ordered flat path");
@@ -600,7 +603,8 @@ static int coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *sp
 	 * PGAS_COLL_<KIND>=ref forces them (the test knob of these paths). */
 	/* A team across hosts: "ref" or "hier" as asked, a mapped algorithm
 	 * (which cannot run there) leaves the model's choice. */
-	if (team->ref && team->hgroups > 1 && ch.alg < ALG_REF) {
+	if ((team->ref && team->hgroups > 1 && ch.alg < ALG_REF) ||
+	    (!team->ref && ch.alg == ALG_HIER)) {	/* "hier" within one host: the model */
 		tune_kind(team, kind);
 		return PGAS_OK;
 	}
