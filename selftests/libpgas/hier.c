@@ -16,7 +16,12 @@
  * gathered (flat) and must be the same on every rank.  Barriers: named,
  * mismatched and split-phase ones on the job's team, and team barriers
  * forced hier.  The seed prints on the first line.
+ *
+ *   hier bench [ITERS]   latency of pgas_barrier and of an 8-byte double
+ *                        reduce_all, forced ref and hier, rank 0 prints us
+ *                        per call (PGAS_HIER=flat: the flat job barrier)
  */
+#define _GNU_SOURCE
 #include <time.h>
 #include "tap.h"
 
@@ -182,13 +187,60 @@ static void test_barrier(void)
 	t_case("hierarchical barrier: named, mismatched, anonymous, split phase");
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void bench(unsigned iters)
+{
+	static const char *const specs[] = { "ref", "hier" };
+	double t0;
+
+	for (unsigned i = 0; i < 100; i++)
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	t0 = now_us();
+	for (unsigned i = 0; i < iters; i++)
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	if (me == 0)
+		printf("# pgas_barrier: %.2f us (PGAS_HIER=%s)\n", (now_us() - t0) / iters,
+		       getenv("PGAS_HIER") ? getenv("PGAS_HIER") : "auto");
+	for (unsigned s = 0; s < 2; s++) {
+		pgas_team_t t = pgas_team_all();
+
+		pgas_coll_force(t, PGAS_COLL_REDUCE_ALL, specs[s]);
+		pgas_coll_force(t, PGAS_COLL_BARRIER, specs[s]);
+		for (unsigned i = 0; i < 100; i++)
+			pgas_reduce_all(t, dref, src, 1, PGAS_DOUBLE, PGAS_OP_SUM, PGAS_COLL_NOSYNC);
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = now_us();
+		for (unsigned i = 0; i < iters; i++)
+			pgas_reduce_all(t, dref, src, 1, PGAS_DOUBLE, PGAS_OP_SUM, PGAS_COLL_NOSYNC);
+		if (me == 0)
+			printf("# reduce_all 8 B: %.2f us (%s)\n", (now_us() - t0) / iters, specs[s]);
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		t0 = now_us();
+		for (unsigned i = 0; i < iters; i++)
+			pgas_team_barrier(t);
+		if (me == 0)
+			printf("# team barrier: %.2f us (%s)\n", (now_us() - t0) / iters, specs[s]);
+		pgas_coll_force(t, PGAS_COLL_REDUCE_ALL, NULL);
+		pgas_coll_force(t, PGAS_COLL_BARRIER, NULL);
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (pgas_init(&argc, &argv) || t_attach(NULL, 0, SEG))
 		return 1;
 	me = pgas_rank();
 	n = pgas_nranks();
-	seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
+	seed = argc > 1 && strcmp(argv[1], "bench") ? strtoull(argv[1], NULL, 0)
+						  : (uint64_t)time(NULL);
 	/* Every rank the same seed: rank 0's, broadcast (flat). */
 	src = (char *)pgas_segment_addr(me);
 	*(uint64_t *)src = seed;
@@ -200,6 +252,11 @@ int main(int argc, char **argv)
 	dref = src + 8 * BMAX;
 	dhier = dref + 8 * BMAX;
 	all = dhier + 8 * BMAX;
+	if (argc > 1 && !strcmp(argv[1], "bench")) {
+		bench(argc > 2 ? (unsigned)atoi(argv[2]) : 2000);
+		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+		pgas_exit(0);
+	}
 	test_barrier();
 	test_teams();
 	t_done();
