@@ -543,6 +543,9 @@ static void tune_kind(struct pgas_team *t, int k)
 		/* "hier" on a team within one host: the mapped model. */
 		bool f = forced[k] && forced_choice[k].alg != ALG_HIER;
 
+		if (e && e->choice.alg == ALG_HIER)	/* a file's "hier": not within a host */
+			e = NULL;
+
 		t->choice[k][b] = f ? forced_choice[k] :
 				  e ? e->choice : model(k, t->size, bucket_low(b));
 		t->why[k][b] = f ? FROM_ENV : e ? FROM_FILE : FROM_MODEL;
