@@ -552,9 +552,13 @@ int pgas__coll_hier_run(struct pgas__coll_op *op)
 		if (gives(op, me))
 			CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, lead, UP, op->src_eff, S));
 		if ((op->kind == PGAS_COLL_BROADCAST || op->kind == PGAS_COLL_SCATTER) &&
-		    me == op->root && op->nbytes)	/* keeps its own, as the flat form */
-			memcpy(op->dst_eff, op->src_eff + (op->kind == PGAS_COLL_SCATTER ?
-							   me * op->nbytes : 0), op->nbytes);
+		    me == op->root && op->nbytes) {	/* keeps its own, as the flat form */
+			const char *own = op->src_eff + (op->kind == PGAS_COLL_SCATTER ?
+							 me * op->nbytes : 0);
+
+			if (own != op->dst_eff)
+				memcpy(op->dst_eff, own, op->nbytes);
+		}
 		if (gets_down(op, me)) {
 			CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, lead, DOWN)));
 			if (hier_len_ok(op, lead, R) && R)
