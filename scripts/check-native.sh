@@ -785,6 +785,33 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 	done
 fi
 
+# ---- across hosts on one: PGAS_FAKE_HOSTS (issue 22, the hierarchy) -----------
+# Pseudo-hosts of consecutive ranks: the ofi conduit maps a pseudo-host's
+# ranks and reaches the others over the fabric (tcp on loopback).  hier
+# compares the hierarchical barrier and collectives with the flat ones
+# bitwise (2 and 3 hosts, an uneven 5 on 2); teams and the OpenSHMEM teams
+# on them; a rank that leaves before a hierarchical barrier, a member and
+# a host's leader, is PGAS_ERR_GONE, named.  The plain build only, ~50 s.
+if "$RUN" --version | grep -q '^conduits:.* ofi' && [ "$(basename "$B")" = build ]; then
+	for c in "2 4" "2 5" "3 6"; do
+		set -- $c
+		run_tap "hier -n $2, $1 pseudo-hosts: hierarchical = flat" \
+			env PGAS_CONDUIT=ofi FI_PROVIDER=tcp PGAS_FAKE_HOSTS=$1 \
+			"$RUN" -n "$2" -t "$TLIMIT" "$B/tests/hier"
+	done
+	run_tap "teams -n 5, 2 pseudo-hosts" env PGAS_CONDUIT=ofi FI_PROVIDER=tcp PGAS_FAKE_HOSTS=2 \
+		"$RUN" -n 5 -t "$TLIMIT" "$B/tests/teams"
+	run_tap "shmem team -n 4, 2 pseudo-hosts" \
+		env PGAS_CONDUIT=ofi FI_PROVIDER=tcp PGAS_FAKE_HOSTS=2 \
+		"$B/bin/oshrun" -n 4 -t "$TLIMIT" "$B/tests/shmem/team"
+	for v in 1 2; do
+		run_exit 4 "PGAS_ERR_GONE naming rank $v" \
+			"lifecycle barrier exit0 $v -n 4, 2 pseudo-hosts: the others' hierarchical barrier names it" \
+			env PGAS_CONDUIT=ofi FI_PROVIDER=tcp PGAS_FAKE_HOSTS=2 \
+			"$RUN" -n 4 -t 60 "$B/tests/lifecycle" barrier exit0 $v
+	done
+fi
+
 # ---- launcher behaviour -------------------------------------------------------
 
 lc="$B/tests/lifecycle"

@@ -65,6 +65,8 @@ struct pgas_config {
 	int map_peers;		/* enum pgas_map_peers */
 	int ofi_am;		/* PGAS_OFI_AM: 0 auto (unmapped ranks), 1 fabric (every other) */
 	unsigned ofi_timeout;	/* PGAS_OFI_TIMEOUT: seconds of silence before a peer is gone */
+	int hier;		/* PGAS_HIER: 0 auto (by host where useful), 1 flat */
+	unsigned fake_hosts;	/* PGAS_FAKE_HOSTS: pseudo-hosts of a pgasrun job (test knob) */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "boot.h"
 #include "bootstrap.h"
 #include "bootpmix.h"
 #include "pgas.h"
@@ -264,14 +265,25 @@ void pgas_boot_describe(char *out, size_t len)
 	snprintf(out, len, "%s; PMIx support %s", how, PGAS__PMIX_BUILT);
 }
 
+/* PGAS_FAKE_HOSTS's pseudo-hosts (env.c), at most one per rank; 1: none. */
+static unsigned fake_hosts(void)
+{
+	unsigned n = pgas__cfg.fake_hosts;
+
+	return n > boot_nranks ? boot_nranks : n ? n : 1;
+}
+
 unsigned pgas_boot_host_of(unsigned rank)
 {
-	return boot_pmix ? pgas__pmix_host_of(rank) : 0;
+	if (boot_pmix)
+		return pgas__pmix_host_of(rank);
+	/* Consecutive ranks, the hosts' sizes differing by one at most. */
+	return (unsigned)((uint64_t)rank * fake_hosts() / boot_nranks);
 }
 
 unsigned pgas_boot_nhosts(void)
 {
-	return boot_pmix ? pgas__pmix_nhosts() : 1;
+	return boot_pmix ? pgas__pmix_nhosts() : fake_hosts();
 }
 
 bool pgas_boot_same_host(unsigned rank)

@@ -102,7 +102,8 @@ void pgas_boot_describe(char *out, size_t len);
 /*
  * Where the ranks run, after pgas_boot_join: host_of numbers each rank's
  * host 0..nhosts-1 (in the order of the ranks; every rank of a pgasrun job
- * is on host 0); same_host(r): r is on this rank's host (PMIx's
+ * is on host 0, or with PGAS_FAKE_HOSTS=N on pseudo-host r * N / nranks,
+ * a test of a job across hosts on one); same_host(r): r is on this rank's host (PMIx's
  * PMIX_LOCAL_PEERS), so a descriptor of r's can come through the
  * all-gather (fds[r] >= 0) and its memory can be mapped.
  */

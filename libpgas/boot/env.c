@@ -52,6 +52,7 @@ static const char *conduits[MAX_CHOICES + 1] = { "auto", NULL };
 static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 static const char *const map_modes[] = { "auto", "none", NULL };
 static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
+static const char *const hier_modes[] = { "auto", "flat", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -79,6 +80,21 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_TIMEOUT", ENV_LOCAL, VAR_UINT, "30", 0, 86400, NULL, CFG(ofi_timeout),
 	  "ofi conduit: seconds a remote peer may stay silent while this rank polls (pinged "
 	  "after half of it) before it is declared gone; 0 = never" },
+	/* Both ends of each step must run the same algorithm: agreed.  flat:
+	 * the comparison (tests, measurements) with the hierarchy's. */
+	{ "PGAS_HIER", ENV_AGREE, VAR_ENUM, "auto", 0, 0, hier_modes, CFG(hier),
+	  "job across hosts: barrier and collectives by host (a leader per host over the "
+	  "fabric, shared memory inside) where the model prefers it (auto), or flat over all "
+	  "ranks (flat)" },
+	/* A test of a job across hosts on one host: host_of(r) = r * N / nranks
+	 * (bootstrap.c), so that ranks of another pseudo-host are not mapped and
+	 * the ofi conduit reaches them over the fabric, as on a cluster.  An
+	 * environment variable rather than a pgasrun option: mpirun-free tests
+	 * of every launcher path (and oshrun) take it unchanged.  Ignored under
+	 * PMIx, whose hosts are real. */
+	{ "PGAS_FAKE_HOSTS", ENV_AGREE, VAR_UINT, "0", 0, PGAS_MAX_ENDPOINTS, NULL, CFG(fake_hosts),
+	  "test: a pgasrun job's ranks on N pseudo-hosts of consecutive ranks (0 = off); "
+	  "needs PGAS_CONDUIT=ofi for N > 1" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),

@@ -425,8 +425,10 @@ static const char *single_addr(const struct pgas__coll_op *op, unsigned r, bool 
 /* The team barrier of op (phase: which of op's barriers, for the reference one). */
 static int barrier_step(struct pgas__coll_op *op, unsigned phase)
 {
-	if (PGAS__UNLIKELY(op->team->choice[PGAS_COLL_BARRIER][0].alg == ALG_REF))
-		return pgas__coll_ref_barrier(op, &op->pc_bar, phase);
+	if (PGAS__UNLIKELY(op->team->choice[PGAS_COLL_BARRIER][0].alg >= ALG_REF))
+		return op->team->choice[PGAS_COLL_BARRIER][0].alg == ALG_HIER ?
+		       pgas__coll_hier_barrier(op, &op->pc_bar, phase) :
+		       pgas__coll_ref_barrier(op, &op->pc_bar, phase);
 	return pgas__co_barrier(op, &op->pc_bar);
 }
 
@@ -475,9 +477,12 @@ static int op_step(struct pgas__coll_op *op)
 			op->pc_bar = 0;
 			CO_WAIT(op->pc, barrier_step(op, REF_T_BAR_IN));
 		}
-		if (PGAS__UNLIKELY(op->ch.alg == ALG_REF)) {
+		if (PGAS__UNLIKELY(op->ch.alg >= ALG_REF)) {
 			ref_begin(op);
-			CO_WAIT(op->pc, pgas__coll_ref_run(op));
+			if (op->ch.alg == ALG_HIER)
+				CO_WAIT(op->pc, pgas__coll_hier_run(op));
+			else
+				CO_WAIT(op->pc, pgas__coll_ref_run(op));
 			goto out_sync;
 		}
 		for (op->off = 0; op->off < op->nbytes; op->off += op->chunk) {
@@ -581,6 +586,7 @@ static void op_release(struct pgas__coll_op *op)
 
 	free(op->src_copy);
 	op->src_copy = NULL;
+	pgas__coll_hier_free(op);	/* a call abandoned half-way holds them */
 	if (!t) {		/* its team was destroyed while the handle was held */
 		free(op);
 		return;
@@ -914,7 +920,7 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 	if (a->kind != PGAS_COLL_BARRIER) {
 		pgas__choose(op);
 		/* The reference algorithms stage nothing: one chunk. */
-		op->chunk = op->ch.alg == ALG_REF ? nbytes : chunk_size(op);
+		op->chunk = op->ch.alg >= ALG_REF ? nbytes : chunk_size(op);
 		op->eager = eager_fits(op);
 		if (nbytes && !op->chunk) {
 			op_release(op);

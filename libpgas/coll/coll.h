@@ -41,8 +41,11 @@
 
 #define PGAS__COLL_NBUCKETS 26		/* size classes: 0, 1, 2-3, ... >= 16 MiB */
 
-/* ALG_REF: the reference algorithms (coll_ref.c), for every operation. */
-enum pgas__alg { ALG_TREE, ALG_FLAT, ALG_BRUCK, ALG_CHAIN, ALG_DISSEM, ALG_REF, ALG_NALGS };
+/* ALG_REF: the reference algorithms (coll_ref.c), for every operation;
+ * ALG_HIER: their hierarchical form for a team across hosts (from ALG_REF
+ * on, an algorithm moves data by the library's AM only). */
+enum pgas__alg { ALG_TREE, ALG_FLAT, ALG_BRUCK, ALG_CHAIN, ALG_DISSEM, ALG_REF, ALG_HIER,
+		 ALG_NALGS };
 enum pgas__geom { GEOM_NONE, GEOM_FLAT, GEOM_KNOMIAL, GEOM_KARY, GEOM_NGEOMS };
 enum pgas__xfer { XFER_NONE, XFER_PUT, XFER_GET };
 
@@ -84,6 +87,12 @@ struct pgas_team {
 	 * rank i's messages (0: the job's team, else 1 + its pool offset). */
 	bool ref;
 	uint64_t *ref_key;
+	/* Its hosts (ref teams whose members span hosts, pgas__host_leader):
+	 * hgroups groups of members mapped to each other, numbered in the
+	 * order of their lowest team rank, hlead[g] that rank (the leader);
+	 * hgroup[i]: team rank i's group.  hgroups 1 (NULLs): no hierarchy. */
+	unsigned hgroups;
+	unsigned *hgroup, *hlead;
 	unsigned *kids;			/* children in the current call's tree */
 	uint64_t tree_key;		/* root and shape kids was built for */
 	unsigned nkids;
@@ -149,6 +158,10 @@ struct pgas__coll_op {
 	 * the message being consumed. */
 	size_t ref_at;
 	struct pgas__coll_ref_msg *ref_msg;
+	/* Hierarchical ones: a leader's contributions of the members (by team
+	 * rank), the result it hands down; the group being served. */
+	char *hall, *hres;
+	unsigned hg;
 };
 
 /* ---- coroutines ------------------------------------------------------------ */
@@ -274,7 +287,7 @@ int pgas__co_barrier(struct pgas__coll_op *op, int *pc);
 /* coll_ref.c: the reference algorithms, over the library's AM (no load or
  * store in a peer's memory).  Tags: phase << 24 | index within it. */
 enum { REF_T_DATA = 1, REF_T_DEBUG, REF_T_BAR_DEBUG, REF_T_BAR_IN, REF_T_BAR_OUT, REF_T_BAR,
-       REF_T_LEFT };
+       REF_T_LEFT, REF_T_UP, REF_T_X, REF_T_DOWN };
 #define PGAS__REF_TAG(phase, i) ((uint32_t)(phase) << 24 | (uint32_t)(i))
 struct pgas__coll_ref_msg {
 	struct pgas__coll_ref_msg *next;
@@ -292,6 +305,12 @@ bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, co
 struct pgas__coll_ref_msg *pgas__coll_ref_take(struct pgas__coll_op *op, unsigned from, uint32_t tag);
 int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase);
 int pgas__coll_ref_run(struct pgas__coll_op *op);	/* op's operation; 1 = done */
+/* Their hierarchical forms (ALG_HIER; t->hgroups > 1). */
+int pgas__coll_hier_barrier(struct pgas__coll_op *op, int *pc, unsigned phase);
+int pgas__coll_hier_run(struct pgas__coll_op *op);
+void pgas__coll_hier_free(struct pgas__coll_op *op);
+/* team.c: t's hosts (hgroups, hgroup, hlead) from pgas__host_leader. */
+int pgas__team_hosts(struct pgas_team *t);
 /* pgas_exit: tells t's unmapped members how many calls I completed. */
 void pgas__coll_ref_leave(struct pgas_team *t, uint64_t left);
 uint64_t pgas__coll_ref_left(struct pgas_team *t, unsigned i);	/* what i told, or 0 */

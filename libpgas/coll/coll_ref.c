@@ -337,3 +337,333 @@ int pgas__coll_ref_run(struct pgas__coll_op *op)
 	}
 	CO_END(op->pc_sub);
 }
+
+/* ---- hierarchical forms (ALG_HIER) -------------------------------------------------- */
+
+/*
+ * For a team whose members span hosts (t->hgroups > 1): the members of a
+ * group (a host's ranks, mapped to each other) talk to their leader (the
+ * group's lowest team rank) only, the leaders to each other across hosts.
+ * Three steps, each over the library's AM like the flat forms (inside a
+ * host they travel through shared-memory rings):
+ *   up     every member sends its contribution (what it gives: its block,
+ *          or its n blocks for exchange and scatter) to its leader;
+ *   across each leader sends every other leader that needs them its
+ *          group's contributions, or the parts of them that leader's group
+ *          needs (exchange, scatter): one message per pair of hosts;
+ *   down   each leader builds every member's result and sends it.
+ * A leader thus holds every contribution the results need, indexed by team
+ * rank, and builds each result exactly as the flat form does: reductions
+ * fold the n blocks in team-rank order 0, 1, ..., n-1 (the first copied),
+ * the same operations in the same order, so every rank's result is bitwise
+ * the flat one's (floats included) and the same on every rank.
+ */
+#define UP PGAS__REF_TAG(REF_T_UP, 0)
+#define ACROSS PGAS__REF_TAG(REF_T_X, 0)
+#define DOWN PGAS__REF_TAG(REF_T_DOWN, 0)
+
+static unsigned leader_of(const struct pgas_team *t, unsigned i)
+{
+	return t->hlead[t->hgroup[i]];
+}
+
+static bool blocked(const struct pgas__coll_op *op)	/* contribution: n blocks */
+{
+	return op->kind == PGAS_COLL_EXCHANGE || op->kind == PGAS_COLL_SCATTER;
+}
+
+static bool rooted_in(const struct pgas__coll_op *op)	/* only the root gets a result */
+{
+	return op->kind == PGAS_COLL_GATHER || op->kind == PGAS_COLL_REDUCE;
+}
+
+static size_t contrib_bytes(const struct pgas__coll_op *op)
+{
+	return blocked(op) ? (size_t)op->team->size * op->nbytes : op->nbytes;
+}
+
+static size_t result_bytes(const struct pgas__coll_op *op)
+{
+	switch (op->kind) {
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_GATHER_ALL:
+	case PGAS_COLL_EXCHANGE:
+		return (size_t)op->team->size * op->nbytes;
+	default:
+		return op->nbytes;
+	}
+}
+
+static bool gives(const struct pgas__coll_op *op, unsigned i)
+{
+	return (op->kind != PGAS_COLL_BROADCAST && op->kind != PGAS_COLL_SCATTER) ||
+	       i == op->root;
+}
+
+/* Does group h give anything?  Does its leader need the others' part? */
+static bool group_gives(const struct pgas__coll_op *op, unsigned h)
+{
+	return (op->kind != PGAS_COLL_BROADCAST && op->kind != PGAS_COLL_SCATTER) ||
+	       op->team->hgroup[op->root] == h;
+}
+
+static bool group_needs(const struct pgas__coll_op *op, unsigned h)
+{
+	return !rooted_in(op) || op->team->hgroup[op->root] == h;
+}
+
+/* Does member j get its result from its leader (down)? */
+static bool gets_down(const struct pgas__coll_op *op, unsigned j)
+{
+	if (j == leader_of(op->team, j))
+		return false;
+	if (rooted_in(op))
+		return j == op->root;
+	if (op->kind == PGAS_COLL_BROADCAST || op->kind == PGAS_COLL_SCATTER)
+		return j != op->root;	/* the root keeps its own */
+	return true;
+}
+
+/* Group h's part of the contributions of my group: packed into out; its bytes. */
+static size_t pack(const struct pgas__coll_op *op, unsigned h, char *out)
+{
+	const struct pgas_team *t = op->team;
+	unsigned mine = t->hgroup[t->rank];
+	size_t B = op->nbytes, S = contrib_bytes(op), at = 0;
+
+	for (unsigned i = 0; i < t->size; i++) {
+		if (t->hgroup[i] != mine || !gives(op, i))
+			continue;
+		if (!blocked(op)) {
+			memcpy(out + at, op->hall + i * S, B);
+			at += B;
+			continue;
+		}
+		for (unsigned j = 0; j < t->size; j++)
+			if (t->hgroup[j] == h) {
+				memcpy(out + at, op->hall + i * S + j * B, B);
+				at += B;
+			}
+	}
+	return at;
+}
+
+/* Bytes of pack(h) for my group (unpack: group h's for mine, swapped). */
+static size_t packed_bytes(const struct pgas__coll_op *op, unsigned from, unsigned to)
+{
+	const struct pgas_team *t = op->team;
+	size_t givers = 0, takers = 0;
+
+	for (unsigned i = 0; i < t->size; i++) {
+		givers += t->hgroup[i] == from && gives(op, i);
+		takers += t->hgroup[i] == to;
+	}
+	return givers * op->nbytes * (blocked(op) ? takers : 1);
+}
+
+static void unpack(struct pgas__coll_op *op, unsigned h, const char *in)
+{
+	const struct pgas_team *t = op->team;
+	unsigned mine = t->hgroup[t->rank];
+	size_t B = op->nbytes, S = contrib_bytes(op);
+
+	for (unsigned i = 0; i < t->size; i++) {
+		if (t->hgroup[i] != h || !gives(op, i))
+			continue;
+		if (!blocked(op)) {
+			memcpy(op->hall + i * S, in, B);
+			in += B;
+			continue;
+		}
+		for (unsigned j = 0; j < t->size; j++)
+			if (t->hgroup[j] == mine) {
+				memcpy(op->hall + i * S + j * B, in, B);
+				in += B;
+			}
+	}
+}
+
+/* Member j's result into out, from the contributions (a reduction: once, by j == ~0u). */
+static void result_for(struct pgas__coll_op *op, unsigned j, char *out)
+{
+	unsigned n = op->team->size;
+	size_t B = op->nbytes, S = contrib_bytes(op);
+
+	if (!B)
+		return;
+	switch (op->kind) {
+	case PGAS_COLL_BROADCAST:
+		memcpy(out, op->hall + op->root * S, B);
+		return;
+	case PGAS_COLL_SCATTER:
+		memcpy(out, op->hall + op->root * S + j * B, B);
+		return;
+	case PGAS_COLL_GATHER:
+	case PGAS_COLL_GATHER_ALL:
+		memcpy(out, op->hall, n * B);
+		return;
+	case PGAS_COLL_EXCHANGE:
+		for (unsigned i = 0; i < n; i++)
+			memcpy(out + i * B, op->hall + i * S + j * B, B);
+		return;
+	default:	/* reduce, reduce_all: team-rank order, as fold() */
+		memcpy(out, op->hall, B);
+		for (unsigned i = 1; i < n; i++)
+			pgas__reduce(out, out, op->hall + i * S, B / op->elem, op->type, op->rop);
+		return;
+	}
+}
+
+void pgas__coll_hier_free(struct pgas__coll_op *op)
+{
+	free(op->hall);
+	free(op->hres);
+	op->hall = op->hres = NULL;
+}
+
+/* A message's length must be what this member expects (else: the sizes differ). */
+static bool hier_len_ok(struct pgas__coll_op *op, unsigned from, size_t want)
+{
+	if (op->ref_msg->len == want)
+		return true;
+	if (!op->rc)
+		op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
+				   "call %llu on this team: team rank %u sent %llu bytes, team rank "
+				   "%u expected %zu (do the members pass the same size? "
+				   "PGAS_COLL_DEBUG=1 tells)", (unsigned long long)op->seq, from,
+				   (unsigned long long)op->ref_msg->len, op->team->rank, want);
+	return false;
+}
+
+static void drop_msg(struct pgas__coll_op *op)
+{
+	free(op->ref_msg);
+	op->ref_msg = NULL;
+}
+
+int pgas__coll_hier_run(struct pgas__coll_op *op)
+{
+	struct pgas_team *t = op->team;
+	unsigned n = t->size, me = t->rank, mine = t->hgroup[me], lead = t->hlead[mine];
+	size_t S = contrib_bytes(op), R = result_bytes(op);
+
+	CO_BEGIN(op->pc_sub);
+	if (me != lead) {
+		if (gives(op, me))
+			CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, lead, UP, op->src_eff, S));
+		if ((op->kind == PGAS_COLL_BROADCAST || op->kind == PGAS_COLL_SCATTER) &&
+		    me == op->root && op->nbytes) {	/* keeps its own, as the flat form */
+			const char *own = op->src_eff + (op->kind == PGAS_COLL_SCATTER ?
+							 me * op->nbytes : 0);
+
+			if (own != op->dst_eff)
+				memcpy(op->dst_eff, own, op->nbytes);
+		}
+		if (gets_down(op, me)) {
+			CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, lead, DOWN)));
+			if (hier_len_ok(op, lead, R) && R)
+				memcpy(op->dst_eff, op->ref_msg->data, R);
+			drop_msg(op);
+		}
+		op->pc_sub = -1;	/* as CO_END */
+		return 1;
+	}
+	/* The leader. */
+	{
+		size_t big = 0;
+
+		for (unsigned h = 0; h < t->hgroups; h++)
+			if (packed_bytes(op, mine, h) > big)
+				big = packed_bytes(op, mine, h);
+		op->hall = malloc(n * S + 1);
+		op->hres = malloc((big > R ? big : R) + 1);
+		if (!op->hall || !op->hres)
+			pgas__fatal("collectives: no memory for a %zu-byte hierarchical step",
+				    n * S + big + R);
+	}
+	if (gives(op, me) && S)
+		memcpy(op->hall + me * S, op->src_eff, S);
+	for (op->i = 0; op->i < n; op->i++) {
+		if (op->i == me || t->hgroup[op->i] != mine || !gives(op, op->i))
+			continue;
+		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, op->i, UP)));
+		if (hier_len_ok(op, op->i, S) && S)
+			memcpy(op->hall + op->i * S, op->ref_msg->data, S);
+		drop_msg(op);
+	}
+	/* Across: groups after mine first, as the flat form's peers (they do not all start with one). */
+	for (op->hg = 1; op->hg < t->hgroups; op->hg++) {
+		if (!group_gives(op, mine) || !group_needs(op, (mine + op->hg) % t->hgroups))
+			continue;
+		(void)pack(op, (mine + op->hg) % t->hgroups, op->hres);
+		CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, t->hlead[(mine + op->hg) % t->hgroups],
+							ACROSS, op->hres,
+							packed_bytes(op, mine, (mine + op->hg) %
+									      t->hgroups)));
+	}
+	for (op->hg = 0; op->hg < t->hgroups; op->hg++) {
+		if (op->hg == mine || !group_gives(op, op->hg) || !group_needs(op, mine))
+			continue;
+		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, t->hlead[op->hg], ACROSS)));
+		if (hier_len_ok(op, t->hlead[op->hg], packed_bytes(op, op->hg, mine)) && !op->rc)
+			unpack(op, op->hg, op->ref_msg->data);
+		drop_msg(op);
+	}
+	/* Down.  A reduction's result is the same for all: built once. */
+	if (!op->rc && (op->kind == PGAS_COLL_REDUCE || op->kind == PGAS_COLL_REDUCE_ALL) &&
+	    group_needs(op, mine))
+		result_for(op, ~0u, op->hres);
+	for (op->i = 0; op->i < n; op->i++) {
+		if (t->hgroup[op->i] != mine || !gets_down(op, op->i))
+			continue;
+		if (op->kind != PGAS_COLL_REDUCE && op->kind != PGAS_COLL_REDUCE_ALL && !op->rc)
+			result_for(op, op->i, op->hres);
+		CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, op->i, DOWN, op->hres, R));
+	}
+	if (!op->rc && (!rooted_in(op) || op->root == me) && R) {
+		if (op->kind == PGAS_COLL_REDUCE || op->kind == PGAS_COLL_REDUCE_ALL)
+			memcpy(op->dst_eff, op->hres, R);
+		else
+			result_for(op, me, op->dst_eff);
+	}
+	pgas__coll_hier_free(op);
+	CO_END(op->pc_sub);
+}
+
+/* Members to their leader, dissemination among the leaders, leader to members. */
+int pgas__coll_hier_barrier(struct pgas__coll_op *op, int *pc, unsigned phase)
+{
+	struct pgas_team *t = op->team;
+	unsigned n = t->size, me = t->rank, G = t->hgroups, mine = t->hgroup[me];
+	unsigned lead = t->hlead[mine];
+
+	CO_BEGIN(*pc);
+	if (me != lead) {
+		CO_WAIT(*pc, pgas__coll_ref_send(op, lead, PGAS__REF_TAG(phase, 1u << 22), NULL, 0));
+		CO_WAIT(*pc, (op->ref_msg = pgas__coll_ref_take(op, lead,
+								PGAS__REF_TAG(phase, 1u << 23))));
+		drop_msg(op);
+		*pc = -1;	/* as CO_END */
+		return 1;
+	}
+	for (op->bd = 0; op->bd < n; op->bd++) {
+		if (op->bd == me || t->hgroup[op->bd] != mine)
+			continue;
+		CO_WAIT(*pc, (op->ref_msg = pgas__coll_ref_take(op, op->bd,
+								PGAS__REF_TAG(phase, 1u << 22))));
+		drop_msg(op);
+	}
+	for (op->bdist = 1; op->bdist < G; op->bdist *= 2) {
+		CO_WAIT(*pc, pgas__coll_ref_send(op, t->hlead[(mine + op->bdist) % G],
+						 PGAS__REF_TAG(phase, op->bdist), NULL, 0));
+		CO_WAIT(*pc, (op->ref_msg = pgas__coll_ref_take(op, t->hlead[(mine + G - op->bdist) % G],
+								PGAS__REF_TAG(phase, op->bdist))));
+		drop_msg(op);
+	}
+	for (op->bd = 0; op->bd < n; op->bd++) {
+		if (op->bd == me || t->hgroup[op->bd] != mine)
+			continue;
+		CO_WAIT(*pc, pgas__coll_ref_send(op, op->bd, PGAS__REF_TAG(phase, 1u << 23), NULL, 0));
+	}
+	CO_END(*pc);
+}

@@ -57,6 +57,16 @@ static const struct alg_decl decls[] = {
 	{ PGAS_COLL_REDUCE, ALG_REF, "ref", 0, 0, false, false },
 	{ PGAS_COLL_REDUCE_ALL, ALG_REF, "ref", 0, 0, false, false },
 	{ PGAS_COLL_SCAN, ALG_REF, "ref", 0, 0, false, false },
+	/* Their hierarchical forms, for a team across hosts (coll_ref.c; a
+	 * team within one host runs "ref" for them).  Scan has none. */
+	{ PGAS_COLL_BARRIER, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_BROADCAST, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_SCATTER, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_GATHER, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_GATHER_ALL, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_EXCHANGE, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_REDUCE, ALG_HIER, "hier", 0, 0, false, false },
+	{ PGAS_COLL_REDUCE_ALL, ALG_HIER, "hier", 0, 0, false, false },
 };
 #define NDECLS (sizeof(decls) / sizeof(decls[0]))
 
@@ -191,7 +201,7 @@ unsigned pgas_coll_candidates(enum pgas_coll_kind kind, unsigned nranks, char sp
 	for (size_t i = 0; i < NDECLS; i++) {
 		const struct alg_decl *d = &decls[i];
 
-		if (d->kind != (uint8_t)kind || d->alg == ALG_REF)
+		if (d->kind != (uint8_t)kind || d->alg >= ALG_REF)
 			continue;
 		for (unsigned g = 0; g < GEOM_NGEOMS; g++) {
 			if (d->geoms ? !(d->geoms & G(g)) : g != GEOM_NONE)
@@ -274,6 +284,87 @@ static pgas_coll_choice_t model(int kind, unsigned n, size_t nbytes)
 		return (pgas_coll_choice_t){ ALG_CHAIN, 0, 0, XFER_GET, 1u << 20 };
 	}
 	return flat_get;
+}
+
+/*
+ * The host level: a team with members on other hosts runs the AM-only
+ * algorithms, flat ("ref") or hierarchical ("hier", coll_ref.c).  The
+ * model prices the busiest rank's critical path of each in messages and
+ * bytes: a message to another host costs X_LAT us and X_BYTE us per byte
+ * (the fabric), one inside the host L_LAT and L_BYTE (a shared-memory
+ * ring); sends and receives of one rank are serial.  n members, G groups
+ * (hosts), g members in the largest, B bytes per block:
+ *   flat                       hierarchical
+ *   barrier  log2(n) X          log2(G) X + g L (gather and release)
+ *   bcast    (n-g) X(B) + g L(B)  L(B) + (G-1) X(B) + g L(B)
+ *   scatter  like bcast          L(nB) + (G-1) X(gB) + g L(B)
+ *   gather/reduce: mirror of scatter / bcast (the root receives)
+ *   allgather/allreduce/fcollect: 2 (n-g) X(B) + 2 g L(B)
+ *            g L(B) + 2 (G-1) X(gB) + g L(nB or B)
+ *   exchange 2 (n-g) X(B) + 2 g L(B)
+ *            g L(nB) + 2 (G-1) X(g g B) + g L(nB)
+ * X(b) = X_LAT + b X_BYTE, L(b) likewise.  Measured on loopback (tcp
+ * provider, docs/libpgas.md "Across hosts"): a fabric message ~15 us, a
+ * ring message ~1 us; the per-byte costs are a 1 GB/s fabric and a
+ * 5 GB/s copy.  So the hierarchy wins while messages dominate (small
+ * blocks, several ranks per host) and flat only where the hierarchy's
+ * extra copy through the leader outweighs the messages it saves.
+ */
+#define X_LAT 15.0
+#define X_BYTE (1.0 / 1000)
+#define L_LAT 1.0
+#define L_BYTE (1.0 / 5000)
+
+static double xc(double b) { return X_LAT + b * X_BYTE; }
+static double lc(double b) { return L_LAT + b * L_BYTE; }
+
+static pgas_coll_choice_t model_hosts(int kind, const struct pgas_team *t, size_t nbytes)
+{
+	double n = t->size, G = t->hgroups, g = 0, B = (double)nbytes, flat, hier;
+	unsigned lg = 0, lG = 0;
+
+	for (unsigned h = 0; h < t->hgroups; h++) {
+		unsigned c = 0;
+
+		for (unsigned i = 0; i < t->size; i++)
+			c += t->hgroup[i] == h;
+		g = c > g ? c : g;
+	}
+	while ((1u << lg) < t->size)
+		lg++;
+	while ((1u << lG) < t->hgroups)
+		lG++;
+	switch (kind) {
+	case PGAS_COLL_BARRIER:
+		flat = lg * X_LAT;
+		hier = lG * X_LAT + 2 * g * L_LAT;
+		break;
+	case PGAS_COLL_BROADCAST:
+	case PGAS_COLL_REDUCE:
+		flat = (n - g) * xc(B) + g * lc(B);
+		hier = lc(B) + (G - 1) * xc(kind == PGAS_COLL_REDUCE ? g * B : B) + g * lc(B);
+		break;
+	case PGAS_COLL_SCATTER:
+	case PGAS_COLL_GATHER:
+		flat = (n - g) * xc(B) + g * lc(B);
+		hier = lc(n * B) + (G - 1) * xc(g * B) + g * lc(B);
+		break;
+	case PGAS_COLL_GATHER_ALL:
+	case PGAS_COLL_REDUCE_ALL:
+		flat = 2 * (n - g) * xc(B) + 2 * g * lc(B);
+		hier = g * lc(B) + 2 * (G - 1) * xc(g * B) +
+		       g * lc(kind == PGAS_COLL_GATHER_ALL ? n * B : B);
+		break;
+	case PGAS_COLL_EXCHANGE:
+		flat = 2 * (n - g) * xc(B) + 2 * g * lc(B);
+		hier = g * lc(n * B) + 2 * (G - 1) * xc(g * g * B) + g * lc(n * B);
+		break;
+	default:	/* scan: flat only */
+		flat = 0;
+		hier = 1;
+		break;
+	}
+	return (pgas_coll_choice_t){ .alg = hier < flat ? ALG_HIER : ALG_REF };
 }
 
 /* ---- the tuning file and forcing ------------------------------------------------------- */
@@ -432,9 +523,16 @@ static const struct tune_entry *file_entry(int kind, unsigned n, unsigned b)
 static void tune_kind(struct pgas_team *t, int k)
 {
 	if (t->ref) {	/* a member it cannot map: the reference algorithms only */
+		bool f = forced[k] && forced_choice[k].alg >= ALG_REF;
+
 		for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
-			t->choice[k][b] = (pgas_coll_choice_t){ .alg = ALG_REF };
-			t->why[k][b] = FROM_MODEL;
+			/* Across hosts the model picks flat or hierarchical;
+			 * PGAS_COLL_<KIND>=ref / hier forces one (hier where the
+			 * team spans hosts). */
+			t->choice[k][b] = t->hgroups < 2 ? (pgas_coll_choice_t){ .alg = ALG_REF } :
+					  f ? forced_choice[k] :
+					  model_hosts(k, t, bucket_low(b));
+			t->why[k][b] = f && t->hgroups > 1 ? FROM_ENV : FROM_MODEL;
 		}
 		t->told[k] = 0;
 		return;
@@ -442,9 +540,15 @@ static void tune_kind(struct pgas_team *t, int k)
 	for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
 		const struct tune_entry *e = forced[k] ? NULL : file_entry(k, t->size, b);
 
-		t->choice[k][b] = forced[k] ? forced_choice[k] :
+		/* "hier" on a team within one host: the mapped model. */
+		bool f = forced[k] && forced_choice[k].alg != ALG_HIER;
+
+		if (e && e->choice.alg == ALG_HIER)	/* a file's "hier": not within a host */
+			e = NULL;
+
+		t->choice[k][b] = f ? forced_choice[k] :
 				  e ? e->choice : model(k, t->size, bucket_low(b));
-		t->why[k][b] = forced[k] ? FROM_ENV : e ? FROM_FILE : FROM_MODEL;
+		t->why[k][b] = f ? FROM_ENV : e ? FROM_FILE : FROM_MODEL;
 	}
 	t->told[k] = 0;
 }
@@ -469,6 +573,9 @@ void pgas__choose(struct pgas__coll_op *op)
 			fprintf(stderr, "pgas coll: team of %u (job rank %u first): %s of %zu B "
 				"(class >= %zu B): %s, from the %s%s\n", t->size, t->members[0],
 				kind_names[op->kind], op->nbytes, bucket_low(b), spec,
+				t->ref && t->hgroups > 1 ?
+				(t->why[op->kind][b] == FROM_MODEL ? "host-level model (team across hosts)"
+								   : source_names[t->why[op->kind][b]]) :
 				t->ref ? "reference algorithms: a member is not mapped" :
 				source_names[t->why[op->kind][b]],
 				op->commutative ? "" : "; non-commutative: rank-ordered flat path");
@@ -497,8 +604,16 @@ static int coll_force(pgas_team_t team, enum pgas_coll_kind kind, const char *sp
 		return pgas__err(PGAS_ERR_INVAL, call, "%s", err);
 	/* A valid spec, but this team runs the reference algorithms only, or
 	 * PGAS_COLL_<KIND>=ref forces them (the test knob of these paths). */
+	/* A team across hosts: "ref" or "hier" as asked, a mapped algorithm
+	 * (which cannot run there) leaves the model's choice. */
+	if ((team->ref && team->hgroups > 1 && ch.alg < ALG_REF) ||
+	    (!team->ref && ch.alg == ALG_HIER)) {	/* "hier" within one host: the model */
+		tune_kind(team, kind);
+		return PGAS_OK;
+	}
 	if (team->ref || (forced[kind] && forced_choice[kind].alg == ALG_REF))
-		ch = (pgas_coll_choice_t){ .alg = ALG_REF };
+		ch = (pgas_coll_choice_t){ .alg = ch.alg == ALG_HIER && team->hgroups > 1 ? ALG_HIER
+											: ALG_REF };
 	for (unsigned b = 0; b < PGAS__COLL_NBUCKETS; b++) {
 		team->choice[kind][b] = ch;
 		team->why[kind][b] = FROM_CALL;

@@ -88,6 +88,8 @@ static void team_free(struct pgas_team *t)
 	free(t->sig_sent);
 	free(t->area);
 	free(t->ref_key);
+	free(t->hgroup);
+	free(t->hlead);
 	free(t->kids);
 	free(t->eager_snap);
 	pgas__coll_op_free_all(t);
@@ -121,6 +123,37 @@ void pgas__team_region_clear(struct pgas_team *t)
 	memset(mine, 0, PGAS__REGION_CTL(t->size));
 	for (uint64_t s = 0; t->eager_slot && s < PGAS__EAGER_SLOTS; s++)
 		*(uint64_t *)coll_eager(t, t->rank, s) = 0;
+}
+
+int pgas__team_hosts(struct pgas_team *t)
+{
+	unsigned n = t->size, g = 0;
+
+	t->hgroups = 1;
+	if (!t->ref || !pgas__host_leader)
+		return PGAS_OK;
+	t->hgroup = malloc(n * sizeof(*t->hgroup));
+	t->hlead = malloc(n * sizeof(*t->hlead));
+	if (!t->hgroup || !t->hlead)
+		return PGAS_ERR_NOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned h = 0, l = pgas__host_leader[t->members[i]];
+
+		while (h < g && pgas__host_leader[t->members[t->hlead[h]]] != l)
+			h++;
+		if (h == g)
+			t->hlead[g++] = i;
+		t->hgroup[i] = h;
+	}
+	/* One group, or one member per group: the flat algorithms are the same. */
+	if (g > 1 && g < n) {
+		t->hgroups = g;
+		return PGAS_OK;
+	}
+	free(t->hgroup);
+	free(t->hlead);
+	t->hgroup = t->hlead = NULL;
+	return PGAS_OK;
 }
 
 /* base[i]: team rank i's region as this process maps it; keys[i]: the
@@ -158,6 +191,10 @@ static int team_init(struct pgas_team *t, unsigned size, unsigned rank, const un
 		t->ref_key[i] = keys[i];
 	}
 	t->ref = ref;
+	if (pgas__team_hosts(t)) {
+		team_free(t);
+		return PGAS_ERR_NOMEM;
+	}
 	/* My part: nobody signals in it before the caller's barrier. */
 	pgas__team_region_clear(t);
 	pgas__tune_team(t);

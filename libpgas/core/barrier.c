@@ -8,7 +8,15 @@
  * Each flag has one writer; flags are double-buffered by epoch parity
  * because a rank can be at most one barrier ahead of any peer.  Named ids
  * travel with the flags, so a mismatch seen anywhere reaches every rank.
+ *
+ * Across hosts (pgas__host_leader, see hier_setup) the barrier is
+ * hierarchical: the ranks of a group (a host's ranks, mapped to each
+ * other) run the dissemination among themselves by stores, the group's
+ * leader (its lowest rank) then runs it among the leaders by control
+ * messages, and releases its group down a binomial tree.  Flags and ids
+ * travel the same way, so named barriers and mismatches keep their meaning.
  */
+#include <stdlib.h>
 #include "internal.h"
 
 static unsigned nrounds(unsigned n)
@@ -60,7 +68,6 @@ static unsigned round_to(unsigned k)
 	return (unsigned)(((uint64_t)pgas__g.rank + (1ull << k)) % pgas__g.nranks);
 }
 
-/* A round to a rank this one does not map: its word by message. */
 /*
  * A round whose message found the target's ring full: sent again before
  * anything else of the barrier advances (a wait for room inside the send
@@ -68,36 +75,56 @@ static unsigned round_to(unsigned k)
  * round unsent, the barrier stuck for the others).
  */
 static bool unsent;
-static unsigned unsent_k;
+static unsigned unsent_k, unsent_to;
 static uint64_t unsent_word;
 
-static PGAS__COLD void send_remote(unsigned k)
+/* A word to a rank this one does not map, into its flag k: by message. */
+static PGAS__COLD void send_msg(unsigned to, unsigned k)
 {
 	struct pgas__job *j = &pgas__job;
 
 	unsent_k = k;
+	unsent_to = to;
 	unsent_word = PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags, j->barrier_acc_id);
-	unsent = pgas__ctl_barrier(round_to(k), k, (unsigned)(j->barrier_epoch & 1),
+	unsent = pgas__ctl_barrier(to, k, (unsigned)(j->barrier_epoch & 1),
 				   unsent_word) != PGAS_OK;
 }
 
 /* False while a round's message is still unsent. */
 static PGAS__COLD bool resend(void)
 {
-	unsent = pgas__ctl_barrier(round_to(unsent_k), unsent_k,
+	unsent = pgas__ctl_barrier(unsent_to, unsent_k,
 				   (unsigned)(pgas__job.barrier_epoch & 1), unsent_word) != PGAS_OK;
 	return !unsent;
 }
 
-static void send_round(unsigned k)
+/* ---- the hierarchical barrier --------------------------------------------- */
+
+unsigned *pgas__host_leader;
+unsigned pgas__host_groups = 1;
+
+/*
+ * This rank's schedule: each step sends the accumulated word into flag
+ * 'slot' of rank 'to' (mapped: a store into ctrl; else a message), or waits
+ * for its own flag 'slot' (to < 0).  Slots: 0..b-1 the leaders' rounds
+ * (b = ceil(log2 groups)), b..b+a-1 the group's rounds (a = ceil(log2 of
+ * its size)), b+a the release; each has one writer.
+ */
+struct hstep {
+	int to;
+	unsigned slot;
+	struct pgas_ctrl_page *ctrl;
+};
+#define HSTEPS_MAX (4 * PGAS_BARRIER_ROUNDS)
+static struct hstep hsteps[HSTEPS_MAX];
+static bool hier;
+
+static bool hier_run(void);
+
+static void store_word(struct pgas_ctrl_page *ctrl, unsigned k)
 {
 	struct pgas__job *j = &pgas__job;
-	struct pgas_ctrl_page *ctrl = round_ctrl[k];
 
-	if (PGAS__UNLIKELY(!ctrl)) {
-		send_remote(k);
-		return;
-	}
 	atomic_store_explicit((_Atomic uint64_t *)&ctrl->barrier[k].flag[j->barrier_epoch & 1],
 			      PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags,
 						j->barrier_acc_id),
@@ -106,12 +133,158 @@ static void send_round(unsigned k)
 		pgas__ring_doorbell(ctrl);
 }
 
+/* Round k's target is not mapped, or the barrier is hierarchical. */
+static PGAS__COLD void send_remote(unsigned k)
+{
+	if (hier)
+		(void)hier_run();
+	else
+		send_msg(round_to(k), k);
+}
+
+/* Runs the steps that can run; true once the barrier is complete. */
+static PGAS__COLD bool hier_run(void)
+{
+	struct pgas__job *j = &pgas__job;
+
+	if (PGAS__UNLIKELY(unsent) && !resend())
+		return false;
+	while (j->barrier_round < j->barrier_rounds) {
+		const struct hstep *s = &hsteps[j->barrier_round];
+
+		if (s->to < 0) {
+			uint64_t w = atomic_load_explicit(
+				(_Atomic uint64_t *)&pgas__g.my_ctrl->barrier[s->slot]
+					.flag[j->barrier_epoch & 1], memory_order_acquire);
+
+			if (PGAS_BARRIER_EPOCH(w) != j->barrier_wire)
+				return false;
+			combine(PGAS_BARRIER_FLAGS(w), PGAS_BARRIER_ID(w));
+			j->barrier_round++;
+			continue;
+		}
+		j->barrier_round++;
+		if (s->ctrl) {
+			store_word(s->ctrl, s->slot);
+		} else {
+			send_msg((unsigned)s->to, s->slot);
+			if (unsent)
+				return false;
+		}
+	}
+	pgas__set_pending(PGAS__PENDING_BARRIER, 0);
+	return true;
+}
+
+static unsigned add_step(unsigned n, int to, unsigned slot)
+{
+	hsteps[n].to = to;
+	hsteps[n].slot = slot;
+	hsteps[n].ctrl = to >= 0 && pgas__rank_mapped((unsigned)to) ? pgas__g.peers[to].ctrl : NULL;
+	return n + 1;
+}
+
+/*
+ * Groups: with PGAS_MAP_PEERS=none every rank is its own (the flat
+ * barrier is then the same thing); a host whose ranks are not all mapped
+ * to this one would break the stores: flat.  Every rank decides alike
+ * (the hosts and the knobs are the job's).
+ */
+static void hier_setup(void)
+{
+	unsigned n = pgas__g.nranks, me = pgas__g.rank, *lead, *mem, *leaders;
+	unsigned g = 0, i = 0, H = 0, li = 0, maxg = 0, a, b, ns = 0;
+
+	hier = false;
+	free(pgas__host_leader);
+	pgas__host_leader = NULL;
+	pgas__host_groups = 1;
+	if (!pgas__ctl_msgs || pgas__cfg.hier || pgas__cfg.map_peers == PGAS_MAP_NONE ||
+	    pgas_boot_nhosts() < 2)
+		return;
+	for (unsigned r = 0; r < n; r++)
+		if (pgas_boot_same_host(r) && !pgas__rank_mapped(r))
+			return;
+	lead = calloc(n, sizeof(*lead));
+	mem = calloc(n, sizeof(*mem));
+	leaders = calloc(n, sizeof(*leaders));
+	if (!lead || !mem || !leaders)
+		goto out;
+	for (unsigned r = 0; r < n; r++) {
+		unsigned q = 0, size = 0;
+
+		while (pgas_boot_host_of(q) != pgas_boot_host_of(r))
+			q++;
+		lead[r] = q;
+		if (q == r)
+			leaders[H++] = r;
+		for (unsigned x = q; x < n; x++)
+			size += pgas_boot_host_of(x) == pgas_boot_host_of(r);
+		if (size > maxg)
+			maxg = size;
+	}
+	for (unsigned r = 0; r < n; r++) {
+		if (lead[r] != lead[me])
+			continue;
+		if (r == me)
+			i = g;
+		mem[g++] = r;
+	}
+	for (unsigned h = 0; h < H; h++)
+		if (leaders[h] == lead[me])
+			li = h;
+	b = nrounds(H);
+	a = nrounds(g);
+	if (maxg < 2 || b + nrounds(maxg) + 1 > PGAS_BARRIER_ROUNDS)
+		goto out;	/* no group to gain from, or too many rounds: flat */
+	for (unsigned k = 0; k < a; k++) {
+		ns = add_step(ns, (int)mem[(i + (1u << k)) % g], b + k);
+		ns = add_step(ns, -1, b + k);
+	}
+	if (i == 0) {
+		for (unsigned k = 0; k < b; k++) {
+			ns = add_step(ns, (int)leaders[(li + (1u << k)) % H], k);
+			ns = add_step(ns, -1, k);
+		}
+	} else {
+		ns = add_step(ns, -1, b + a);
+	}
+	/* Binomial release: i's parent is i less its top bit; its children i + 2^k above it. */
+	for (unsigned k = 0; k < 32 && i + (1ull << k) < g; k++)
+		if ((1u << k) > i)
+			ns = add_step(ns, (int)mem[i + (1u << k)], b + a);
+	hier = true;
+	pgas__job.barrier_rounds = ns;
+	pgas__host_leader = lead;
+	pgas__host_groups = H;
+	lead = NULL;
+	/* Into send_remote at notify: the flat path's cost stays as it is. */
+	round_ctrl[0] = NULL;
+out:
+	free(lead);
+	free(mem);
+	free(leaders);
+}
+
+static void send_round(unsigned k)
+{
+	struct pgas_ctrl_page *ctrl = round_ctrl[k];
+
+	if (PGAS__UNLIKELY(!ctrl)) {
+		send_remote(k);
+		return;
+	}
+	store_word(ctrl, k);
+}
+
 /* Runs as many rounds as have arrived; true when the barrier is complete. */
 static bool advance(void)
 {
 	struct pgas__job *j = &pgas__job;
 	unsigned rounds = j->barrier_rounds;
 
+	if (PGAS__UNLIKELY(hier))
+		return hier_run();
 	if (PGAS__UNLIKELY(unsent) && !resend())
 		return false;
 	if (j->barrier_round >= rounds) {
@@ -167,6 +340,7 @@ void pgas__barrier_setup(void)
 	for (unsigned k = 0; k < pgas__job.barrier_rounds; k++)
 		round_ctrl[k] = pgas__rank_mapped(round_to(k)) ? pgas__g.peers[round_to(k)].ctrl
 							       : NULL;
+	hier_setup();
 }
 
 static int do_notify(uint32_t id, unsigned flags)

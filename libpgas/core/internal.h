@@ -442,6 +442,16 @@ unsigned pgas__am_abandon_handlers(void);
  * every rank, or every other rank, has left.) */
 bool pgas__am_job_idle(void);
 
+/*
+ * barrier.c: the job's hosts as the hierarchical barrier and collectives
+ * see them: NULL where the job is one group (every peer mapped) or the
+ * hierarchy is off (PGAS_HIER=flat, PGAS_MAP_PEERS=none: every rank its
+ * own group); else pgas__host_leader[r] is the lowest rank of r's group,
+ * the ranks of r's host mapped to each other.
+ */
+extern unsigned *pgas__host_leader;
+extern unsigned pgas__host_groups;	/* groups of the job (1 without hierarchy) */
+
 /* Does this process load and store into job rank r's segment and state page? */
 static inline bool pgas__rank_mapped(unsigned r)
 {

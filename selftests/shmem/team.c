@@ -34,10 +34,24 @@ static void test_predefined(void)
 	T_EQ(shmem_team_n_pes(SHMEM_TEAM_WORLD), n);
 	/* SHMEM_TEAM_SHARED: the PEs shmem_ptr reaches, every PE on shm and
 	 * pgas.ko, this PE alone with PGAS_MAP_PEERS=none. */
-	int sh = !map_none() || n == 1;
+	/* With PGAS_FAKE_HOSTS=h: the PEs of this pseudo-host, lo..lo+cnt-1
+	 * (libpgas/boot/bootstrap.c numbers them). */
+	const char *fh = getenv("PGAS_FAKE_HOSTS");
+	int hosts = fh ? atoi(fh) : 0, lo = me, cnt = 1;
 
-	T_EQ(shmem_team_my_pe(SHMEM_TEAM_SHARED), sh ? me : 0);
-	T_EQ(shmem_team_n_pes(SHMEM_TEAM_SHARED), sh ? n : 1);
+	hosts = hosts > n ? n : hosts > 0 ? hosts : 1;
+	if (!map_none()) {
+		lo = 0;
+		while ((long)lo * hosts / n != (long)me * hosts / n)
+			lo++;
+		for (cnt = 0; lo + cnt < n && (long)(lo + cnt) * hosts / n == (long)me * hosts / n;)
+			cnt++;
+	}
+#define IN_SH(p) ((p) >= lo && (p) < lo + cnt)
+	int sh = IN_SH((me + 1) % n);	/* the neighbour is a SHARED PE */
+
+	T_EQ(shmem_team_my_pe(SHMEM_TEAM_SHARED), me - lo);
+	T_EQ(shmem_team_n_pes(SHMEM_TEAM_SHARED), cnt);
 	T_EQ(shmem_team_my_pe(SHMEM_TEAM_INVALID), -1);
 	T_EQ(shmem_team_n_pes(SHMEM_TEAM_INVALID), -1);
 	T_EQ(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &cfg), 0);
@@ -47,9 +61,9 @@ static void test_predefined(void)
 		int want = p >= 0 && p < n ? p : -1;
 
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED),
-		     sh ? want : p == me ? 0 : -1);
+		     want >= 0 && IN_SH(p) ? p - lo : -1);
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_SHARED, p, SHMEM_TEAM_WORLD),
-		     sh ? want : p == 0 ? me : -1);
+		     p >= 0 && p < cnt ? lo + p : -1);
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_INVALID, p, SHMEM_TEAM_WORLD), -1);
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_INVALID), -1);
 	}
@@ -68,7 +82,7 @@ static void test_predefined(void)
 	T_CHECK((r != NULL) == (sh || n == 1), "the neighbour is %sreachable", r ? "" : "not ");
 	T_CHECK((shmem_team_ptr(SHMEM_TEAM_WORLD, x, (me + 1) % n) != NULL) == (sh || n == 1),
 		"the neighbour through WORLD");
-	T_CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, x, 0) == (sh ? shmem_ptr(x, 0) : x),
+	T_CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, x, 0) == (lo == me ? x : shmem_ptr(x, lo)),
 		"SHARED PE 0");
 	if (r)
 		*r = 1000 + me;
@@ -77,7 +91,8 @@ static void test_predefined(void)
 	shmem_barrier_all();
 	T_EQ(*x, 1000 + (me + n - 1) % n);
 	T_EQ(team_sum(SHMEM_TEAM_WORLD), (long)n * (n - 1) / 2);
-	T_EQ(team_sum(SHMEM_TEAM_SHARED), sh ? (long)n * (n - 1) / 2 : me);
+	T_EQ(team_sum(SHMEM_TEAM_SHARED), (long)cnt * lo + (long)cnt * (cnt - 1) / 2);
+#undef IN_SH
 	shmem_barrier_all();
 	shmem_free(x);
 }
