@@ -64,6 +64,7 @@ struct pgas_config {
 	char device[PGAS__CFG_STR];	/* pgas.ko device node */
 	int map_peers;		/* enum pgas_map_peers */
 	int ofi_am;		/* PGAS_OFI_AM: 0 auto (unmapped ranks), 1 fabric (every other) */
+	int ofi_rma;		/* PGAS_OFI_RMA: 0 fabric, 1 am, 2 bounce (docs/ofi.md) */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;
