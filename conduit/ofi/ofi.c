@@ -1302,7 +1302,8 @@ static bool local_desc(const struct pgas_conduit *c, const void *p, size_t n, vo
 	return true;
 }
 
-static void rma_free(struct rma_ctx *x)
+/* Gives x's bounce buffer back (x itself stays where it is). */
+static void bounce_free(struct rma_ctx *x)
 {
 	for (unsigned i = 0; x->bounce && i < NBOUNCE; i++)
 		if (!ofi.bounce[i]) {
@@ -1310,6 +1311,12 @@ static void rma_free(struct rma_ctx *x)
 			break;
 		}
 	x->bounce = NULL;
+}
+
+/* A completed operation's context back on the free list. */
+static void rma_free(struct rma_ctx *x)
+{
+	bounce_free(x);
 	x->next = ofi.rctx_free;
 	ofi.rctx_free = x;
 }
@@ -1390,12 +1397,13 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 				 .context = &x->h.ctx };
 	rc = get ? fi_readmsg(ofi.ep, &m, FI_COMPLETION)
 		 : fi_writemsg(ofi.ep, &m, FI_COMPLETION | ofi.write_flags);
+	/* x is taken off the free list only once posted. */
 	if (rc == -FI_EAGAIN) {
-		rma_free(x);
+		bounce_free(x);
 		goto full;
 	}
 	if (rc) {
-		rma_free(x);
+		bounce_free(x);
 		pthread_mutex_unlock(&ofi.lock);
 		snprintf(msg, msglen, "%s: %s (provider %s)", get ? "fi_readmsg" : "fi_writemsg",
 			 fi_strerror((int)-rc), ofi.info->fabric_attr->prov_name);
