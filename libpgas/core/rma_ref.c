@@ -494,11 +494,6 @@ static int issue_rma(struct ref_op *op, int get, unsigned rank, void *remote, vo
 	return PGAS_OK;
 }
 
-/*
- * Waits for op's replies, then gives it back: PGAS_OK, the target's error,
- * or PGAS_ERR_GONE if rank left meanwhile (op is then abandoned: a late
- * reply finds another generation).
- */
 /* Waits until op has at most 'until' references: PGAS_OK, or PGAS_ERR_GONE
  * if rank left meanwhile (the caller abandons op). */
 static int op_wait_left(struct ref_op *op, const char *call, unsigned rank, uint32_t until)
@@ -521,6 +516,11 @@ static int op_wait_left(struct ref_op *op, const char *call, unsigned rank, uint
 	return PGAS_OK;
 }
 
+/*
+ * Waits for op's replies, then gives it back: PGAS_OK, the target's error,
+ * or PGAS_ERR_GONE if rank left meanwhile (op is then abandoned: a late
+ * reply finds another generation).
+ */
 static int op_wait(struct ref_op *op, const char *call, unsigned rank, uint64_t *value)
 {
 	int rc;
