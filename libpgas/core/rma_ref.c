@@ -141,11 +141,14 @@ static struct ref_op *op_find(uint32_t index, uint32_t gen, uint32_t genmask)
 /* One reference fewer; the last one completes an _nbi operation. */
 static void op_put_ref(struct ref_op *op)
 {
+	/* Read before the decrement: once it is the last, a waiter may give
+	 * op back and another thread take it (mode is fixed from op_new on). */
+	unsigned char mode = op->mode;
 	int rc;
 
 	if (__atomic_sub_fetch(&op->left, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (op->mode != OP_NBI_PUT && op->mode != OP_NBI_GET)
+	if (mode != OP_NBI_PUT && mode != OP_NBI_GET)
 		return;		/* its waiter gives it back */
 	rc = __atomic_load_n(&op->rc, __ATOMIC_RELAXED);
 	if (rc)
@@ -563,13 +566,16 @@ static int data_delivered(struct ref_op *op, const char *call, unsigned rank)
 static int op_finish(struct ref_op *op, const char *call, unsigned rank, int issued,
 		     pgas_handle_t *handle)
 {
-	if (issued) {		/* nothing more will be sent: wait for what was */
+	if (issued) {
+		/* Nothing more will be sent: wait for what was, holding the
+		 * issue's reference (so no reply ends op, whatever its mode),
+		 * then give it back here (also when rank left: abandoned). */
+		(void)op_wait_left(op, call, rank, 1);
 		if (op->mode == OP_NBI_PUT || op->mode == OP_NBI_GET)
 			__atomic_fetch_sub(op->mode == OP_NBI_PUT ? &op->ep->nbi_puts_pending
 								  : &op->ep->nbi_gets_pending, 1,
 					   __ATOMIC_RELEASE);
-		op->mode = OP_WAIT;
-		(void)op_wait(op, call, rank, NULL);
+		op_free(op);
 		return issued;
 	}
 	switch (op->mode) {
