@@ -267,9 +267,17 @@ struct pgas_conduit_region {
  *              arrived into this process's rings; never blocks and never
  *              runs a handler.  Called from any thread (it serialises
  *              itself); returns how much it did.
- * A conduit for peers that are not load/store reachable (libfabric) will
- * add out-of-line data operations here (docs/design-threads-endpoints.md,
- * 5.5); mapped peers keep the inline path.
+ * Data operations for peers that are not load/store reachable (libfabric,
+ * docs/design-threads-endpoints.md 5.5; mapped peers keep the inline path).
+ * Optional (NULL: the core's AM reference protocol, rma_ref.c):
+ *  rma_reach:  whether rma can reach rank's [remote, +n) (a key covers it).
+ *  rma:        posts one write (get: read) of up to n bytes between local
+ *              (any memory of this process; a put's source is read until
+ *              the completion) and rank's remote: the bytes posted (> 0),
+ *              whose completion pgas_conduit_rma_done(ctx, rc) reports
+ *              later from progress (a put's once the data is visible at
+ *              the target); 0 when the fabric's queue is full (progress,
+ *              then again); or a negative PGAS_ERR_* with msg.  Any thread.
  */
 struct pgas_conduit_ops {
 	const char *name;	/* PGAS_CONDUIT=name */
@@ -292,7 +300,13 @@ struct pgas_conduit_ops {
 	int (*job_create)(unsigned nranks, struct pgas_conduit_job *job, char *msg,
 			  size_t msglen);
 	int (*progress)(struct pgas_conduit *c);
+	bool (*rma_reach)(struct pgas_conduit *c, unsigned rank, uint64_t remote, size_t n);
+	ssize_t (*rma)(struct pgas_conduit *c, int get, unsigned rank, uint64_t remote,
+		       void *local, size_t n, void *ctx, char *msg, size_t msglen);
 };
+
+/* The core's (rma_ref.c): an rma operation ended, rc 0 or a PGAS_ERR_*. */
+void pgas_conduit_rma_done(void *ctx, int rc);
 
 /*
  * conduits.c: the conduit PGAS_CONDUIT names (auto: the first that

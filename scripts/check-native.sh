@@ -726,6 +726,37 @@ elif [ "$(basename "$B")" = build ]; then
 			echo "$out" | tail -n 4 | sed 's/^/    # /'
 		fi
 	done
+	# RMA over the fabric (fi_write/fi_read with the exchanged keys) to
+	# every other rank: PGAS_MAP_PEERS=none.  rma_nopoll: a put's sync means
+	# the data is at a target that does not poll; the exit statistics
+	# (PGAS_VERBOSEENV=1) show that writes and reads went by the fabric, and
+	# PGAS_OFI_RMA=bounce runs the FI_MR_LOCAL path (registered copies).
+	# (Over tcp the whole data list runs in the block "the remote path over
+	# the fabric" below.)
+	for prov in tcp shm; do
+		for n in 2 3; do
+			[ $prov = tcp ] && continue
+			for t in rma vis region remote signal; do
+				run_tap "ofi FI_PROVIDER=$prov: $t -n $n, RMA over the fabric" \
+					env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=$prov \
+					"$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
+			done
+		done
+		for mode in fabric bounce; do
+			out=$(PGAS_VERBOSEENV=1 PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=$prov \
+			      PGAS_OFI_RMA=$mode "$RUN" -n 2 -t "$TLIMIT" "$B/tests/rma_nopoll" 2>&1)
+			rc=$?
+			want="rma: [1-9][0-9]* writes, [1-9][0-9]* reads, [0-9]* bytes, "
+			[ $mode = bounce ] && want="$want[1-9]"
+			if [ $rc -eq 0 ] && echo "$out" | grep -q "^1\.\.5$" &&
+			   ! echo "$out" | grep -q "^not ok" &&
+			   [ "$(echo "$out" | grep -c "^pgas\[[01]\]: ofi conduit: .*$want")" -eq 2 ]; then
+				ok "ofi FI_PROVIDER=$prov: rma_nopoll -n 2, PGAS_OFI_RMA=$mode: puts delivered to a target that does not poll, by fi_write/fi_read"
+			else
+				notok "ofi FI_PROVIDER=$prov: rma_nopoll, PGAS_OFI_RMA=$mode: exit $rc: $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: " | tail -n 6)"
+			fi
+		done
+	done
 	out=$(PGAS_ERROR_MODE=print PGAS_CONDUIT=ofi FI_PROVIDER=nonexistent \
 	      "$RUN" -n 2 -t 30 "$B/tests/am" 2>&1)
 	rc=$?
@@ -772,7 +803,7 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 			run_tap "ofi tcp, no peer mapped: shmem/$t -np 2" \
 				env $OFI_NONE FI_PROVIDER=tcp "$B/bin/oshrun" -np 2 -t 120 "$B/tests/shmem/$t"
 		done
-		set -- rma am atomics signal vis coll
+		set -- am atomics coll	# and the ofi block's shm runs
 	else
 		set -- rma am atomics signal coll
 	fi

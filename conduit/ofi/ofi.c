@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <sys/uio.h>
 #include "../conduit.h"
 #include "pgas.h"
 #include "bootstrap.h"
@@ -129,8 +131,15 @@ struct wire {
 	uint16_t kind;
 };
 
+/* First in every operation's context: FI_CONTEXT providers write ctx. */
+enum { CTX_BUF, CTX_RMA };
+struct ctx_head {
+	struct fi_context ctx;
+	unsigned char kind;	/* CTX_* */
+};
+
 struct buf {
-	struct fi_context ctx;	/* first: FI_CONTEXT providers write here */
+	struct ctx_head h;	/* CTX_BUF */
 	unsigned char *data;
 	bool tx;
 	bool posted;		/* rx: posted (else reposted by the next progress) */
@@ -156,6 +165,36 @@ struct proxy {
 	uint64_t bar_sent[PGAS_BARRIER_ROUNDS][2];
 };
 
+/*
+ * One fabric RMA operation in flight (ops->rma).  A put of up to
+ * RMA_INLINE bytes is written from inl (its source may be the caller's
+ * stack: the core's by-value puts); under FI_MR_LOCAL a local buffer
+ * outside the registered segment and region goes through inl or a bounce
+ * buffer, copied back on a get's completion.
+ */
+#define NRMA 256		/* operations in flight */
+#define RMA_INLINE 64
+#define NBOUNCE 16		/* registered bounce buffers (FI_MR_LOCAL) */
+#define BOUNCE_SIZE (64u << 10)
+struct rma_ctx {
+	struct ctx_head h;	/* CTX_RMA */
+	struct rma_ctx *next;	/* free list */
+	void *core;		/* pgas_conduit_rma_done's ctx */
+	unsigned char *copy;	/* a get's landing place to copy out of, or NULL */
+	unsigned char *bounce;	/* the bounce buffer it holds, or NULL */
+	void *local;
+	size_t n;
+	unsigned rank;
+	bool get;
+	unsigned char inl[RMA_INLINE];
+};
+
+/* A rank's registered memory as the fabric addresses it. */
+struct rkey {
+	uint64_t addr, size;	/* in the owner's address space; size 0: none */
+	uint64_t base, key;	/* what fi_write takes: base + (remote - addr), key */
+};
+
 static struct {
 	struct pgas_conduit *c;
 	struct fi_info *info;
@@ -177,13 +216,30 @@ static struct {
 	struct backlog *bl_head, **bl_tail;
 	unsigned bl_copies;
 	unsigned long shipped, delivered, backlogged;
-	uint64_t *seg_base, *seg_key;	/* [nranks]: RMA addressing of each segment */
+	struct rkey *rk;	/* [2 * nranks]: rank r's segment at 2r, its region at 2r+1 */
+	struct fid_mr *reg_mr;	/* mine */
+	void *reg_local;
+	size_t reg_len;
+	struct rma_ctx *rctx, *rctx_free;	/* NRMA contexts (registered under mr_local) */
+	struct fid_mr *rctx_mr;
+	unsigned char *bounce[NBOUNCE];	/* free ones; NULL: taken */
+	unsigned char *bounce_area;
+	struct fid_mr *bounce_mr;
+	bool mr_local;		/* local buffers need a desc (FI_MR_LOCAL, or PGAS_OFI_RMA=bounce) */
+	bool rma_on;		/* ops->rma serves (PGAS_OFI_RMA is not am) */
+	uint64_t write_flags;	/* FI_DELIVERY_COMPLETE where the provider takes it */
+	size_t rma_max;		/* the provider's largest message */
+	unsigned long rma_writes, rma_reads, rma_bounced, rma_eagain;
+	unsigned long long rma_bytes;
 	unsigned mbox_shift, notify_shift;
-	int busy;		/* progress runs (one thread at a time) */
+	/* Every call into the domain (FI_THREAD_DOMAIN): progress takes it
+	 * with a trylock (one thread moves the proxies, the others go on),
+	 * a thread posting an RMA waits for it (progress never blocks). */
+	pthread_mutex_t lock;
 	bool opened;
 	bool flushing;		/* at exit: fi_send only (completions say it left) */
 	bool flush_failed;	/* a completion failed while flushing */
-} ofi = { .bl_tail = &ofi.bl_head };
+} ofi = { .bl_tail = &ofi.bl_head, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int ofi_fail(char *msg, size_t msglen, const char *what, int err)
 {
@@ -362,7 +418,7 @@ static bool live_send(unsigned rank, uint16_t kind)
 			return false;
 		memcpy(tx->data, &w, sizeof(w));
 		tx->rank = rank;
-		rc = fi_send(ofi.ep, tx->data, sizeof(w), ofi.buf_desc, ofi.addr[rank], &tx->ctx);
+		rc = fi_send(ofi.ep, tx->data, sizeof(w), ofi.buf_desc, ofi.addr[rank], &tx->h.ctx);
 		if (!rc)
 			ofi.tx_free = tx->next;
 	}
@@ -586,7 +642,7 @@ static struct fi_info *get_info(bool atomics, bool ordered)
 /* Posts a receive buffer: 0, or an error; EAGAIN leaves it to the next progress. */
 static int post_rx(struct buf *b)
 {
-	ssize_t rc = fi_recv(ofi.ep, b->data, ofi.msg_max, ofi.buf_desc, FI_ADDR_UNSPEC, &b->ctx);
+	ssize_t rc = fi_recv(ofi.ep, b->data, ofi.msg_max, ofi.buf_desc, FI_ADDR_UNSPEC, &b->h.ctx);
 
 	b->posted = !rc;
 	return rc == -FI_EAGAIN ? 0 : (int)rc;
@@ -604,8 +660,10 @@ static void print_stats(void)
 {
 	if (ofi.c)
 		fprintf(stderr, "pgas[%u]: ofi conduit: %lu messages shipped, %lu delivered, "
-			"%lu through the backlog\n", ofi.c->rank, ofi.shipped, ofi.delivered,
-			ofi.backlogged);
+			"%lu through the backlog; rma: %lu writes, %lu reads, %llu bytes, "
+			"%lu bounced, %lu queue full\n", ofi.c->rank, ofi.shipped, ofi.delivered,
+			ofi.backlogged, ofi.rma_writes, ofi.rma_reads, ofi.rma_bytes, ofi.rma_bounced,
+			ofi.rma_eagain);
 }
 
 /*
@@ -662,15 +720,16 @@ static void flush_proxies(void)
 
 static void close_fabric(void)
 {
+	struct fid_mr *mrs[] = { ofi.seg_mr, ofi.buf_mr, ofi.reg_mr, ofi.rctx_mr, ofi.bounce_mr };
+
 	flush_proxies();
 	if (ofi.opened && ofi.ep && ofi.c)
 		live_bye(ofi.c);
 	if (ofi.ep)
 		fi_close(&ofi.ep->fid);
-	if (ofi.seg_mr)
-		fi_close(&ofi.seg_mr->fid);
-	if (ofi.buf_mr)
-		fi_close(&ofi.buf_mr->fid);
+	for (unsigned i = 0; i < sizeof(mrs) / sizeof(mrs[0]); i++)
+		if (mrs[i])
+			fi_close(&mrs[i]->fid);
 	if (ofi.av)
 		fi_close(&ofi.av->fid);
 	if (ofi.cq)
@@ -680,7 +739,7 @@ static void close_fabric(void)
 	if (ofi.fabric)
 		fi_close(&ofi.fabric->fid);
 	ofi.ep = NULL;
-	ofi.seg_mr = ofi.buf_mr = NULL;
+	ofi.seg_mr = ofi.buf_mr = ofi.reg_mr = ofi.rctx_mr = ofi.bounce_mr = NULL;
 	ofi.av = NULL;
 	ofi.cq = NULL;
 	ofi.domain = NULL;
@@ -714,11 +773,9 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	ofi.remote = calloc(c->nranks, sizeof(*ofi.remote));
 	ofi.proxy = calloc(c->max_eids, sizeof(*ofi.proxy));
 	ofi.active = calloc(c->max_eids, sizeof(*ofi.active));
-	ofi.seg_base = calloc(c->nranks, sizeof(*ofi.seg_base));
-	ofi.seg_key = calloc(c->nranks, sizeof(*ofi.seg_key));
+	ofi.rk = calloc(2 * (size_t)c->nranks, sizeof(*ofi.rk));
 	all = calloc(c->nranks, sizeof(*all));
-	if (!ofi.addr || !ofi.remote || !ofi.proxy || !ofi.active || !ofi.seg_base ||
-	    !ofi.seg_key || !all) {
+	if (!ofi.addr || !ofi.remote || !ofi.proxy || !ofi.active || !ofi.rk || !all) {
 		free(all);
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		return PGAS_ERR_NOMEM;
@@ -831,9 +888,110 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	return PGAS_OK;
 }
 
+/*
+ * Registers [p, +len) with access (bound to the endpoint under
+ * FI_MR_ENDPOINT); key: the requested key (unique in the domain where the
+ * provider does not choose).  0, or a libfabric error.
+ */
+static int mr_reg(void *p, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr)
+{
+	int rc = fi_mr_reg(ofi.domain, p, len, access, 0, key, 0, mr, NULL);
+
+	if (!rc && (ofi.info->domain_attr->mr_mode & FI_MR_ENDPOINT) &&
+	    !(rc = fi_mr_bind(*mr, &ofi.ep->fid, 0)))
+		rc = fi_mr_enable(*mr);
+	if (rc && *mr) {
+		fi_close(&(*mr)->fid);
+		*mr = NULL;
+	}
+	return rc;
+}
+
+#define MR_RMA (FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE)
+
+/* Every rank's key for [addr, +size) of its memory: rk[2r + which]. */
+static int exchange_keys(struct pgas_conduit *c, unsigned which, void *addr, size_t size,
+			 struct fid_mr *mr, char *msg, size_t msglen)
+{
+	struct rkey mine = { 0 }, *all = calloc(c->nranks, sizeof(*all));
+	int rc;
+
+	if (!all) {
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	if (mr) {
+		mine.addr = (uintptr_t)addr;
+		mine.size = size;
+		/* Offsets (FI_MR_SCALABLE-style) unless FI_MR_VIRT_ADDR. */
+		mine.base = ofi.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? mine.addr : 0;
+		mine.key = fi_mr_key(mr);
+	}
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	for (unsigned r = 0; !rc && r < c->nranks; r++)
+		ofi.rk[2 * r + which] = all[r];
+	free(all);
+	return rc;
+}
+
+/*
+ * What the RMA path needs besides the keys: the operation contexts and,
+ * where local buffers need a desc (FI_MR_LOCAL, or PGAS_OFI_RMA=bounce),
+ * their registration and the bounce buffers'.  Bounce buffers rather than
+ * registering the caller's memory on the fly: a registration costs system
+ * calls and pins pages for each new buffer (a cache of them must also
+ * learn when memory is unmapped, which libfabric's own monitor does only
+ * for some providers); a copy of at most 64 KiB per operation is cheap
+ * beside a fabric round trip, and the segment and region, registered
+ * once, need none.
+ */
+static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
+{
+	uint64_t key = 1 + 2 * (uint64_t)c->nranks + 2 * (uint64_t)c->rank;
+	int rc;
+
+	ofi.rma_on = pgas__cfg.ofi_rma != 1;
+	ofi.mr_local = (ofi.info->domain_attr->mr_mode & FI_MR_LOCAL) || pgas__cfg.ofi_rma == 2;
+	ofi.rma_max = ofi.info->ep_attr->max_msg_size;
+	if (!ofi.rma_max || ofi.rma_max > (1u << 30))
+		ofi.rma_max = 1u << 30;
+	/* A write completes once its data is visible at the target. */
+	ofi.write_flags = FI_DELIVERY_COMPLETE;
+	if (!ofi.rma_on || !c->remote)
+		return PGAS_OK;
+	ofi.rctx = mmap(NULL, NRMA * sizeof(*ofi.rctx), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ofi.rctx == MAP_FAILED) {
+		ofi.rctx = NULL;
+		snprintf(msg, msglen, "out of memory for RMA contexts");
+		return PGAS_ERR_NOMEM;
+	}
+	for (unsigned i = 0; i < NRMA; i++) {
+		ofi.rctx[i].h.kind = CTX_RMA;
+		ofi.rctx[i].next = ofi.rctx_free;
+		ofi.rctx_free = &ofi.rctx[i];
+	}
+	if (!ofi.mr_local)
+		return PGAS_OK;
+	ofi.bounce_area = mmap(NULL, (size_t)NBOUNCE * BOUNCE_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ofi.bounce_area == MAP_FAILED) {
+		ofi.bounce_area = NULL;
+		snprintf(msg, msglen, "out of memory for RMA bounce buffers");
+		return PGAS_ERR_NOMEM;
+	}
+	for (unsigned i = 0; i < NBOUNCE; i++)
+		ofi.bounce[i] = ofi.bounce_area + (size_t)i * BOUNCE_SIZE;
+	if ((rc = mr_reg(ofi.rctx, NRMA * sizeof(*ofi.rctx), FI_READ | FI_WRITE, key,
+			 &ofi.rctx_mr)) ||
+	    (rc = mr_reg(ofi.bounce_area, (size_t)NBOUNCE * BOUNCE_SIZE, FI_READ | FI_WRITE,
+			 key + 1, &ofi.bounce_mr)))
+		return ofi_fail(msg, msglen, "registering the RMA bounce buffers (fi_mr_reg)", rc);
+	return PGAS_OK;
+}
+
 static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t msglen)
 {
-	struct { uint64_t base, key; } mine, *all;
 	uint64_t mode = ofi.info->domain_attr->mr_mode;
 	void *seg;
 	int rc = pgas_shm_ops.attach(c, segsize, msg, msglen);
@@ -841,25 +999,12 @@ static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 	if (rc)
 		return rc;
 	seg = c->eps[c->rank].seg;
-	rc = fi_mr_reg(ofi.domain, seg, segsize, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ |
-		       FI_WRITE, 0, 1 + c->rank, 0, &ofi.seg_mr, NULL);
-	if (!rc && (mode & FI_MR_ENDPOINT) && !(rc = fi_mr_bind(ofi.seg_mr, &ofi.ep->fid, 0)))
-		rc = fi_mr_enable(ofi.seg_mr);
+	rc = mr_reg(seg, segsize, MR_RMA, 1 + c->rank, &ofi.seg_mr);
 	if (rc)
 		return ofi_fail(msg, msglen, "registering the segment (fi_mr_reg)", rc);
-	mine.base = mode & FI_MR_VIRT_ADDR ? (uint64_t)(uintptr_t)seg : 0;	/* else offsets */
-	mine.key = fi_mr_key(ofi.seg_mr);
-	all = calloc(c->nranks, sizeof(*all));
-	if (!all) {
-		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
-		return PGAS_ERR_NOMEM;
-	}
-	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
-	for (unsigned r = 0; !rc && r < c->nranks; r++) {
-		ofi.seg_base[r] = all[r].base;
-		ofi.seg_key[r] = all[r].key;
-	}
-	free(all);
+	rc = exchange_keys(c, 0, seg, segsize, ofi.seg_mr, msg, msglen);
+	if (!rc)
+		rc = rma_setup(c, msg, msglen);
 	if (!rc && pgas__cfg.verbose_env && c->rank == 0)
 		fprintf(stderr, "pgas: ofi conduit: provider %s, fabric %s, MR mode%s%s%s%s%s, "
 			"inject %zu bytes, %s\n", ofi.info->fabric_attr->prov_name,
@@ -869,6 +1014,10 @@ static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 			mode & FI_MR_ALLOCATED ? " allocated" : "",
 			mode & FI_MR_ENDPOINT ? " endpoint" : "", ofi.inject_max,
 			ofi.info->caps & FI_ATOMIC ? "atomics" : "no atomics");
+	if (!rc && pgas__cfg.verbose_env && c->rank == 0)
+		fprintf(stderr, "pgas: ofi conduit: RMA %s, local buffers %s, largest %zu bytes\n",
+			ofi.rma_on ? "by fi_write/fi_read (delivery complete)" : "by AM",
+			ofi.mr_local ? "registered or bounced" : "as they are", ofi.rma_max);
 	return rc;
 }
 
@@ -897,12 +1046,17 @@ static void ofi_close(struct pgas_conduit *c)
 	free(ofi.remote);
 	free(ofi.proxy);
 	free(ofi.active);
-	free(ofi.seg_base);
-	free(ofi.seg_key);
+	free(ofi.rk);
+	if (ofi.rctx)
+		munmap(ofi.rctx, NRMA * sizeof(*ofi.rctx));
+	if (ofi.bounce_area)
+		munmap(ofi.bounce_area, (size_t)NBOUNCE * BOUNCE_SIZE);
+	ofi.rctx = ofi.rctx_free = NULL;
+	ofi.bounce_area = NULL;
 	ofi.addr = NULL;
 	ofi.remote = NULL;
 	ofi.proxy = ofi.active = NULL;
-	ofi.seg_base = ofi.seg_key = NULL;
+	ofi.rk = NULL;
 	ofi.opened = false;
 	live_free();
 	pgas_shm_ops.close(c);
@@ -920,7 +1074,7 @@ static ssize_t send_buf(unsigned char *data, size_t len, unsigned rank, struct b
 	if (live_gone(rank))
 		return 0;	/* dropped */
 	(*tx)->rank = rank;
-	rc = fi_send(ofi.ep, data, len, ofi.buf_desc, ofi.addr[rank], &(*tx)->ctx);
+	rc = fi_send(ofi.ep, data, len, ofi.buf_desc, ofi.addr[rank], &(*tx)->h.ctx);
 	if (!rc) {
 		ofi.tx_free = (*tx)->next;
 		*tx = NULL;
@@ -1000,6 +1154,8 @@ static bool ship_ring(struct pgas_conduit *c, struct proxy *p, unsigned ch, int 
 }
 
 static int read_cq(struct pgas_conduit *c);
+struct rma_ctx;
+static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err);
 #define FLAG_TRIES 10000
 
 /* Ships the notifications (pgas_put_signal) published in a proxy's ring:
@@ -1281,6 +1437,11 @@ static int read_cq(struct pgas_conduit *c)
 			struct fi_cq_err_entry err = { 0 };
 
 			fi_cq_readerr(ofi.cq, &err, 0);
+			if (err.op_context &&
+			    ((struct ctx_head *)err.op_context)->kind == CTX_RMA) {
+				rma_complete(err.op_context, &err);
+				continue;
+			}
 			if (ofi.flushing) {	/* at exit: a peer ended; no exit from atexit */
 				ofi.flush_failed = true;
 				return n;
@@ -1294,10 +1455,16 @@ static int read_cq(struct pgas_conduit *c)
 		if (got < 0)
 			pgas__fatal("ofi: reading the completion queue: %s", fi_strerror((int)-got));
 		for (ssize_t i = 0; i < got; i++) {
-			struct buf *b = e[i].op_context;
+			struct ctx_head *h = e[i].op_context;
+			struct buf *b = (struct buf *)h;
 
-			if (!b)
+			if (!h)
 				continue;
+			if (h->kind == CTX_RMA) {
+				rma_complete((struct rma_ctx *)h, NULL);
+				n++;
+				continue;
+			}
 			if (b->tx) {
 				b->next = ofi.tx_free;
 				ofi.tx_free = b;
@@ -1321,9 +1488,7 @@ static int ofi_progress(struct pgas_conduit *c)
 {
 	int n = 0;
 
-	/* A load first: threads that poll at once do not fight over the line. */
-	if (__atomic_load_n(&ofi.busy, __ATOMIC_RELAXED) ||
-	    __atomic_exchange_n(&ofi.busy, 1, __ATOMIC_ACQUIRE))
+	if (pthread_mutex_trylock(&ofi.lock))
 		return 0;	/* another thread moves them */
 	live.now = live_clock();
 	if (ofi.bl_head)
@@ -1342,7 +1507,7 @@ static int ofi_progress(struct pgas_conduit *c)
 	if (ofi.bl_head)
 		n += backlog_drain(c);
 	live_tick(c);
-	__atomic_store_n(&ofi.busy, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ofi.lock);
 	return n;
 }
 
@@ -1410,10 +1575,190 @@ static void ofi_ep_unmap(struct pgas_conduit *c, struct pgas_conduit_xep *x)
 	pgas_shm_ops.ep_unmap(c, x);
 }
 
+/* shm's region, registered for the fabric (where that fails, RMA to it
+ * stays on AM: the others see no key). */
 static int ofi_region(struct pgas_conduit *c, void *addr, size_t len,
 		      struct pgas_conduit_region *out, char *msg, size_t msglen)
 {
-	return pgas_shm_ops.region(c, addr, len, out, msg, msglen);
+	int rc = pgas_shm_ops.region(c, addr, len, out, msg, msglen);
+
+	if (rc)
+		return rc;
+	if (len && ofi.rma_on && mr_reg(addr, len, MR_RMA, 1 + c->nranks + c->rank, &ofi.reg_mr))
+		ofi.reg_mr = NULL;
+	ofi.reg_local = ofi.reg_mr ? addr : NULL;
+	ofi.reg_len = ofi.reg_mr ? len : 0;
+	return exchange_keys(c, 1, addr, len, ofi.reg_mr, msg, msglen);
+}
+
+/* ---- RMA over the fabric (ops->rma) ------------------------------------------- */
+
+/* The key that covers rank's [remote, +n), or NULL. */
+static const struct rkey *rkey_of(unsigned rank, uint64_t remote, size_t n)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		const struct rkey *k = &ofi.rk[2 * rank + i];
+		uint64_t off = remote - k->addr;
+
+		if (k->size && off <= k->size && n <= k->size - off)
+			return k;
+	}
+	return NULL;
+}
+
+static bool ofi_rma_reach(struct pgas_conduit *c, unsigned rank, uint64_t remote, size_t n)
+{
+	return ofi.rma_on && ofi.rctx && rank < c->nranks && ofi.remote[rank] &&
+	       rkey_of(rank, remote, n);
+}
+
+static bool inside(const void *base, size_t size, const void *p, size_t n)
+{
+	uintptr_t off = (uintptr_t)p - (uintptr_t)base;
+
+	return base && off <= size && n <= size - off;
+}
+
+/* A local buffer's desc where registered memory holds it: true with *desc. */
+static bool local_desc(const struct pgas_conduit *c, const void *p, size_t n, void **desc)
+{
+	const struct pgas_conduit_ep *me = &c->eps[c->rank];
+
+	if (ofi.seg_mr && inside(me->seg, me->seg_size, p, n))
+		*desc = fi_mr_desc(ofi.seg_mr);
+	else if (ofi.reg_mr && inside(ofi.reg_local, ofi.reg_len, p, n))
+		*desc = fi_mr_desc(ofi.reg_mr);
+	else
+		return false;
+	return true;
+}
+
+/* Gives x's bounce buffer back (x itself stays where it is). */
+static void bounce_free(struct rma_ctx *x)
+{
+	for (unsigned i = 0; x->bounce && i < NBOUNCE; i++)
+		if (!ofi.bounce[i]) {
+			ofi.bounce[i] = x->bounce;
+			break;
+		}
+	x->bounce = NULL;
+}
+
+/* A completed operation's context back on the free list. */
+static void rma_free(struct rma_ctx *x)
+{
+	bounce_free(x);
+	x->next = ofi.rctx_free;
+	ofi.rctx_free = x;
+}
+
+/* From read_cq (the lock held): x's completion, or its error entry. */
+static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
+{
+	void *core = x->core;
+	int rc = PGAS_OK;
+
+	if (err) {
+		/* The call's error names the rank; the provider's reason here. */
+		rc = err->err == FI_EACCES || err->err == FI_EINVAL ? PGAS_ERR_BOUNDS
+								  : PGAS_ERR_SYS;
+		if (pgas__cfg.error_mode != 1)	/* PGAS_ERROR_MODE=quiet */
+			fprintf(stderr, "pgas[%u]: ofi: %s of %zu bytes to rank %u failed: %s (%s)\n",
+				ofi.c->rank, x->get ? "fi_read" : "fi_write", x->n, x->rank,
+				fi_strerror(err->err),
+				fi_cq_strerror(ofi.cq, err->prov_errno, err->err_data, NULL, 0));
+	} else if (x->copy) {
+		memcpy(x->local, x->copy, x->n);	/* a get through inl or a bounce buffer */
+	}
+	rma_free(x);
+	pgas_conduit_rma_done(core, rc);
+}
+
+/* ops->rma: one fi_writemsg/fi_readmsg of up to n bytes (docs/ofi.md). */
+static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t remote,
+		       void *local, size_t n, void *core, char *msg, size_t msglen)
+{
+	size_t len = n < ofi.rma_max ? n : ofi.rma_max;
+	const struct rkey *k = ofi_rma_reach(c, rank, remote, len) ? rkey_of(rank, remote, len)
+								   : NULL;
+	void *desc = NULL, *buf = local;
+	struct rma_ctx *x;
+	struct iovec iov;
+	struct fi_rma_iov riov;
+	struct fi_msg_rma m;
+	ssize_t rc;
+
+	if (!k) {
+		snprintf(msg, msglen, "no memory registered by rank %u covers it", rank);
+		return PGAS_ERR_BOUNDS;
+	}
+	pthread_mutex_lock(&ofi.lock);
+	x = ofi.rctx_free;
+	if (!x)
+		goto full;
+	x->copy = NULL;
+	if (ofi.mr_local && local_desc(c, local, len, &desc)) {
+		/* in place */
+	} else if (len <= RMA_INLINE) {
+		/* Copied: a by-value put's source is its caller's stack. */
+		buf = x->inl;
+		desc = ofi.rctx_mr ? fi_mr_desc(ofi.rctx_mr) : NULL;
+	} else if (ofi.mr_local) {
+		for (unsigned i = 0; i < NBOUNCE && !x->bounce; i++) {
+			x->bounce = ofi.bounce[i];
+			ofi.bounce[i] = NULL;
+		}
+		if (!x->bounce)
+			goto full;
+		len = len < BOUNCE_SIZE ? len : BOUNCE_SIZE;
+		buf = x->bounce;
+		desc = fi_mr_desc(ofi.bounce_mr);
+		ofi.rma_bounced++;
+	}
+	if (buf != local) {
+		if (get)
+			x->copy = buf;
+		else
+			memcpy(buf, local, len);
+	}
+	iov = (struct iovec){ buf, len };
+	riov = (struct fi_rma_iov){ k->base + (remote - k->addr), len, k->key };
+	m = (struct fi_msg_rma){ .msg_iov = &iov, .desc = &desc, .iov_count = 1,
+				 .addr = ofi.addr[rank], .rma_iov = &riov, .rma_iov_count = 1,
+				 .context = &x->h.ctx };
+	rc = get ? fi_readmsg(ofi.ep, &m, FI_COMPLETION)
+		 : fi_writemsg(ofi.ep, &m, FI_COMPLETION | ofi.write_flags);
+	/* x is taken off the free list only once posted. */
+	if (rc == -FI_EAGAIN) {
+		bounce_free(x);
+		goto full;
+	}
+	if (rc) {
+		bounce_free(x);
+		pthread_mutex_unlock(&ofi.lock);
+		snprintf(msg, msglen, "%s: %s (provider %s)", get ? "fi_readmsg" : "fi_writemsg",
+			 fi_strerror((int)-rc), ofi.info->fabric_attr->prov_name);
+		return PGAS_ERR_SYS;
+	}
+	ofi.rctx_free = x->next;
+	x->core = core;
+	x->local = local;
+	x->n = len;
+	x->rank = rank;
+	x->get = get;
+	if (get)
+		ofi.rma_reads++;
+	else
+		ofi.rma_writes++;
+	ofi.rma_bytes += len;
+	pthread_mutex_unlock(&ofi.lock);
+	return (ssize_t)len;
+full:
+	/* No context, bounce buffer or queue entry: completions make room. */
+	ofi.rma_eagain++;
+	read_cq(c);
+	pthread_mutex_unlock(&ofi.lock);
+	return 0;
 }
 
 static void ofi_forked(struct pgas_conduit *c)
@@ -1459,4 +1804,6 @@ const struct pgas_conduit_ops pgas_ofi_ops = {
 	.ep_unmap = ofi_ep_unmap,
 	.peer_gone = ofi_peer_gone,
 	.progress = ofi_progress,
+	.rma_reach = ofi_rma_reach,
+	.rma = ofi_rma,
 };

@@ -67,6 +67,7 @@ struct pgas_config {
 	unsigned ofi_timeout;	/* PGAS_OFI_TIMEOUT: seconds of silence before a peer is gone */
 	int hier;		/* PGAS_HIER: 0 auto (by host where useful), 1 flat */
 	unsigned fake_hosts;	/* PGAS_FAKE_HOSTS: pseudo-hosts of a pgasrun job (test knob) */
+	int ofi_rma;		/* PGAS_OFI_RMA: 0 fabric, 1 am, 2 bounce (docs/ofi.md) */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;

@@ -53,6 +53,7 @@ static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 static const char *const map_modes[] = { "auto", "none", NULL };
 static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
 static const char *const hier_modes[] = { "auto", "flat", NULL };
+static const char *const ofi_rma_modes[] = { "fabric", "am", "bounce", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -95,6 +96,12 @@ static const struct env_var vars[] = {
 	{ "PGAS_FAKE_HOSTS", ENV_AGREE, VAR_UINT, "0", 0, PGAS_MAX_ENDPOINTS, NULL, CFG(fake_hosts),
 	  "test: a pgasrun job's ranks on N pseudo-hosts of consecutive ranks (0 = off); "
 	  "needs PGAS_CONDUIT=ofi for N > 1" },
+	/* am: the reference protocol (the measurement's baseline); bounce:
+	 * local buffers through registered copies as under FI_MR_LOCAL, so
+	 * that path runs where no provider here asks for it. */
+	{ "PGAS_OFI_RMA", ENV_LOCAL, VAR_ENUM, "fabric", 0, 0, ofi_rma_modes, CFG(ofi_rma),
+	  "ofi conduit: RMA to ranks reached over the fabric by fi_write/fi_read (fabric), by "
+	  "AM (am), or by fi_write/fi_read through registered bounce buffers (bounce)" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),

@@ -22,6 +22,15 @@
  * already test, and the last reply takes it off again.  Records live in
  * slabs that are never freed: a handle or a late reply that names a
  * recycled record (another generation) is recognised, never followed.
+ *
+ * Where the conduit has data operations (ops->rma: the ofi conduit's
+ * fi_write/fi_read) and reaches the target's [remote, +n) with them, a
+ * put or get (and a batch's runs, and put_with_signal's data) goes over
+ * the fabric instead: each fabric operation counts in the record as a
+ * chunk would, and its completion (pgas_conduit_rma_done, from the
+ * conduit's progress; a write's once the data is visible at the target)
+ * takes it off.  Value forms, memset, atomics, signals and a Long's
+ * payload stay on AM (docs/ofi.md, "The RMA path").
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -53,6 +62,8 @@ struct ref_op {
 	uint32_t gen;		/* bumped when it is given back */
 	uint32_t index;
 	unsigned char mode;	/* OP_* */
+	bool fabric;		/* some of it went by the conduit's rma */
+	const char *call;	/* for the errors of its issue */
 	struct pgas__state *ep;	/* _nbi: whose counter */
 	uint64_t value;		/* a value fetched */
 	struct ref_op *next_free;
@@ -93,6 +104,8 @@ static struct ref_op *op_new(int mode, struct pgas__state *ep)
 	free_ops = op->next_free;
 	pthread_mutex_unlock(&ops_lock);
 	op->mode = (unsigned char)mode;
+	op->fabric = false;
+	op->call = "";
 	op->ep = ep;
 	op->value = 0;
 	__atomic_store_n(&op->rc, 0, __ATOMIC_RELAXED);
@@ -128,11 +141,14 @@ static struct ref_op *op_find(uint32_t index, uint32_t gen, uint32_t genmask)
 /* One reference fewer; the last one completes an _nbi operation. */
 static void op_put_ref(struct ref_op *op)
 {
+	/* Read before the decrement: once it is the last, a waiter may give
+	 * op back and another thread take it (mode is fixed from op_new on). */
+	unsigned char mode = op->mode;
 	int rc;
 
 	if (__atomic_sub_fetch(&op->left, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (op->mode != OP_NBI_PUT && op->mode != OP_NBI_GET)
+	if (mode != OP_NBI_PUT && mode != OP_NBI_GET)
 		return;		/* its waiter gives it back */
 	rc = __atomic_load_n(&op->rc, __ATOMIC_RELAXED);
 	if (rc)
@@ -405,11 +421,67 @@ static size_t chunk(void)
 	return pgas__cfg.max_medium;
 }
 
+/*
+ * A fabric operation's completion (ctx: its record's index and
+ * generation, so that one abandoned meanwhile is not followed).
+ */
+void pgas_conduit_rma_done(void *ctx, int rc)
+{
+	uint64_t id = (uintptr_t)ctx;
+	struct ref_op *op = op_find((uint32_t)id, (uint32_t)(id >> 32), ~0u);
+
+	if (!op)
+		return;		/* abandoned: its target left */
+	(void)__atomic_load_n(&op->left, __ATOMIC_ACQUIRE);	/* op_new's fields */
+	if (rc)
+		__atomic_store_n(&op->rc, rc, __ATOMIC_RELAXED);
+	op_put_ref(op);
+}
+
+/*
+ * [remote, +n) by the conduit's rma: one reference per fabric operation.
+ * A full queue: a wait step (its progress reads the completions that make
+ * room, and runs handlers a peer may wait for), then again.
+ */
+static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t remote,
+			char *local, size_t n)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+	void *ctx = (void *)(uintptr_t)((uint64_t)op->gen << 32 | op->index);
+	size_t off = 0;
+	char msg[160];
+
+	op->fabric = true;
+	while (off < n) {
+		ssize_t k;
+
+		__atomic_fetch_add(&op->left, 1, __ATOMIC_RELAXED);
+		k = c->ops->rma(c, get, rank, remote + off, local + off, n - off, ctx, msg,
+				sizeof(msg));
+		if (k > 0) {
+			off += (size_t)k;
+			continue;
+		}
+		__atomic_fetch_sub(&op->left, 1, __ATOMIC_RELAXED);
+		if (k < 0)
+			return pgas__err((int)k, op->call, "%s to rank %u [%#llx, +%zu): %s",
+					 get ? "a fabric read" : "a fabric write", rank,
+					 (unsigned long long)(remote + off), n - off, msg);
+		wait_step_ep(&w, op->ep);
+	}
+	return PGAS_OK;
+}
+
 /* Issues put or get chunks of [remote, +n) into op. */
 static int issue_rma(struct ref_op *op, int get, unsigned rank, void *remote, void *local,
 		     size_t n)
 {
+	struct pgas_conduit *c = &pgas__job.conduit;
 	size_t off = 0;
+
+	if (c->ops->rma && c->ops->rma_reach(c, rank, (uintptr_t)remote, n))
+		return issue_fabric(op, get, rank, (uintptr_t)remote, local, n);
 
 	do {
 		size_t k = n - off < chunk() ? n - off : chunk();
@@ -425,6 +497,28 @@ static int issue_rma(struct ref_op *op, int get, unsigned rank, void *remote, vo
 	return PGAS_OK;
 }
 
+/* Waits until op has at most 'until' references: PGAS_OK, or PGAS_ERR_GONE
+ * if rank left meanwhile (the caller abandons op). */
+static int op_wait_left(struct ref_op *op, const char *call, unsigned rank, uint32_t until)
+{
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+	int rc;
+
+	for (unsigned i = 1; __atomic_load_n(&op->left, __ATOMIC_ACQUIRE) > until; i++) {
+		/* A target that left will not reply: abandon op (a late
+		 * reply finds another generation). */
+		if (!(i & 255) && pgas__job.rank_gone &&
+		    (rc = pgas__rma_gone(call, rank)) != PGAS_OK)
+			return rc;
+		if (!(i & 255) && PGAS__UNLIKELY(pgas__leavers()) && pgas__rank_leaving(rank))
+			return pgas__err(PGAS_ERR_GONE, call,
+					 "rank %u has left the job: the operation did not complete",
+					 rank);
+		wait_step_ep(&w, op->ep);
+	}
+	return PGAS_OK;
+}
+
 /*
  * Waits for op's replies, then gives it back: PGAS_OK, the target's error,
  * or PGAS_ERR_GONE if rank left meanwhile (op is then abandoned: a late
@@ -432,25 +526,13 @@ static int issue_rma(struct ref_op *op, int get, unsigned rank, void *remote, vo
  */
 static int op_wait(struct ref_op *op, const char *call, unsigned rank, uint64_t *value)
 {
-	struct pgas__waiter w = PGAS__WAITER_INIT;
 	int rc;
 
 	op_put_ref(op);
-	for (unsigned i = 1; __atomic_load_n(&op->left, __ATOMIC_ACQUIRE); i++) {
-		/* A target that left will not reply: abandon op (a late
-		 * reply finds another generation). */
-		if (!(i & 255) && pgas__job.rank_gone &&
-		    (rc = pgas__rma_gone(call, rank)) != PGAS_OK) {
-			op_free(op);
-			return rc;
-		}
-		if (!(i & 255) && PGAS__UNLIKELY(pgas__leavers()) && pgas__rank_leaving(rank)) {
-			op_free(op);
-			return pgas__err(PGAS_ERR_GONE, call,
-					 "rank %u has left the job: the operation did not complete",
-					 rank);
-		}
-		wait_step_ep(&w, op->ep);
+	rc = op_wait_left(op, call, rank, 0);
+	if (rc) {
+		op_free(op);
+		return rc;
 	}
 	rc = __atomic_load_n(&op->rc, __ATOMIC_RELAXED);
 	if (value)
@@ -461,17 +543,39 @@ static int op_wait(struct ref_op *op, const char *call, unsigned rank, uint64_t 
 	return PGAS_OK;
 }
 
+/*
+ * Before a signal or notification that follows a put's data: the data's
+ * fabric writes completed (delivered), since an AM on the target's ring
+ * is not ordered behind fi_write (tcp;ofi_rxm).  PGAS_OK, or the error
+ * that stops the signal.
+ */
+static int data_delivered(struct ref_op *op, const char *call, unsigned rank)
+{
+	int rc;
+
+	if (!op->fabric)
+		return PGAS_OK;	/* AM: the signal follows on the same ring */
+	rc = op_wait_left(op, call, rank, 1);
+	if (!rc && (rc = __atomic_load_n(&op->rc, __ATOMIC_RELAXED)))
+		rc = pgas__err(rc, call, "rank %u refused the data (error %d): no signal sent",
+			       rank, rc);
+	return rc;
+}
+
 /* The end of an operation issued into op, by its form. */
 static int op_finish(struct ref_op *op, const char *call, unsigned rank, int issued,
 		     pgas_handle_t *handle)
 {
-	if (issued) {		/* nothing more will be sent: wait for what was */
+	if (issued) {
+		/* Nothing more will be sent: wait for what was, holding the
+		 * issue's reference (so no reply ends op, whatever its mode),
+		 * then give it back here (also when rank left: abandoned). */
+		(void)op_wait_left(op, call, rank, 1);
 		if (op->mode == OP_NBI_PUT || op->mode == OP_NBI_GET)
 			__atomic_fetch_sub(op->mode == OP_NBI_PUT ? &op->ep->nbi_puts_pending
 								  : &op->ep->nbi_gets_pending, 1,
 					   __ATOMIC_RELEASE);
-		op->mode = OP_WAIT;
-		(void)op_wait(op, call, rank, NULL);
+		op_free(op);
 		return issued;
 	}
 	switch (op->mode) {
@@ -499,6 +603,7 @@ static struct ref_op *op_start(const char *call, int mode, struct pgas__state *e
 	if (mode == OP_NBI_PUT || mode == OP_NBI_GET)
 		__atomic_fetch_add(mode == OP_NBI_PUT ? &ep->nbi_puts_pending
 						      : &ep->nbi_gets_pending, 1, __ATOMIC_RELAXED);
+	op->call = call;
 	*rc = PGAS_OK;
 	return op;
 }
@@ -626,6 +731,8 @@ int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank,
 	if (n)
 		rc = issue_rma(op, 0, rank, dst, (void *)src, n);
 	if (!rc)
+		rc = data_delivered(op, call, rank);
+	if (!rc)
 		rc = send_req(op, rank, a, 8, NULL, 0);
 	return op_finish(op, call, rank, rc, handle);
 }
@@ -645,6 +752,8 @@ int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src
 		return rc;
 	if (n)
 		rc = issue_rma(op, 0, rank, dst, (void *)src, n);
+	if (!rc)
+		rc = data_delivered(op, call, rank);
 	if (!rc)
 		rc = send_req(op, rank, a, 8, NULL, 0);
 	return op_finish(op, call, rank, rc, NULL);
