@@ -1653,6 +1653,14 @@ static void rma_free(struct rma_ctx *x)
 }
 
 /* From read_cq (the lock held): x's completion, or its error entry. */
+/* A completion error that says the peer's end went away. */
+static bool rma_peer_lost(int err)
+{
+	return err == FI_ECANCELED || err == FI_ENOTCONN || err == FI_ECONNRESET ||
+	       err == FI_ECONNREFUSED || err == FI_ECONNABORTED || err == FI_EHOSTUNREACH ||
+	       err == FI_ETIMEDOUT;
+}
+
 static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 {
 	void *core = x->core;
@@ -1662,6 +1670,13 @@ static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 		/* The call's error names the rank; the provider's reason here. */
 		rc = err->err == FI_EACCES || err->err == FI_EINVAL ? PGAS_ERR_BOUNDS
 								  : PGAS_ERR_SYS;
+		/* The connection to it is gone (a SIGKILLed peer's socket is
+		 * refused at once): the peer is, as for a failed send. */
+		if (rma_peer_lost(err->err)) {
+			live_lost(ofi.c, x->rank, x->get ? "a fabric read from it failed" :
+				  "a fabric write to it failed", err->err);
+			rc = PGAS_ERR_GONE;
+		}
 		if (pgas__cfg.error_mode != 1)	/* PGAS_ERROR_MODE=quiet */
 			fprintf(stderr, "pgas[%u]: ofi: %s of %zu bytes to rank %u failed: %s (%s)\n",
 				ofi.c->rank, x->get ? "fi_read" : "fi_write", x->n, x->rank,

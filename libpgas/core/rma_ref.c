@@ -538,6 +538,8 @@ static int op_wait(struct ref_op *op, const char *call, unsigned rank, uint64_t 
 	if (value)
 		*value = op->value;
 	op_free(op);
+	if (rc == PGAS_ERR_GONE)	/* the conduit lost it (docs/ofi.md, "Failure") */
+		return pgas__err(rc, call, "rank %u is gone: the operation did not complete", rank);
 	if (rc)
 		return pgas__err(rc, call, "rank %u refused the operation (error %d)", rank, rc);
 	return PGAS_OK;
