@@ -384,23 +384,6 @@ static int can_wait(const char *call, unsigned rank)
 			 where, rank);
 }
 
-/*
- * A step of a wait for replies: they arrive at the primary, which
- * pgas__wait_step polls; a call on an extra endpoint polls that one too.
- * Its owner may be the only thread that polls it (at MULTIPLE), and a
- * peer's thread that waits for room in its ring may be the one that has
- * to answer this rank's request: without this the two would wait for
- * each other (threads_eps with PGAS_MAP_PEERS=none).
- */
-static void wait_step_ep(struct pgas__waiter *w, struct pgas__state *ep)
-{
-	unsigned mask = pgas__wait_chanmask();
-
-	if (ep && !pgas__is_primary(ep) && mask && pgas__ep_msgs_waiting(ep))
-		(void)pgas__ep_poll_try(ep, mask);
-	pgas__wait_step(w);
-}
-
 /* Sends one request of op (args[1..2] filled here): a reply owed. */
 static int send_req(struct ref_op *op, unsigned rank, uint32_t *a, unsigned nargs,
 		    const void *buf, size_t n)
@@ -468,7 +451,7 @@ static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t rem
 			return pgas__err((int)k, op->call, "%s to rank %u [%#llx, +%zu): %s",
 					 get ? "a fabric read" : "a fabric write", rank,
 					 (unsigned long long)(remote + off), n - off, msg);
-		wait_step_ep(&w, op->ep);
+		pgas__wait_step_for(&w, op->ep);
 	}
 	return PGAS_OK;
 }
@@ -514,7 +497,7 @@ static int op_wait_left(struct ref_op *op, const char *call, unsigned rank, uint
 			return pgas__err(PGAS_ERR_GONE, call,
 					 "rank %u has left the job: the operation did not complete",
 					 rank);
-		wait_step_ep(&w, op->ep);
+		pgas__wait_step_for(&w, op->ep);
 	}
 	return PGAS_OK;
 }
@@ -894,7 +877,7 @@ int pgas__sync_nb(pgas_handle_t h, const char *call, int block)
 		}
 		if ((rc = can_wait(call, ~0u)))
 			return rc;
-		wait_step_ep(&w, ep);
+		pgas__wait_step_for(&w, ep);
 	}
 	PGAS__FENCE(memory_order_acq_rel);
 	return handle_rc(call, rc);
@@ -974,7 +957,7 @@ int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int b
 		}
 		if ((rc = can_wait(call, ~0u)))
 			return rc;
-		wait_step_ep(&w, ep);
+		pgas__wait_step_for(&w, ep);
 	}
 	rc = __atomic_exchange_n(&nbi_rc, 0, __ATOMIC_RELAXED);
 	if (rc)
