@@ -7,28 +7,14 @@ operand is missing is printed as 'skipped'.
 import json
 import sys
 
+from bench_results import load, ratio
+
 raw, txt_path, json_path = sys.argv[1:4]
-res, notes = {}, []
-for line in open(raw):
-    f = line.split()
-    if f and f[0] == "RESULT":
-        value, unit = float(f[2]), f[3]
-        if unit == "ns":  # one time unit, so that every ratio is unit-free
-            value, unit = value / 1000.0, "us"
-        if f[1] in res:  # repeated runs: keep the best
-            old = res[f[1]][0]
-            value = min(old, value) if unit == "us" else max(old, value)
-        res[f[1]] = (value, unit)
-    elif f and f[0] == "NOTE":
-        notes.append(line[5:].strip())
+res, notes = load(raw)
 
 
 def v(name):
     return res[name][0] if name in res else None
-
-
-def ratio(a, b):
-    return None if a is None or b is None or b == 0 else a / b
 
 
 rows = []  # (section, metric, value, unit, [(ratio label, ratio, target)])
