@@ -757,6 +757,13 @@ elif [ "$(basename "$B")" = build ]; then
 			fi
 		done
 	done
+	# poll_put: a rank waiting for a remote put with pgas_poll() alone sees
+	# it (pgas_poll drives the fabric's progress), both RMA paths.
+	for mode in fabric am; do
+		run_tap "ofi FI_PROVIDER=tcp: poll_put -n 2, PGAS_OFI_RMA=$mode, yield" \
+			env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_OFI_RMA=$mode \
+			PGAS_WAIT_MODE=yield "$RUN" -n 2 -t "$TLIMIT" "$B/tests/poll_put"
+	done
 	out=$(PGAS_ERROR_MODE=print PGAS_CONDUIT=ofi FI_PROVIDER=nonexistent \
 	      "$RUN" -n 2 -t 30 "$B/tests/am" 2>&1)
 	rc=$?

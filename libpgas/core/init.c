@@ -224,8 +224,10 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	rc = pgas__am_setup();
 	if (rc)
 		return rc;
-	if (c->remote && c->ops->progress)	/* proxy rings: polls and waits move them */
+	if (c->remote && c->ops->progress) {	/* proxy rings: polls and waits move them */
 		pgas__set_pending(PGAS__PENDING_CONDUIT, 1);
+		pgas__wait_fabric();
+	}
 	pgas__job.attached = true;
 	pgas__g.nranks = c->nranks;
 	pgas__g.ntargets = ntargets;

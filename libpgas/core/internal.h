@@ -431,6 +431,7 @@ void pgas__notify_room(void);
 /* wait.c */
 long long pgas__now_ms(void);	/* CLOCK_MONOTONIC */
 void pgas__wait_setup(void);
+void pgas__wait_fabric(void);
 
 /* init.c: what pgas_exit(0) announced ("pgas_exit", "exit(0)", ...). */
 const char *pgas__left_how(unsigned job_rank);

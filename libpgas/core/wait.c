@@ -67,6 +67,19 @@ void pgas__wait_setup(void)
 	pgas__g.wake = mode == PGAS_WAIT_BLOCK;
 }
 
+/*
+ * The conduit's progress runs at every wait step (PGAS__PENDING_CONDUIT).
+ * A fabric's is a syscall or more (tcp polls its sockets): 2000 of them
+ * before giving the cpu away took ~50 ms per barrier over ofi, yield mode,
+ * 3 ranks on 2 cores.  Yield (or nap) soon instead, as auto does.
+ */
+void pgas__wait_fabric(void)
+{
+	if (pgas__job.wait_mode != PGAS_WAIT_SPIN && !getenv("PGAS_SPIN_LIMIT") &&
+	    pgas__job.spin_limit > 20)
+		pgas__job.spin_limit = 20;
+}
+
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl)
 {
 	/* seq_cst: pairs with the owner's 'sleeping' store (Dekker). */
