@@ -60,7 +60,9 @@ for n in 2 3 4; do
 done
 # Endpoints whose directory is asked of their owner (ctl.c pgas__ctl_ask):
 # the churn case lost an asker's answer to later questions' (2 ranks hung).
+# Not under TSan: the open race on core/rma_ref.c's operation records (above).
 for n in 2 3; do
+	case "$B" in */tsan) continue ;; esac
 	run_tap "threads_eps -n $n -t 2 -i 100, PGAS_MAP_PEERS=none" \
 		env PGAS_MAP_PEERS=none "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/threads_eps" -t 2 -i 100
 done
