@@ -58,6 +58,14 @@ for n in 2 3 4; do
 	run_tap "traffic -n $n (16-slot mailboxes), PGAS_MAP_PEERS=none" \
 		env PGAS_MAP_PEERS=none PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/traffic"
 done
+# Endpoints whose directory is asked of their owner (ctl.c pgas__ctl_ask):
+# the churn case lost an asker's answer to later questions' (2 ranks hung).
+# Not under TSan: the open race on core/rma_ref.c's operation records (above).
+for n in 2 3; do
+	case "$B" in */tsan) continue ;; esac
+	run_tap "threads_eps -n $n -t 2 -i 100, PGAS_MAP_PEERS=none" \
+		env PGAS_MAP_PEERS=none "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/threads_eps" -t 2 -i 100
+done
 run_tap "rma -n 3, PGAS_MAP_PEERS=none, block mode" \
 	env PGAS_MAP_PEERS=none PGAS_WAIT_MODE=block "$RUN" -n 3 -t "$TLIMIT" "$B/tests/rma"
 run_tap "remote -n 3, PGAS_MAP_PEERS=none, block mode" \

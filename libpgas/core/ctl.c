@@ -245,9 +245,17 @@ bool pgas__ctl_idle(void)
 
 /* ---- questions to a rank about its endpoints (ep.c) -------------------------- */
 
+/*
+ * A question's slot is seq % ASK_SLOTS, held by its asker until it has
+ * read the answer: an answer fills only the slot that still waits for it.
+ * (A slot taken by seq alone was refilled by later questions' answers
+ * while an asker that had not yet looked, e.g. one descheduled in a
+ * handler, still waited for its own, which it then never saw.)
+ */
 #define ASK_SLOTS 64
 static struct {
-	uint32_t seq;		/* the question's, once answered */
+	uint32_t want;		/* the asker's seq while it waits; 0: free */
+	uint32_t seq;		/* == want once answered */
 	uint32_t v[2];
 } asked[ASK_SLOTS];
 static uint32_t ask_seq;
@@ -290,9 +298,17 @@ int pgas__ctl_ask(struct pgas__state *ep, unsigned r, unsigned kind, uint32_t x,
 	 */
 	if (pgas__self.hsl_held)
 		return PGAS_ERR_STATE;
-	do
+	/* A free slot (64 questions in flight at once: the others' answers free theirs). */
+	for (;;) {
+		uint32_t none = 0;
+
 		seq = __atomic_add_fetch(&ask_seq, 1, __ATOMIC_RELAXED);
-	while (!seq);
+		if (seq && __atomic_compare_exchange_n(&asked[seq % ASK_SLOTS].want, &none, seq,
+						       false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+		if (!(seq % ASK_SLOTS))
+			pgas__wait_step_for(&w, ep);
+	}
 	args[0] = CTL_DIR_Q;
 	args[1] = seq;
 	args[2] = kind;
@@ -308,11 +324,12 @@ int pgas__ctl_ask(struct pgas__state *ep, unsigned r, unsigned kind, uint32_t x,
 			pgas__ctl_check_gone("asks it about its endpoints");
 	}
 	__atomic_fetch_sub(&asking, 1, __ATOMIC_SEQ_CST);
-	if (rc)
-		return rc;
-	out[0] = asked[seq % ASK_SLOTS].v[0];
-	out[1] = asked[seq % ASK_SLOTS].v[1];
-	return PGAS_OK;
+	if (!rc) {
+		out[0] = asked[seq % ASK_SLOTS].v[0];
+		out[1] = asked[seq % ASK_SLOTS].v[1];
+	}
+	__atomic_store_n(&asked[seq % ASK_SLOTS].want, 0, __ATOMIC_RELEASE);
+	return rc;
 }
 
 /* ---- the handler ------------------------------------------------------------ */
@@ -388,7 +405,9 @@ static void ctl_handler(pgas_token_t tok, void *buf, size_t nbytes, const uint32
 	case CTL_DIR_A:
 		if (nargs != 4)
 			break;
-		/* One question per slot in flight: 64 threads would have to ask at once. */
+		/* Only into the slot that waits for it (a late one finds none). */
+		if (__atomic_load_n(&asked[args[1] % ASK_SLOTS].want, __ATOMIC_ACQUIRE) != args[1])
+			return;
 		asked[args[1] % ASK_SLOTS].v[0] = args[2];
 		asked[args[1] % ASK_SLOTS].v[1] = args[3];
 		__atomic_store_n(&asked[args[1] % ASK_SLOTS].seq, args[1], __ATOMIC_RELEASE);
