@@ -803,9 +803,8 @@ fi
 # 2 and 3 ranks and every OpenSHMEM program at 2 PEs over tcp (on lo), a
 # core set over libfabric's shm provider; the sanitizer builds a core set at
 # 2 ranks (libfabric itself is not instrumented).  Not here: immediate (its
-# ranks stop polling while they fill each other's rings), threads_eps (open:
-# its churn case hangs at 2 ranks with none), the lifecycle and rev_ cases
-# (the none control block below runs them over shm).
+# ranks stop polling while they fill each other's rings), the lifecycle and
+# rev_ cases (the none control block below runs them over shm).
 if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 	OFI_NONE="PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none"
 	if [ "$(basename "$B")" = build ]; then
@@ -815,6 +814,9 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 				run_tap "ofi tcp, no peer mapped: $t -n $n" \
 					env $OFI_NONE FI_PROVIDER=tcp "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 			done
+			[ "$n" = 2 ] && run_tap "ofi tcp, no peer mapped: threads_eps -n 2 -t 2" \
+				env $OFI_NONE FI_PROVIDER=tcp "$RUN" -n 2 -t "$TLIMIT" \
+				"$B/tests/threads_eps" -t 2 -i 100
 			run_clean "ofi tcp, no peer mapped: threads_alone -n $n" \
 				env $OFI_NONE FI_PROVIDER=tcp PGAS_MBOX_SLOTS=16 "$RUN" -n "$n" -t 120 \
 				"$B/tests/threads_alone"
