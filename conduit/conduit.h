@@ -80,6 +80,10 @@ struct pgas_conduit {
 	 * answer for (ofi: a fabric error, silence, PMIx): the core's waits
 	 * load it and ask peer_gone of every rank once it moves. */
 	uint32_t peers_died;
+	/* Set by the core (rma_ref.c) at attach, called by a conduit's
+	 * progress when an ops->rma operation ended (rc 0 or a PGAS_ERR_*):
+	 * a hook, so that a conduit calls nothing of the core (the layers). */
+	void (*rma_done)(void *ctx, int rc);
 	void *priv;
 };
 
@@ -274,7 +278,7 @@ struct pgas_conduit_region {
  *  rma:        posts one write (get: read) of up to n bytes between local
  *              (any memory of this process; a put's source is read until
  *              the completion) and rank's remote: the bytes posted (> 0),
- *              whose completion pgas_conduit_rma_done(ctx, rc) reports
+ *              whose completion c->rma_done(ctx, rc) reports
  *              later from progress (a put's once the data is visible at
  *              the target); 0 when the fabric's queue is full (progress,
  *              then again); or a negative PGAS_ERR_* with msg.  Any thread.
@@ -305,8 +309,6 @@ struct pgas_conduit_ops {
 		       void *local, size_t n, void *ctx, char *msg, size_t msglen);
 };
 
-/* The core's (rma_ref.c): an rma operation ended, rc 0 or a PGAS_ERR_*. */
-void pgas_conduit_rma_done(void *ctx, int rc);
 
 /*
  * conduits.c: the conduit PGAS_CONDUIT names (auto: the first that

@@ -179,7 +179,7 @@ struct proxy {
 struct rma_ctx {
 	struct ctx_head h;	/* CTX_RMA */
 	struct rma_ctx *next;	/* free list */
-	void *core;		/* pgas_conduit_rma_done's ctx */
+	void *core;		/* c->rma_done's ctx */
 	unsigned char *copy;	/* a get's landing place to copy out of, or NULL */
 	unsigned char *bounce;	/* the bounce buffer it holds, or NULL */
 	void *local;
@@ -1686,7 +1686,7 @@ static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 		memcpy(x->local, x->copy, x->n);	/* a get through inl or a bounce buffer */
 	}
 	rma_free(x);
-	pgas_conduit_rma_done(core, rc);
+	ofi.c->rma_done(core, rc);
 }
 
 /* ops->rma: one fi_writemsg/fi_readmsg of up to n bytes (docs/ofi.md). */

@@ -27,7 +27,7 @@
  * fi_write/fi_read) and reaches the target's [remote, +n) with them, a
  * put or get (and a batch's runs, and put_with_signal's data) goes over
  * the fabric instead: each fabric operation counts in the record as a
- * chunk would, and its completion (pgas_conduit_rma_done, from the
+ * chunk would, and its completion (fabric_done, c->rma_done, from the
  * conduit's progress; a write's once the data is visible at the target)
  * takes it off.  Value forms, memset, atomics, signals and a Long's
  * payload stay on AM (docs/ofi.md, "The RMA path").
@@ -165,11 +165,14 @@ struct bounds {
 };
 static struct bounds *bounds;
 
+static void fabric_done(void *ctx, int rc);
+
 int pgas__ref_setup(void)
 {
-	const struct pgas_conduit *c = &pgas__job.conduit;
+	struct pgas_conduit *c = &pgas__job.conduit;
 	size_t area = pgas__layers_area_bytes(c->nranks);
 
+	c->rma_done = fabric_done;
 	bounds = calloc(c->nranks, sizeof(*bounds));
 	if (!bounds)
 		return PGAS_ERR_NOMEM;
@@ -408,7 +411,7 @@ static size_t chunk(void)
  * A fabric operation's completion (ctx: its record's index and
  * generation, so that one abandoned meanwhile is not followed).
  */
-void pgas_conduit_rma_done(void *ctx, int rc)
+static void fabric_done(void *ctx, int rc)
 {
 	uint64_t id = (uintptr_t)ctx;
 	struct ref_op *op = op_find((uint32_t)id, (uint32_t)(id >> 32), ~0u);
