@@ -785,6 +785,11 @@ elif [ "$(basename "$B")" = build ]; then
 	else
 		notok "ofi: FI_PROVIDER=nonexistent: exit $rc: $(echo "$out" | tail -n 2)"
 	fi
+	# libfabric's shm provider leaves /dev/shm/PID:0:0 behind when a
+	# process dies; a later rank of that pid died of SIGBUS in pgas_init.
+	run_tap "ofi FI_PROVIDER=shm: am -n 2 over a dead process's /dev/shm region of each rank's pid" \
+		env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=shm "$RUN" -n 2 -t "$TLIMIT" \
+		sh -c 'touch "/dev/shm/$$:0:0"; exec "$0"' "$B/tests/am"
 	# A job on one host keeps tcp's traffic on lo (whatever interface
 	# fi_getinfo lists first).
 	fab=$(PGAS_VERBOSEENV=1 PGAS_CONDUIT=ofi FI_PROVIDER=tcp "$RUN" -n 2 -t 30 \

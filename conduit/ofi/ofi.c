@@ -746,6 +746,25 @@ static void close_fabric(void)
 	ofi.fabric = NULL;
 }
 
+/*
+ * libfabric's shm provider names its region after the process
+ * ("/dev/shm/PID:0:0") and leaves it behind when the process dies; a later
+ * process that gets the same pid then dies of SIGBUS (an empty file) or
+ * fails in fi_endpoint (measured, libfabric 1.17).  Before this process
+ * opens its endpoint nothing alive can own its pid's name (the ranks of a
+ * host share one pid namespace): a file there is stale.
+ */
+static void shm_stale_region(void)
+{
+	const char *prov = ofi.info->fabric_attr->prov_name;
+	char name[64];
+
+	if (!prov || strncmp(prov, "shm", 3))
+		return;
+	snprintf(name, sizeof(name), "/dev/shm/%d:0:0", (int)getpid());
+	(void)unlink(name);
+}
+
 static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct {
@@ -796,6 +815,7 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 			 " that reaches other hosts (not shm, not loopback)" : "");
 		return PGAS_ERR_SYS;
 	}
+	shm_stale_region();
 	if ((rc = fi_fabric(ofi.info->fabric_attr, &ofi.fabric, NULL)) ||
 	    (rc = fi_domain(ofi.fabric, ofi.info, &ofi.domain, NULL)) ||
 	    (rc = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL)) ||
