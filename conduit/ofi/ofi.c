@@ -1727,6 +1727,10 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 		snprintf(msg, msglen, "no memory registered by rank %u covers it", rank);
 		return PGAS_ERR_BOUNDS;
 	}
+	if (live_gone(rank)) {	/* its queue may never drain */
+		snprintf(msg, msglen, "rank %u is gone (docs/ofi.md, \"Failure\")", rank);
+		return PGAS_ERR_GONE;
+	}
 	pthread_mutex_lock(&ofi.lock);
 	x = ofi.rctx_free;
 	if (!x)

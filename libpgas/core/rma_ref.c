@@ -424,6 +424,19 @@ static void fabric_done(void *ctx, int rc)
 	op_put_ref(op);
 }
 
+/* PGAS_ERR_GONE (said) when rank has left the job or died, else PGAS_OK. */
+static int target_left(const char *call, unsigned rank)
+{
+	int rc;
+
+	if (pgas__job.rank_gone && (rc = pgas__rma_gone(call, rank)) != PGAS_OK)
+		return rc;
+	if (PGAS__UNLIKELY(pgas__leavers()) && pgas__rank_leaving(rank))
+		return pgas__err(PGAS_ERR_GONE, call,
+				 "rank %u has left the job: the operation did not complete", rank);
+	return PGAS_OK;
+}
+
 /*
  * [remote, +n) by the conduit's rma: one reference per fabric operation.
  * A full queue: a wait step (its progress reads the completions that make
@@ -436,6 +449,7 @@ static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t rem
 	struct pgas__waiter w = PGAS__WAITER_INIT;
 	void *ctx = (void *)(uintptr_t)((uint64_t)op->gen << 32 | op->index);
 	size_t off = 0;
+	unsigned full = 0;
 	char msg[160];
 
 	op->fabric = true;
@@ -454,6 +468,13 @@ static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t rem
 			return pgas__err((int)k, op->call, "%s to rank %u [%#llx, +%zu): %s",
 					 get ? "a fabric read" : "a fabric write", rank,
 					 (unsigned long long)(remote + off), n - off, msg);
+		/* A full queue towards a rank that died may never drain. */
+		if (!(++full & 255)) {
+			int rc = target_left(op->call, rank);
+
+			if (rc)
+				return rc;
+		}
 		pgas__wait_step_for(&w, op->ep);
 	}
 	return PGAS_OK;
@@ -493,13 +514,8 @@ static int op_wait_left(struct ref_op *op, const char *call, unsigned rank, uint
 	for (unsigned i = 1; __atomic_load_n(&op->left, __ATOMIC_ACQUIRE) > until; i++) {
 		/* A target that left will not reply: abandon op (a late
 		 * reply finds another generation). */
-		if (!(i & 255) && pgas__job.rank_gone &&
-		    (rc = pgas__rma_gone(call, rank)) != PGAS_OK)
+		if (!(i & 255) && (rc = target_left(call, rank)) != PGAS_OK)
 			return rc;
-		if (!(i & 255) && PGAS__UNLIKELY(pgas__leavers()) && pgas__rank_leaving(rank))
-			return pgas__err(PGAS_ERR_GONE, call,
-					 "rank %u has left the job: the operation did not complete",
-					 rank);
 		pgas__wait_step_for(&w, op->ep);
 	}
 	return PGAS_OK;
