@@ -49,9 +49,6 @@ done
 # (their remote paths are issue 22's other parts).
 for n in 2 3 4; do
 	for t in rma am errors atomics signal vis region remote ep_progress; do
-		# Open (issue 22): TSan reports a race on a remote operation's
-		# record (core/rma_ref.c op_new) in vis's threads case.
-		case "$B" in */tsan) [ "$t" = vis ] && continue ;; esac
 		run_tap "$t -n $n, PGAS_MAP_PEERS=none" \
 			env PGAS_MAP_PEERS=none "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
@@ -60,9 +57,7 @@ for n in 2 3 4; do
 done
 # Endpoints whose directory is asked of their owner (ctl.c pgas__ctl_ask):
 # the churn case lost an asker's answer to later questions' (2 ranks hung).
-# Not under TSan: the open race on core/rma_ref.c's operation records (above).
 for n in 2 3; do
-	case "$B" in */tsan) continue ;; esac
 	run_tap "threads_eps -n $n -t 2 -i 100, PGAS_MAP_PEERS=none" \
 		env PGAS_MAP_PEERS=none "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/threads_eps" -t 2 -i 100
 done
@@ -77,9 +72,6 @@ for n in 2 3; do
 	[ "$B" = "$PWD/build" ] || [ "$n" -eq 2 ] || continue
 	for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full \
 		globals fork generics; do
-		# Open (issue 22): TSan reports a race on a remote operation's
-		# record in core/rma_ref.c between contexts' threads.
-		case "$B" in */tsan) [ "$t" = ctx_threads ] && continue ;; esac
 		run_tap "shmem/$t -np $n, PGAS_MAP_PEERS=none" \
 			env PGAS_MAP_PEERS=none "$B/bin/oshrun" -np "$n" -t 60 "$B/tests/shmem/$t"
 	done
@@ -140,7 +132,6 @@ if [ "$B" = "$PWD/build" ]; then
 else
 	run_tap "ep_progress -n 1 -t 4" "$RUN" -n 1 -t "$TLIMIT" "$B/tests/ep_progress" -t 4
 	eps_cases=all
-	case "$B" in *tsan*) eps_cases=traffic,progress,misuse ;; esac
 	for t in 2 4; do
 		case "$B" in *tsan*)
 			run_tap "threads_eps -n 1 -t $t" "$RUN" -n 1 -t "$TLIMIT" \
@@ -340,13 +331,8 @@ run_tap "coll -n 3, PGAS_COLL_UNMAPPED=1 PGAS_COLL_DEBUG=1" \
 	env PGAS_COLL_UNMAPPED=1 PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
 # Threads at MULTIPLE: collectives of several teams at once, their messages
 # handled by whichever thread polls.
-# Open (issue 22): TSan reports a race between the reference collective's
-# placement (coll/coll_ref.c place) and the test's progress-thread case.
-case "$B" in
-*/tsan) ;;
-*) run_tap "threads -n 2 -t 4, PGAS_COLL_UNMAPPED=1" \
-	env PGAS_COLL_UNMAPPED=1 "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads" -t 4 ;;
-esac
+run_tap "threads -n 2 -t 4, PGAS_COLL_UNMAPPED=1" \
+	env PGAS_COLL_UNMAPPED=1 "$RUN" -n 2 -t "$TLIMIT" "$B/tests/threads" -t 4
 # The rest checks the launcher and the tuner's plumbing: the plain build is enough.
 [ "$B" = "$PWD/build" ] && {
 run_tap "coll -n 8 oversubscribed, block mode" \

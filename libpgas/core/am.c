@@ -445,8 +445,10 @@ static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, 
 
 		if (atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)&bh->busy, &free_,
 							    1, memory_order_acquire,
-							    memory_order_relaxed))
+							    memory_order_relaxed)) {
+			PGAS__XPROC_ACQUIRE(&bh->busy);
 			break;
+		}
 		if (imm)
 			return PGAS_ERR_NOT_READY;
 		if (eid >= ep->nranks && !(w.spins & 255) && pgas__ep_peer_closed(ep, eid))
@@ -454,6 +456,7 @@ static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, 
 		pgas__wait_step(&w);
 	}
 	pgas__copy(bb + PGAS_CACHELINE, buf, nbytes);
+	PGAS__XPROC_RELEASE(&bh->busy);
 	rc = am_send(ep, chan, eid, PGAS_MSG_MEDIUM_BOUNCE, handler, args, nargs, &ref,
 		     sizeof(ref), NULL, 0, imm, NULL);
 	if (rc)		/* not sent: the buffer is ours to give back */

@@ -10,6 +10,21 @@
 #include "conduit.h"
 #include "boot.h"
 
+/*
+ * A buffer in a shared ring that another process frees (a target gives a
+ * bounce buffer back by a store TSan never sees): the thread that hands it
+ * over releases it for TSan, the one that claims it again acquires it, so
+ * that the two users of one buffer are ordered as they are in fact.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define PGAS__XPROC_RELEASE(p) __tsan_release((void *)(p))
+#define PGAS__XPROC_ACQUIRE(p) __tsan_acquire((void *)(p))
+#else
+#define PGAS__XPROC_RELEASE(p) ((void)(p))
+#define PGAS__XPROC_ACQUIRE(p) ((void)(p))
+#endif
+
 /* ---- state shared by the .c files ---------------------------------------- */
 
 /* Reasons in pgas__g.send_block. */
