@@ -174,6 +174,23 @@ static inline void pgas_conduit_set_region(struct pgas_conduit_ep *ep, unsigned 
 	ep->bounce = base + l->bounce_off;
 }
 
+/*
+ * Fills the control page of a ring region for endpoint eid, as pgas.ko
+ * does for its own: the shm conduit's regions and the ofi conduit's proxies.
+ */
+static inline void pgas_conduit_init_ctrl(const struct pgas_conduit *c,
+					  struct pgas_ctrl_page *ctrl, unsigned eid)
+{
+	ctrl->version = PGAS_ABI_VERSION;
+	ctrl->rank = eid;
+	ctrl->mbox_slots = c->geo.mbox_slots;
+	ctrl->notify_entries = c->geo.notify_entries;
+	ctrl->bounce_bufs = c->geo.bounce_bufs;
+	ctrl->bounce_size = c->geo.bounce_size;
+	/* Last: a peer that reads the magic finds the rest. */
+	__atomic_store_n(&ctrl->magic, PGAS_ABI_MAGIC, __ATOMIC_RELEASE);
+}
+
 /* What ranks check of each other at open: the same ABI and geometry. */
 struct pgas_conduit_hello {
 	uint32_t magic;

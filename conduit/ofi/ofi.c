@@ -268,18 +268,6 @@ static size_t args_end(unsigned type, unsigned nargs)
 	return type == PGAS_MSG_SHORT ? (size_t)nargs * 4 : PGAS__ALIGN_UP((size_t)nargs * 4, 8);
 }
 
-/* The control page of a proxy: what a ring region's owner writes. */
-static void init_ctrl(struct pgas_conduit *c, struct pgas_ctrl_page *ctrl, unsigned eid)
-{
-	ctrl->version = PGAS_ABI_VERSION;
-	ctrl->rank = eid;
-	ctrl->mbox_slots = c->geo.mbox_slots;
-	ctrl->notify_entries = c->geo.notify_entries;
-	ctrl->bounce_bufs = c->geo.bounce_bufs;
-	ctrl->bounce_size = c->geo.bounce_size;
-	__atomic_store_n(&ctrl->magic, PGAS_ABI_MAGIC, __ATOMIC_RELEASE);
-}
-
 /* eid's proxy, made on first use (the caller serialises: open, or the
  * core's endpoint calls, which it serialises per process). */
 static struct proxy *proxy_for(struct pgas_conduit *c, unsigned eid, unsigned owner)
@@ -300,7 +288,7 @@ static struct proxy *proxy_for(struct pgas_conduit *c, unsigned eid, unsigned ow
 	p->eid = eid;
 	p->owner = owner;
 	pgas_conduit_set_region(&p->ring, p->base, &c->layout);
-	init_ctrl(c, p->ring.ctrl, eid);
+	pgas_conduit_init_ctrl(c, p->ring.ctrl, eid);
 	ofi.active[ofi.nactive] = p;
 	/* Progress (any thread) reads the list: the count last, released. */
 	__atomic_store_n(&ofi.nactive, ofi.nactive + 1, __ATOMIC_RELEASE);

@@ -84,19 +84,6 @@ static void close_fds(int *fds, unsigned n)
 			close(fds[i]);
 }
 
-/* What pgas.ko writes into the control page of a ring region. */
-static void init_ctrl(struct pgas_conduit *c, struct pgas_ctrl_page *ctrl, unsigned eid)
-{
-	ctrl->version = PGAS_ABI_VERSION;
-	ctrl->rank = eid;
-	ctrl->mbox_slots = c->geo.mbox_slots;
-	ctrl->notify_entries = c->geo.notify_entries;
-	ctrl->bounce_bufs = c->geo.bounce_bufs;
-	ctrl->bounce_size = c->geo.bounce_size;
-	/* Last: a peer that reads the magic finds the rest. */
-	__atomic_store_n(&ctrl->magic, PGAS_ABI_MAGIC, __ATOMIC_RELEASE);
-}
-
 static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct shm_priv *priv;
@@ -151,7 +138,7 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 		goto out;
 	}
 	priv->maps.region[c->rank] = map;
-	init_ctrl(c, map, c->rank);
+	pgas_conduit_init_ctrl(c, map, c->rank);
 
 	mine.magic = PGAS_ABI_MAGIC;
 	mine.version = PGAS_ABI_VERSION;
@@ -453,7 +440,7 @@ static int shm_ep_open(struct pgas_conduit *c, struct pgas_conduit_xep *x, char 
 	x->map = NULL;
 	x->fd = -1;
 	pgas_conduit_set_region(&x->ring, slot_base(c, c->rank, s), &c->layout);
-	init_ctrl(c, x->ring.ctrl, x->eid);
+	pgas_conduit_init_ctrl(c, x->ring.ctrl, x->eid);
 	return PGAS_OK;
 }
 

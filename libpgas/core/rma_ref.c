@@ -566,6 +566,17 @@ static int data_delivered(struct ref_op *op, const char *call, unsigned rank)
 	return rc;
 }
 
+/* put_with_signal's and put_signal's body: the data, delivered, then the request a. */
+static int data_then_req(struct ref_op *op, const char *call, unsigned rank, void *dst,
+			 const void *src, size_t n, uint32_t a[8])
+{
+	int rc = n ? issue_rma(op, 0, rank, dst, (void *)src, n) : PGAS_OK;
+
+	if (!rc)
+		rc = data_delivered(op, call, rank);
+	return rc ? rc : send_req(op, rank, a, 8, NULL, 0);
+}
+
 /* The end of an operation issued into op, by its form. */
 static int op_finish(struct ref_op *op, const char *call, unsigned rank, int issued,
 		     pgas_handle_t *handle)
@@ -732,12 +743,7 @@ int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank,
 	op = op_start(call, handle ? OP_NB : OP_WAIT, &pgas__g, &rc);
 	if (!op)
 		return rc;
-	if (n)
-		rc = issue_rma(op, 0, rank, dst, (void *)src, n);
-	if (!rc)
-		rc = data_delivered(op, call, rank);
-	if (!rc)
-		rc = send_req(op, rank, a, 8, NULL, 0);
+	rc = data_then_req(op, call, rank, dst, src, n, a);
 	return op_finish(op, call, rank, rc, handle);
 }
 
@@ -754,12 +760,7 @@ int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src
 	op = op_start(call, OP_WAIT, &pgas__g, &rc);
 	if (!op)
 		return rc;
-	if (n)
-		rc = issue_rma(op, 0, rank, dst, (void *)src, n);
-	if (!rc)
-		rc = data_delivered(op, call, rank);
-	if (!rc)
-		rc = send_req(op, rank, a, 8, NULL, 0);
+	rc = data_then_req(op, call, rank, dst, src, n, a);
 	return op_finish(op, call, rank, rc, NULL);
 }
 
