@@ -18,9 +18,14 @@
 #    shmem/rma tests across
 #    h1:1,h2:1 and h1:2,h2:1; a rank SIGKILLed on h2 ends the job; with
 #    mpirun --enable-recovery, a rank SIGKILLed on h2 and h2's link taken
-#    down end h1's waits with PGAS_ERR_GONE naming the lost rank), then
-#    the bed down and nothing left: no namespace, no process, the root
-#    namespace's links as before.
+#    down end h1's waits with PGAS_ERR_GONE naming the lost rank); Slurm
+#    in the bed (scripts/multihost/slurm.sh: slurmctld on h1, slurmd on h1
+#    and h2, its own config in a temporary directory): srun --mpi=pmix of
+#    boot_allgather, the demo (auto: ofi; one host: mapped), am, barrier,
+#    hier, oshrun --launcher=srun shmem/rma, oshrun inside salloc,
+#    global_exit, a rank SIGKILLed on h2 (srun -K; without -K the ofi
+#    liveness), the daemons down; then the bed down and nothing left: no
+#    namespace, no process, the root namespace's links as before.
 # Each part is skipped with a "# SKIP" line naming what is missing
 # (scripts/deps.sh multihost installs it).  Ends with "N passed, N failed".
 set -u
@@ -34,7 +39,9 @@ log=$(mktemp)
 export BED_NAME=${BED_NAME:-pgasbed$$}
 export BED_STATE=/run/$BED_NAME
 bed_up=
+slurm_dir=
 cleanup() {
+	[ -n "$slurm_dir" ] && scripts/multihost/slurm.sh down "$slurm_dir" && rm -rf "$slurm_dir"
 	[ -n "$bed_up" ] && "$BED" down
 	rm -f "$log" "$log.err"
 }
@@ -338,6 +345,103 @@ else
 			grep -v "PMIX ERROR" "$netout" | tail -n 6 | sed 's/^/    # /'
 		fi
 		rm -f "$netout"
+	fi
+	# ---- Slurm: srun --mpi=pmix across h1 and h2 -------------------------
+	# slurmctld on h1, a slurmd on h1 and on h2 (scripts/multihost/slurm.sh:
+	# config, state, logs in a temporary directory, auth/none, no munge, no
+	# system service); Slurm's own PMIx server (mpi/pmix_v4) boots the jobs.
+	slurm_missing=
+	for t in slurmctld slurmd srun salloc; do
+		command -v $t >/dev/null || slurm_missing="$slurm_missing $t"
+	done
+	ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
+		slurm_missing="$slurm_missing mpi_pmix.so (slurm-wlm-basic-plugins)"
+	"$B/bin/pgasrun" --version | grep -q '^conduits:.* ofi' || slurm_missing="$slurm_missing the ofi conduit"
+	if [ -n "$slurm_missing" ]; then
+		skip "srun --mpi=pmix: missing$slurm_missing (scripts/deps.sh multihost)"
+	else
+		slurm_start=$(date +%s%N)
+		slurm_dir=$(mktemp -d /tmp/pgas-slurm.XXXXXX)
+		SL="scripts/multihost/slurm.sh"
+		SRUN="timeout -k 5 $TLIMIT $SL run $slurm_dir srun --mpi=pmix"
+		start=$(date +%s%N)
+		if timeout 30 "$SL" up "$slurm_dir" 2 2>"$log.err"; then
+			ok "Slurm up: slurmctld on h1, slurmd on h1 and h2, both idle after $((($(date +%s%N) - start) / 1000000)) ms"
+		else
+			notok "Slurm up failed"
+			sed 's/^/    # /' "$log.err" | tail -n 12
+		fi
+		run_tap "boot_allgather under srun --mpi=pmix -N 2 --ntasks-per-node=2" \
+			$SRUN -N 2 --ntasks-per-node=2 "$B/tests/boot_allgather"
+		# auto across hosts: ofi; the boot line names Slurm's namespace.
+		out=$(PGAS_VERBOSEENV=1 $SRUN -N 2 -n 3 "$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = 6,")
+		if [ $rc -eq 0 ] && [ "$got" -eq 3 ] &&
+		   echo "$out" | grep -q "boot: pmix (.*namespace slurm\.pmix\.[0-9.]*, rank 0 of 3, 2 on this host" &&
+		   echo "$out" | grep -q "^pgas: ofi conduit: provider"; then
+			ok "srun -N 2 -n 3 demo, PGAS_CONDUIT=auto: ofi, booted by Slurm's PMIx server"
+		else
+			notok "srun -N 2 -n 3 demo with auto: exit $rc, $got of 3 sums"
+			echo "$out" | grep -v '^  PGAS_' | tail -n 8 | sed 's/^/    # /'
+		fi
+		out=$(PGAS_VERBOSEENV=1 $SRUN -N 1 -n 3 "$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = 6,")
+		[ $rc -eq 0 ] && [ "$got" -eq 3 ] && echo "$out" | grep -q "boot: pmix (.*rank 0 of 3, 3 on this host" &&
+			ok "srun -N 1 -n 3 demo: one host, every peer mapped" ||
+			notok "srun -N 1 -n 3 demo: exit $rc, $got of 3 sums"
+		SOFI="env PGAS_CONDUIT=ofi FI_PROVIDER=tcp FI_TCP_IFACE=bed0"
+		# (rma: 20-30 s here; its path is shmem/rma's below, and mpirun's
+		# lines above run it across hosts.)
+		for t in am "barrier 200" hier; do
+			run_tap "$t under srun -N 2 --ntasks-per-node=2 (ofi, tcp)" \
+				$SOFI $SRUN -N 2 --ntasks-per-node=2 "$B/tests/"$t
+		done
+		run_tap "oshrun --launcher=srun -np 4 shmem/rma (srun -N 2, ofi, tcp)" \
+			$SOFI OSHRUN_SRUN="$SL run $slurm_dir srun -N 2" "$B/bin/oshrun" --launcher=srun \
+			-t $TLIMIT -np 4 "$B/tests/shmem/rma"
+		# Inside an allocation of 2 nodes oshrun picks srun itself.
+		got=$(timeout -k 5 $TLIMIT "$SL" run "$slurm_dir" salloc -N 2 -n 2 "$B/bin/oshrun" -np 2 \
+			sh -c 'echo "$(hostname) $PMIX_NAMESPACE"' 2>/dev/null | sort | paste -sd,)
+		echo "$got" | grep -q '^h1 slurm\.pmix\.[0-9.]*,h2 slurm\.pmix\.[0-9.]*$' &&
+			ok "salloc -N 2 oshrun -np 2: oshrun picks srun --mpi=pmix" ||
+			notok "salloc -N 2 oshrun -np 2: '$got'"
+		$SOFI $SRUN -N 2 -n 3 "$B/tests/global_exit" -c 5 -w barrier -r 2 >/dev/null 2>&1
+		rc=$?
+		[ $rc -eq 5 ] && ok "global_exit -c 5 on h2 under srun (ofi): PMIx_Abort ends the step with 5" ||
+			notok "global_exit -c 5 on h2 under srun: exit $rc"
+		# A rank SIGKILLed on h2: srun -K ends the step at once ...
+		start=$(date +%s)
+		out=$($SOFI $SRUN -K -N 2 -n 3 "$B/tests/lifecycle" barrier kill 2 2>&1)
+		rc=$?
+		took=$(($(date +%s) - start))
+		if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -lt 20 ] && echo "$out" | grep -q "h2: task 2: Killed"; then
+			ok "rank 2 SIGKILLed on h2, srun -K: the step ends (exit $rc, ${took}s)"
+		else
+			notok "rank 2 SIGKILLed on h2 under srun -K: exit $rc after ${took}s"
+			echo "$out" | tail -n 6 | sed 's/^/    # /'
+		fi
+		# ... and without -K (Slurm leaves the others running) the ofi
+		# conduit's liveness ends h1's waits with PGAS_ERR_GONE.
+		out=$($SOFI PGAS_OFI_TIMEOUT=3 $SRUN -N 2 -n 3 "$B/tests/lifecycle" deadwait 2 barrier 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
+		ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
+		if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
+			ok "rank 2 SIGKILLed on h2 under srun (no -K): PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3)"
+		else
+			notok "rank 2 SIGKILLed on h2 under srun (no -K): exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
+			echo "$out" | tail -n 6 | sed 's/^/    # /'
+		fi
+		"$SL" down "$slurm_dir"
+		left=$(for h in h1 h2; do ip netns pids "$BED_NAME-$h"; done |
+			xargs -r -n 1 sh -c 'cat /proc/$0/comm 2>/dev/null' | grep -c '^slurm')
+		[ "$left" = 0 ] && ok "Slurm down: no slurmctld, slurmd or slurmstepd left" ||
+			notok "Slurm down left $left daemons"
+		rm -rf "$slurm_dir"
+		slurm_dir=
+		echo "# the Slurm block took $((($(date +%s%N) - slurm_start) / 1000000)) ms"
 	fi
 	keepers=$(cat "$BED_STATE"/h*.pid 2>/dev/null)
 	"$BED" down
