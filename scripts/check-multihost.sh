@@ -57,6 +57,33 @@ MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
 
 . scripts/tap.sh
 
+# ---- 0. Launchers without PMIx ------------------------------------------------
+# A task of srun without --mpi=pmix, or of a PMI-1/PMI-2 launcher, would
+# run as a job of one rank and end with 0: refused, naming srun --mpi=pmix.
+# A batch script's environment (SLURM_PROCID, SLURM_NTASKS and no step) or
+# a one-task step runs as one rank.  No launcher needed: the variables.
+for e in "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2|srun --mpi=pmix" \
+	 "PMI_RANK=1 PMI_SIZE=2|PMI_RANK, PMI_SIZE; no PMIX_RANK"; do
+	vars=${e%%|*}
+	out=$(env $vars PGAS_ERROR_MODE=print timeout 20 "$B/examples/demo" 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q "pgas_init: .*${e#*|}" &&
+		ok "a task started with $vars and no PMIx: refused, naming '${e#*|}'" || {
+		notok "$vars, no PMIx: exit $rc"
+		echo "$out" | tail -n 3 | sed 's/^/    # /'
+	}
+done
+for vars in "SLURM_PROCID=0 SLURM_NTASKS=4" "SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=1" "PMI_RANK=0 PMI_SIZE=1"; do
+	env $vars timeout 20 "$B/examples/demo" 2>&1 | grep -q "over the job = 1," &&
+		ok "$vars: one rank" || notok "$vars: not a job of one rank"
+done
+if command -v mpiexec.mpich >/dev/null; then
+	n=$(PGAS_ERROR_MODE=print timeout 20 mpiexec.mpich -n 2 "$B/examples/demo" 2>&1 |
+		grep -c "pgas_init: a PMI-1/PMI-2 launcher .* as rank [01] of 2")
+	[ "$n" = 2 ] && ok "mpiexec.mpich -n 2 demo (PMI, no PMIx): both ranks refused" ||
+		notok "mpiexec.mpich -n 2 demo: $n of 2 refusals"
+fi
+
 # ---- 1. PMIx boot on one host --------------------------------------------------
 
 pmix_missing=
@@ -391,6 +418,20 @@ else
 		[ $rc -eq 0 ] && [ "$got" -eq 3 ] && echo "$out" | grep -q "boot: pmix (.*rank 0 of 3, 3 on this host" &&
 			ok "srun -N 1 -n 3 demo: one host, every peer mapped" ||
 			notok "srun -N 1 -n 3 demo: exit $rc, $got of 3 sums"
+		# Without --mpi=pmix (this cluster's MpiDefault=none) and with
+		# --mpi=pmi2: every task refuses, none runs as a job of one.
+		for mpi in "" --mpi=pmi2; do
+			out=$(PGAS_ERROR_MODE=print timeout -k 5 $TLIMIT "$SL" run "$slurm_dir" srun $mpi \
+				-N 2 -n 2 "$B/examples/demo" 2>&1)
+			rc=$?
+			got=$(echo "$out" | grep -c "pgas_init: .*\(srun --mpi=pmix\|no PMIX_RANK\)")
+			[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" = 2 ] &&
+				! echo "$out" | grep -q "over the job = 1," &&
+				ok "srun ${mpi:-without --mpi} -N 2 -n 2 demo: both tasks refused, naming srun --mpi=pmix" || {
+				notok "srun ${mpi:-without --mpi} -N 2 -n 2 demo: exit $rc, $got of 2 refusals"
+				echo "$out" | tail -n 4 | sed 's/^/    # /'
+			}
+		done
 		SOFI="env PGAS_CONDUIT=ofi FI_PROVIDER=tcp FI_TCP_IFACE=bed0"
 		# (rma: 20-30 s here; its path is shmem/rma's below, and mpirun's
 		# lines above run it across hosts.)
