@@ -3,6 +3,9 @@
 #
 #   scripts/check-multihost.sh [BUILD_DIR]     (default: build)
 #
+# 0. Launchers without PMIx: a task of srun without --mpi=pmix, of a PMI
+#    launcher (the variables alone; MPICH's mpiexec where installed) is
+#    refused, naming srun --mpi=pmix; a batch script's or one task's runs.
 # 1. PMIx boot on one host: jobs started by Open MPI's mpirun (a PMIx
 #    launcher) instead of pgasrun: the boot layer's own test
 #    (boot_allgather), the demo, am/rma/barrier/coll over the shm conduit,
