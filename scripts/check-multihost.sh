@@ -60,6 +60,24 @@ MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
 
 . scripts/tap.sh
 
+# deadwait_check LABEL CMD...: CMD runs "lifecycle deadwait 2 WAIT" with
+# PGAS_OFI_TIMEOUT=3 (rank 2 on h2 SIGKILLed 300 ms into h1's wait); both
+# h1 ranks must name it with PGAS_ERR_GONE within 6 s, no timeout.
+deadwait_check() {
+	local label=$1 out rc got ms
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
+	ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
+	if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
+		ok "$label: PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3, it died 300 ms in)"
+	else
+		notok "$label: exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
+		echo "$out" | grep -v "PMIX ERROR" | tail -n 6 | sed 's/^/    # /'
+	fi
+}
+
 # ---- 0. Launchers without PMIx ------------------------------------------------
 # A task of srun without --mpi=pmix, or of a PMI-1/PMI-2 launcher, would
 # run as a job of one rank and end with 0: refused, naming srun --mpi=pmix.
@@ -331,17 +349,9 @@ else
 		# it in a barrier, a get: PGAS_ERR_GONE naming it within
 		# PGAS_OFI_TIMEOUT=3 of its last word.
 		for w in barrier get; do
-			out=$(timeout $TLIMIT "$BED" run-mpirun --enable-recovery --host h1:2,h2:1 -n 3 \
-				$OFI -x PGAS_OFI_TIMEOUT=3 "$B/tests/lifecycle" deadwait 2 $w 2>&1)
-			rc=$?
-			got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
-			ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
-			if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
-				ok "rank 2 SIGKILLed on h2 while h1's ranks wait in $w: PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3, it died 300 ms in)"
-			else
-				notok "rank 2 SIGKILLed on h2 in $w: exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
-				echo "$out" | grep -v "PMIX ERROR" | tail -n 6 | sed 's/^/    # /'
-			fi
+			deadwait_check "rank 2 SIGKILLed on h2 while h1's ranks wait in $w" \
+				timeout $TLIMIT "$BED" run-mpirun --enable-recovery --host h1:2,h2:1 -n 3 \
+				$OFI -x PGAS_OFI_TIMEOUT=3 "$B/tests/lifecycle" deadwait 2 $w
 		done
 		# h2's link taken down while every rank waits in a barrier (rank 2
 		# on h2 polls, then waits too): h1's ranks name rank 2 within
@@ -468,16 +478,8 @@ else
 		fi
 		# ... and without -K (Slurm leaves the others running) the ofi
 		# conduit's liveness ends h1's waits with PGAS_ERR_GONE.
-		out=$($SOFI PGAS_OFI_TIMEOUT=3 $SRUN -N 2 -n 3 "$B/tests/lifecycle" deadwait 2 barrier 2>&1)
-		rc=$?
-		got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
-		ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
-		if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
-			ok "rank 2 SIGKILLed on h2 under srun (no -K): PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3)"
-		else
-			notok "rank 2 SIGKILLed on h2 under srun (no -K): exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
-			echo "$out" | tail -n 6 | sed 's/^/    # /'
-		fi
+		deadwait_check "rank 2 SIGKILLed on h2 under srun (no -K), h1's ranks in a barrier" \
+			$SOFI PGAS_OFI_TIMEOUT=3 $SRUN -N 2 -n 3 "$B/tests/lifecycle" deadwait 2 barrier
 		"$SL" down "$slurm_dir"
 		left=$(for h in h1 h2; do ip netns pids "$BED_NAME-$h"; done |
 			xargs -r -n 1 sh -c 'cat /proc/$0/comm 2>/dev/null' | grep -c '^slurm')
