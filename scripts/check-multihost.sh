@@ -24,8 +24,9 @@
 #    down end h1's waits with PGAS_ERR_GONE naming the lost rank); Slurm
 #    in the bed (scripts/multihost/slurm.sh: slurmctld on h1, slurmd on h1
 #    and h2, its own config in a temporary directory): srun --mpi=pmix of
-#    boot_allgather, the demo (auto: ofi; one host: mapped), am, barrier,
-#    hier, oshrun --launcher=srun shmem/rma, oshrun inside salloc,
+#    boot_allgather (block, cyclic), the demo (auto: ofi; one host:
+#    mapped), srun without --mpi=pmix refused, am, barrier, hier (cyclic),
+#    oshrun --launcher=srun shmem/rma, oshrun inside salloc,
 #    global_exit, a rank SIGKILLed on h2 (srun -K; without -K the ofi
 #    liveness), the daemons down; then the bed down and nothing left: no
 #    namespace, no process, the root namespace's links as before.
@@ -411,8 +412,12 @@ else
 			notok "Slurm up failed"
 			sed 's/^/    # /' "$log.err" | tail -n 12
 		fi
-		run_tap "boot_allgather under srun --mpi=pmix -N 2 --ntasks-per-node=2" \
-			$SRUN -N 2 --ntasks-per-node=2 "$B/tests/boot_allgather"
+		# Block (0,1 on h1) and cyclic (0,2 on h1, 1,3 on h2: a host's
+		# ranks not consecutive, which mpirun's lines never make).
+		for m in block cyclic; do
+			run_tap "boot_allgather under srun --mpi=pmix -N 2 --ntasks-per-node=2 -m $m" \
+				$SRUN -N 2 --ntasks-per-node=2 -m $m "$B/tests/boot_allgather"
+		done
 		# auto across hosts: ofi; the boot line names Slurm's namespace.
 		out=$(PGAS_VERBOSEENV=1 $SRUN -N 2 -n 3 "$B/examples/demo" 2>&1)
 		rc=$?
@@ -448,10 +453,12 @@ else
 		SOFI="env PGAS_CONDUIT=ofi FI_PROVIDER=tcp FI_TCP_IFACE=bed0"
 		# (rma: 20-30 s here; its path is shmem/rma's below, and mpirun's
 		# lines above run it across hosts.)
-		for t in am "barrier 200" hier; do
+		for t in am "barrier 200"; do
 			run_tap "$t under srun -N 2 --ntasks-per-node=2 (ofi, tcp)" \
 				$SOFI $SRUN -N 2 --ntasks-per-node=2 "$B/tests/"$t
 		done
+		run_tap "hier under srun -N 2 --ntasks-per-node=2 -m cyclic (ofi, tcp; hosts interleaved)" \
+			$SOFI $SRUN -N 2 --ntasks-per-node=2 -m cyclic "$B/tests/hier"
 		run_tap "oshrun --launcher=srun -np 4 shmem/rma (srun -N 2, ofi, tcp)" \
 			$SOFI OSHRUN_SRUN="$SL run $slurm_dir srun -N 2" "$B/bin/oshrun" --launcher=srun \
 			-t $TLIMIT -np 4 "$B/tests/shmem/rma"
