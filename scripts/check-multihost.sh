@@ -3,6 +3,9 @@
 #
 #   scripts/check-multihost.sh [BUILD_DIR]     (default: build)
 #
+# 0. Launchers without PMIx: a task of srun without --mpi=pmix, of a PMI
+#    launcher (the variables alone; MPICH's mpiexec where installed) is
+#    refused, naming srun --mpi=pmix; a batch script's or one task's runs.
 # 1. PMIx boot on one host: jobs started by Open MPI's mpirun (a PMIx
 #    launcher) instead of pgasrun: the boot layer's own test
 #    (boot_allgather), the demo, am/rma/barrier/coll over the shm conduit,
@@ -18,9 +21,15 @@
 #    shmem/rma tests across
 #    h1:1,h2:1 and h1:2,h2:1; a rank SIGKILLed on h2 ends the job; with
 #    mpirun --enable-recovery, a rank SIGKILLed on h2 and h2's link taken
-#    down end h1's waits with PGAS_ERR_GONE naming the lost rank), then
-#    the bed down and nothing left: no namespace, no process, the root
-#    namespace's links as before.
+#    down end h1's waits with PGAS_ERR_GONE naming the lost rank); Slurm
+#    in the bed (scripts/multihost/slurm.sh: slurmctld on h1, slurmd on h1
+#    and h2, its own config in a temporary directory): srun --mpi=pmix of
+#    boot_allgather (block, cyclic), the demo (auto: ofi; one host:
+#    mapped), srun without --mpi=pmix refused, am, barrier, hier (cyclic),
+#    oshrun --launcher=srun shmem/rma, oshrun inside salloc,
+#    global_exit, a rank SIGKILLed on h2 (srun -K; without -K the ofi
+#    liveness), the daemons down; then the bed down and nothing left: no
+#    namespace, no process, the root namespace's links as before.
 # Each part is skipped with a "# SKIP" line naming what is missing
 # (scripts/deps.sh multihost installs it).  Ends with "N passed, N failed".
 set -u
@@ -34,7 +43,9 @@ log=$(mktemp)
 export BED_NAME=${BED_NAME:-pgasbed$$}
 export BED_STATE=/run/$BED_NAME
 bed_up=
+slurm_dir=
 cleanup() {
+	[ -n "$slurm_dir" ] && scripts/multihost/slurm.sh down "$slurm_dir" && rm -rf "$slurm_dir"
 	[ -n "$bed_up" ] && "$BED" down
 	rm -f "$log" "$log.err"
 }
@@ -49,6 +60,51 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN="timeout $TLIMIT mpirun --oversubscribe"
 
 . scripts/tap.sh
+
+# deadwait_check LABEL CMD...: CMD runs "lifecycle deadwait 2 WAIT" with
+# PGAS_OFI_TIMEOUT=3 (rank 2 on h2 SIGKILLed 300 ms into h1's wait); both
+# h1 ranks must name it with PGAS_ERR_GONE within 6 s, no timeout.
+deadwait_check() {
+	local label=$1 out rc got ms
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
+	ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
+	if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
+		ok "$label: PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3, it died 300 ms in)"
+	else
+		notok "$label: exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
+		echo "$out" | grep -v "PMIX ERROR" | tail -n 6 | sed 's/^/    # /'
+	fi
+}
+
+# ---- 0. Launchers without PMIx ------------------------------------------------
+# A task of srun without --mpi=pmix, or of a PMI-1/PMI-2 launcher, would
+# run as a job of one rank and end with 0: refused, naming srun --mpi=pmix.
+# A batch script's environment (SLURM_PROCID, SLURM_NTASKS and no step) or
+# a one-task step runs as one rank.  No launcher needed: the variables.
+for e in "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2|srun --mpi=pmix" \
+	 "PMI_RANK=1 PMI_SIZE=2|PMI_RANK, PMI_SIZE; no PMIX_RANK"; do
+	vars=${e%%|*}
+	out=$(env $vars PGAS_ERROR_MODE=print timeout 20 "$B/examples/demo" 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$out" | grep -q "pgas_init: .*${e#*|}" &&
+		ok "a task started with $vars and no PMIx: refused, naming '${e#*|}'" || {
+		notok "$vars, no PMIx: exit $rc"
+		echo "$out" | tail -n 3 | sed 's/^/    # /'
+	}
+done
+for vars in "SLURM_PROCID=0 SLURM_NTASKS=4" "SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=1" "PMI_RANK=0 PMI_SIZE=1"; do
+	env $vars timeout 20 "$B/examples/demo" 2>&1 | grep -q "over the job = 1," &&
+		ok "$vars: one rank" || notok "$vars: not a job of one rank"
+done
+if command -v mpiexec.mpich >/dev/null; then
+	n=$(PGAS_ERROR_MODE=print timeout 20 mpiexec.mpich -n 2 "$B/examples/demo" 2>&1 |
+		grep -c "pgas_init: a PMI-1/PMI-2 launcher .* as rank [01] of 2")
+	[ "$n" = 2 ] && ok "mpiexec.mpich -n 2 demo (PMI, no PMIx): both ranks refused" ||
+		notok "mpiexec.mpich -n 2 demo: $n of 2 refusals"
+fi
 
 # ---- 1. PMIx boot on one host --------------------------------------------------
 
@@ -294,17 +350,9 @@ else
 		# it in a barrier, a get: PGAS_ERR_GONE naming it within
 		# PGAS_OFI_TIMEOUT=3 of its last word.
 		for w in barrier get; do
-			out=$(timeout $TLIMIT "$BED" run-mpirun --enable-recovery --host h1:2,h2:1 -n 3 \
-				$OFI -x PGAS_OFI_TIMEOUT=3 "$B/tests/lifecycle" deadwait 2 $w 2>&1)
-			rc=$?
-			got=$(echo "$out" | grep -c "^ok - rank [01]: .*PGAS_ERR_GONE naming rank 2")
-			ms=$(echo "$out" | sed -n 's/^# rank 0: waited \([0-9]*\) ms.*/\1/p')
-			if [ $rc -ne 124 ] && [ "$got" -eq 2 ] && [ "${ms:-99999}" -lt 6000 ]; then
-				ok "rank 2 SIGKILLed on h2 while h1's ranks wait in $w: PGAS_ERR_GONE naming it after ${ms} ms (PGAS_OFI_TIMEOUT=3, it died 300 ms in)"
-			else
-				notok "rank 2 SIGKILLed on h2 in $w: exit $rc, $got of 2 ranks named it, ${ms:-no} ms"
-				echo "$out" | grep -v "PMIX ERROR" | tail -n 6 | sed 's/^/    # /'
-			fi
+			deadwait_check "rank 2 SIGKILLed on h2 while h1's ranks wait in $w" \
+				timeout $TLIMIT "$BED" run-mpirun --enable-recovery --host h1:2,h2:1 -n 3 \
+				$OFI -x PGAS_OFI_TIMEOUT=3 "$B/tests/lifecycle" deadwait 2 $w
 		done
 		# h2's link taken down while every rank waits in a barrier (rank 2
 		# on h2 polls, then waits too): h1's ranks name rank 2 within
@@ -338,6 +386,115 @@ else
 			grep -v "PMIX ERROR" "$netout" | tail -n 6 | sed 's/^/    # /'
 		fi
 		rm -f "$netout"
+	fi
+	# ---- Slurm: srun --mpi=pmix across h1 and h2 -------------------------
+	# slurmctld on h1, a slurmd on h1 and on h2 (scripts/multihost/slurm.sh:
+	# config, state, logs in a temporary directory, auth/none, no munge, no
+	# system service); Slurm's own PMIx server (mpi/pmix_v4) boots the jobs.
+	slurm_missing=
+	for t in slurmctld slurmd srun salloc; do
+		command -v $t >/dev/null || slurm_missing="$slurm_missing $t"
+	done
+	ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
+		slurm_missing="$slurm_missing mpi_pmix.so (slurm-wlm-basic-plugins)"
+	"$B/bin/pgasrun" --version | grep -q '^conduits:.* ofi' || slurm_missing="$slurm_missing the ofi conduit"
+	if [ -n "$slurm_missing" ]; then
+		skip "srun --mpi=pmix: missing$slurm_missing (scripts/deps.sh multihost)"
+	else
+		slurm_start=$(date +%s%N)
+		slurm_dir=$(mktemp -d /tmp/pgas-slurm.XXXXXX)
+		SL="scripts/multihost/slurm.sh"
+		SRUN="timeout -k 5 $TLIMIT $SL run $slurm_dir srun --mpi=pmix"
+		start=$(date +%s%N)
+		if timeout 30 "$SL" up "$slurm_dir" 2 2>"$log.err"; then
+			ok "Slurm up: slurmctld on h1, slurmd on h1 and h2, both idle after $((($(date +%s%N) - start) / 1000000)) ms"
+		else
+			notok "Slurm up failed"
+			sed 's/^/    # /' "$log.err" | tail -n 12
+		fi
+		# Block (0,1 on h1) and cyclic (0,2 on h1, 1,3 on h2: a host's
+		# ranks not consecutive, which mpirun's lines never make).
+		for m in block cyclic; do
+			run_tap "boot_allgather under srun --mpi=pmix -N 2 --ntasks-per-node=2 -m $m" \
+				$SRUN -N 2 --ntasks-per-node=2 -m $m "$B/tests/boot_allgather"
+		done
+		# auto across hosts: ofi; the boot line names Slurm's namespace.
+		out=$(PGAS_VERBOSEENV=1 $SRUN -N 2 -n 3 "$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = 6,")
+		if [ $rc -eq 0 ] && [ "$got" -eq 3 ] &&
+		   echo "$out" | grep -q "boot: pmix (.*namespace slurm\.pmix\.[0-9.]*, rank 0 of 3, 2 on this host" &&
+		   echo "$out" | grep -q "^pgas: ofi conduit: provider"; then
+			ok "srun -N 2 -n 3 demo, PGAS_CONDUIT=auto: ofi, booted by Slurm's PMIx server"
+		else
+			notok "srun -N 2 -n 3 demo with auto: exit $rc, $got of 3 sums"
+			echo "$out" | grep -v '^  PGAS_' | tail -n 8 | sed 's/^/    # /'
+		fi
+		out=$(PGAS_VERBOSEENV=1 $SRUN -N 1 -n 3 "$B/examples/demo" 2>&1)
+		rc=$?
+		got=$(echo "$out" | grep -c "sum of rank+1 over the job = 6,")
+		[ $rc -eq 0 ] && [ "$got" -eq 3 ] && echo "$out" | grep -q "boot: pmix (.*rank 0 of 3, 3 on this host" &&
+			ok "srun -N 1 -n 3 demo: one host, every peer mapped" ||
+			notok "srun -N 1 -n 3 demo: exit $rc, $got of 3 sums"
+		# Without --mpi=pmix (this cluster's MpiDefault=none) and with
+		# --mpi=pmi2: every task refuses, none runs as a job of one.
+		for mpi in "" --mpi=pmi2; do
+			out=$(PGAS_ERROR_MODE=print timeout -k 5 $TLIMIT "$SL" run "$slurm_dir" srun $mpi \
+				-N 2 -n 2 "$B/examples/demo" 2>&1)
+			rc=$?
+			got=$(echo "$out" | grep -c "pgas_init: .*\(srun --mpi=pmix\|no PMIX_RANK\)")
+			[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" = 2 ] &&
+				! echo "$out" | grep -q "over the job = 1," &&
+				ok "srun ${mpi:-without --mpi} -N 2 -n 2 demo: both tasks refused, naming srun --mpi=pmix" || {
+				notok "srun ${mpi:-without --mpi} -N 2 -n 2 demo: exit $rc, $got of 2 refusals"
+				echo "$out" | tail -n 4 | sed 's/^/    # /'
+			}
+		done
+		SOFI="env PGAS_CONDUIT=ofi FI_PROVIDER=tcp FI_TCP_IFACE=bed0"
+		# (rma: 20-30 s here; its path is shmem/rma's below, and mpirun's
+		# lines above run it across hosts.)
+		for t in am "barrier 200"; do
+			run_tap "$t under srun -N 2 --ntasks-per-node=2 (ofi, tcp)" \
+				$SOFI $SRUN -N 2 --ntasks-per-node=2 "$B/tests/"$t
+		done
+		run_tap "hier under srun -N 2 --ntasks-per-node=2 -m cyclic (ofi, tcp; hosts interleaved)" \
+			$SOFI $SRUN -N 2 --ntasks-per-node=2 -m cyclic "$B/tests/hier"
+		run_tap "oshrun --launcher=srun -np 4 shmem/rma (srun -N 2, ofi, tcp)" \
+			$SOFI OSHRUN_SRUN="$SL run $slurm_dir srun -N 2" "$B/bin/oshrun" --launcher=srun \
+			-t $TLIMIT -np 4 "$B/tests/shmem/rma"
+		# Inside an allocation of 2 nodes oshrun picks srun itself.
+		got=$(timeout -k 5 $TLIMIT "$SL" run "$slurm_dir" salloc -N 2 -n 2 "$B/bin/oshrun" -np 2 \
+			sh -c 'echo "$(hostname) $PMIX_NAMESPACE"' 2>/dev/null | sort | paste -sd,)
+		echo "$got" | grep -q '^h1 slurm\.pmix\.[0-9.]*,h2 slurm\.pmix\.[0-9.]*$' &&
+			ok "salloc -N 2 oshrun -np 2: oshrun picks srun --mpi=pmix" ||
+			notok "salloc -N 2 oshrun -np 2: '$got'"
+		$SOFI $SRUN -N 2 -n 3 "$B/tests/global_exit" -c 5 -w barrier -r 2 >/dev/null 2>&1
+		rc=$?
+		[ $rc -eq 5 ] && ok "global_exit -c 5 on h2 under srun (ofi): PMIx_Abort ends the step with 5" ||
+			notok "global_exit -c 5 on h2 under srun: exit $rc"
+		# A rank SIGKILLed on h2: srun -K ends the step at once ...
+		start=$(date +%s)
+		out=$($SOFI $SRUN -K -N 2 -n 3 "$B/tests/lifecycle" barrier kill 2 2>&1)
+		rc=$?
+		took=$(($(date +%s) - start))
+		if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -lt 20 ] && echo "$out" | grep -q "h2: task 2: Killed"; then
+			ok "rank 2 SIGKILLed on h2, srun -K: the step ends (exit $rc, ${took}s)"
+		else
+			notok "rank 2 SIGKILLed on h2 under srun -K: exit $rc after ${took}s"
+			echo "$out" | tail -n 6 | sed 's/^/    # /'
+		fi
+		# ... and without -K (Slurm leaves the others running) the ofi
+		# conduit's liveness ends h1's waits with PGAS_ERR_GONE.
+		deadwait_check "rank 2 SIGKILLed on h2 under srun (no -K), h1's ranks in a barrier" \
+			$SOFI PGAS_OFI_TIMEOUT=3 $SRUN -N 2 -n 3 "$B/tests/lifecycle" deadwait 2 barrier
+		"$SL" down "$slurm_dir"
+		left=$(for h in h1 h2; do ip netns pids "$BED_NAME-$h"; done |
+			xargs -r -n 1 sh -c 'cat /proc/$0/comm 2>/dev/null' | grep -c '^slurm')
+		[ "$left" = 0 ] && ok "Slurm down: no slurmctld, slurmd or slurmstepd left" ||
+			notok "Slurm down left $left daemons"
+		rm -rf "$slurm_dir"
+		slurm_dir=
+		echo "# the Slurm block took $((($(date +%s%N) - slurm_start) / 1000000)) ms"
 	fi
 	keepers=$(cat "$BED_STATE"/h*.pid 2>/dev/null)
 	"$BED" down

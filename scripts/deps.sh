@@ -11,7 +11,10 @@
 #   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 #   scripts/deps.sh multihost + Open MPI (mpirun: a PMIx launcher), libpmix-dev,
-#                              libfabric (fi_pingpong, fi_info), iproute2, util-linux
+#                              libfabric (fi_pingpong, fi_info), iproute2, util-linux,
+#                              Slurm (slurmctld, slurmd, srun, mpi_pmix_v4.so; the
+#                              tier runs its own daemons: the system's are left
+#                              stopped and disabled)
 set -eu
 want=(gcc make libc6-dev pkg-config libnl-genl-3-dev)
 case "${1:-build}" in
@@ -23,7 +26,8 @@ vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 
 debugvm) "$0" vm && "$0" kunit; exit ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev)
 	want+=(hpcc) ;;	# GUPS: MPIRandomAccess (scripts/bench.sh gups)
-multihost) want+=(openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin iproute2 util-linux) ;;
+multihost) want+=(openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin iproute2 util-linux)
+	want+=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins) ;;
 *) echo "usage: $0 build|test|vm|kunit|debugvm|bench|multihost" >&2; exit 2 ;;
 esac
 
@@ -42,4 +46,27 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
 	$SUDO apt-get update -qq
 fi
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Daemons that these packages would start and enable (munge comes with
+# Slurm): none is started (a policy-rc.d for the install, where the
+# machine has none) and each is disabled after; tiers start their own.
+daemons=()
+for d in slurmctld slurmd munge; do
+	dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q "install ok installed" || daemons+=("$d")
+done
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\n# scripts/deps.sh: no service starts during its install\nexit 101\n' |
+		$SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy"
+fi
+rc=0
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
+[ -z "$policy" ] || $SUDO rm -f "$policy"
+for d in "${daemons[@]}"; do
+	dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q "install ok installed" || continue
+	$SUDO update-rc.d "$d" disable >/dev/null 2>&1 || true
+	if command -v deb-systemd-helper >/dev/null; then
+		$SUDO deb-systemd-helper disable "$d.service" >/dev/null 2>&1 || true
+	fi
+done
+exit $rc

@@ -94,6 +94,39 @@ static int env_uint(const char *name, unsigned long max, unsigned long *out)
 	return 1;
 }
 
+/*
+ * A launcher that started several tasks without PMIx: srun without
+ * --mpi=pmix (Slurm's MpiDefault=none), srun --mpi=pmi2, MPICH's mpiexec.
+ * Each task would run as a job of one rank and end with 0 (seen: srun
+ * -N 2 -n 2 ran two singleton jobs).  Names the variables and the fix.
+ * A batch script (SLURM_PROCID, no SLURM_STEP_NUM_TASKS) or a one-task
+ * step is one rank: not refused.
+ */
+static bool foreign_launcher(char *msg, size_t msglen)
+{
+	unsigned long n, r;
+
+	if (env_uint("SLURM_STEP_NUM_TASKS", ~0ul, &n) == 1 && n > 1) {
+		const char *id = getenv("SLURM_PROCID");
+
+		snprintf(msg, msglen, "srun started this process as task %s of %lu without PMIx "
+			 "(SLURM_PROCID, SLURM_STEP_NUM_TASKS; no PMIX_RANK): run srun --mpi=pmix "
+			 "(or set MpiDefault=pmix in slurm.conf); PMIx support %s",
+			 id ? id : "(unset)", n, PGAS__PMIX_BUILT);
+		return true;
+	}
+	if (env_uint("PMI_SIZE", ~0ul, &n) == 1 && n > 1) {
+		int have = env_uint("PMI_RANK", ~0ul, &r) == 1;
+
+		snprintf(msg, msglen, "a PMI-1/PMI-2 launcher (srun --mpi=pmi2, MPICH's mpiexec) "
+			 "started this process as rank %s of %lu (PMI_RANK, PMI_SIZE; no PMIX_RANK): "
+			 "libpgas boots over PMIx (srun --mpi=pmix, Open MPI's mpirun) or pgasrun; "
+			 "PMIx support %s", have ? getenv("PMI_RANK") : "(unset)", n, PGAS__PMIX_BUILT);
+		return true;
+	}
+	return false;
+}
+
 int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 {
 	unsigned long r, n, fd;
@@ -112,6 +145,8 @@ int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 		return rc;
 	}
 	if (!have_r && !have_n && !have_fd) {	/* started without pgasrun */
+		if (foreign_launcher(msg, msglen))
+			return PGAS_ERR_INVAL;
 		boot_rank = *rank = 0;
 		boot_nranks = *nranks = 1;
 		return PGAS_OK;
