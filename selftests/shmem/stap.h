@@ -18,7 +18,7 @@
 #include <string.h>
 #include <shmem.h>
 
-static unsigned st_failed_here, st_cases;
+static unsigned st_failed_here, st_cases, st_cases_failed;
 
 /* The job runs with PGAS_MAP_PEERS=none: no other PE is load/store
  * reachable (shmem_ptr NULL, SHMEM_TEAM_SHARED this PE alone). */
@@ -83,6 +83,7 @@ static inline void st_case(const char *fmt, ...)
 	if (shmem_my_pe() == 0) {
 		long sum = shmem_long_atomic_fetch(st_counter, 0);
 
+		st_cases_failed += sum != 0;
 		printf("%s %u - %s [%d PEs]%s\n", sum ? "not ok" : "ok", st_cases, name,
 		       shmem_n_pes(), sum ? " (see stderr)" : "");
 		fflush(stdout);
@@ -99,7 +100,8 @@ static inline int st_done(void)
 	}
 	shmem_free(st_counter);
 	shmem_finalize();
-	return 0;
+	/* Nonzero where a case failed (PE 0) or a check after the last one. */
+	return st_cases_failed || st_failed_here;
 }
 
 /* Deterministic bytes: a function of (seed, position). */
