@@ -323,6 +323,21 @@ else
 				"$BED" run-mpirun --host $hosts -n $n $OFI -x PGAS_MAP_PEERS=none \
 				"$B/tests/signal"
 		done
+		# Three hosts, two ranks on h1 (mapped to each other), one on h2
+		# and h3: the whole OpenSHMEM suite (team, team_ctx, globals and
+		# setup learn each PE's host, stap.h st_shared), endpoints with
+		# threads, threads, errors.  threads_eps's progress case is slow
+		# across hosts (one progress thread serves the fabric for threads
+		# that never poll: 36 s for 20 iterations, measured), hence -i 10.
+		for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx \
+			team_full globals fork generics; do
+			run_tap "shmem/$t across h1:2,h2:1,h3:1 (ofi, tcp)" timeout $TLIMIT \
+				"$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI "$B/tests/shmem/$t"
+		done
+		for t in errors "threads -t 2" "threads_eps -t 2 -i 10 -r 2"; do
+			run_tap "$t across h1:2,h2:1,h3:1 (ofi, tcp)" timeout $TLIMIT \
+				"$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI "$B/tests/"$t
+		done
 		# A rank SIGKILLed on h2 while the others wait in a barrier: the
 		# job ends (mpirun sees the death and ends the rest), never hangs.
 		start=$(date +%s)

@@ -57,6 +57,91 @@ static inline void st_fail(const char *file, int line, const char *expr, const c
 				"(%lld != %lld)", t_a_, t_b_);		\
 	} while (0)
 
+/*
+ * Which PEs share memory with which (SHMEM_TEAM_SHARED, shmem_ptr): those
+ * of one host, by hostname (a job across hosts: mpirun, srun), or with
+ * PGAS_FAKE_HOSTS=h of one pseudo-host (libpgas/boot/bootstrap.c puts PE
+ * p on p * h / n); with PGAS_MAP_PEERS=none each PE alone.  st_init
+ * learns every PE's host: st_host[p] is an index, the same for one host.
+ */
+static int *st_host;
+
+static inline void st_hosts_init(int n)
+{
+	char *name = (char *)shmem_calloc(1, 64), theirs[64];
+	const char *fh = getenv("PGAS_FAKE_HOSTS");
+	int fake = fh ? atoi(fh) : 0;
+
+	st_host = (int *)calloc((size_t)n, sizeof(int));
+	if (!name || !st_host) {
+		fprintf(stderr, "# harness: no memory for %d PEs' hosts\n", n);
+		shmem_global_exit(2);
+	}
+	{	/* the UTS namespace's name (gethostname is not C11) */
+		FILE *f = fopen("/proc/sys/kernel/hostname", "r");
+
+		if (f) {
+			if (!fgets(name, 64, f))
+				name[0] = 0;
+			fclose(f);
+		}
+	}
+	shmem_barrier_all();
+	for (int p = 0; p < n; p++) {
+		if (fake > 0) {
+			st_host[p] = (int)((long)p * (fake > n ? n : fake) / n);
+			continue;
+		}
+		shmem_getmem(theirs, name, sizeof(theirs), p);
+		st_host[p] = p;		/* a host's first PE names it */
+		for (int q = 0; q < p; q++)
+			if (st_host[q] == q) {
+				char first[64];
+
+				shmem_getmem(first, name, sizeof(first), q);
+				if (!strcmp(first, theirs)) {
+					st_host[p] = q;
+					break;
+				}
+			}
+	}
+	shmem_barrier_all();
+	shmem_free(name);
+}
+
+/* Is PE p in my SHMEM_TEAM_SHARED? */
+static inline int st_shared(int p)
+{
+	int me = shmem_my_pe();
+
+	if (p < 0 || p >= shmem_n_pes())
+		return 0;
+	return map_none() ? p == me : st_host[p] == st_host[me];
+}
+
+/* PE p's number in SHMEM_TEAM_SHARED (world order), or -1. */
+static inline int st_shared_index(int p)
+{
+	int i = 0;
+
+	if (!st_shared(p))
+		return -1;
+	for (int q = 0; q < p; q++)
+		i += st_shared(q);
+	return i;
+}
+
+/* The world PE of SHARED's PE i, or -1; st_shared_pe(-1) is their count. */
+static inline int st_shared_pe(int i)
+{
+	int k = 0;
+
+	for (int p = 0; p < shmem_n_pes(); p++)
+		if (st_shared(p) && k++ == i)
+			return p;
+	return i < 0 ? k : -1;
+}
+
 /* After shmem_init (collective). */
 static inline void st_init(void)
 {
@@ -65,6 +150,7 @@ static inline void st_init(void)
 		fprintf(stderr, "# harness: shmem_calloc failed\n");
 		shmem_global_exit(2);
 	}
+	st_hosts_init(shmem_n_pes());
 }
 
 static inline void st_case(const char *fmt, ...)

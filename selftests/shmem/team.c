@@ -32,25 +32,18 @@ static void test_predefined(void)
 
 	T_EQ(shmem_team_my_pe(SHMEM_TEAM_WORLD), me);
 	T_EQ(shmem_team_n_pes(SHMEM_TEAM_WORLD), n);
-	/* SHMEM_TEAM_SHARED: the PEs shmem_ptr reaches, every PE on shm and
-	 * pgas.ko, this PE alone with PGAS_MAP_PEERS=none. */
-	/* With PGAS_FAKE_HOSTS=h: the PEs of this pseudo-host, lo..lo+cnt-1
-	 * (libpgas/boot/bootstrap.c numbers them). */
-	const char *fh = getenv("PGAS_FAKE_HOSTS");
-	int hosts = fh ? atoi(fh) : 0, lo = me, cnt = 1;
+	/* SHMEM_TEAM_SHARED: the PEs shmem_ptr reaches, those of this host
+	 * (stap.h st_shared: every PE on one host, a pseudo-host's with
+	 * PGAS_FAKE_HOSTS, this PE alone with PGAS_MAP_PEERS=none). */
+	int cnt = st_shared_pe(-1), first = st_shared_pe(0);
+	long shared_sum = 0;
 
-	hosts = hosts > n ? n : hosts > 0 ? hosts : 1;
-	if (!map_none()) {
-		lo = 0;
-		while ((long)lo * hosts / n != (long)me * hosts / n)
-			lo++;
-		for (cnt = 0; lo + cnt < n && (long)(lo + cnt) * hosts / n == (long)me * hosts / n;)
-			cnt++;
-	}
-#define IN_SH(p) ((p) >= lo && (p) < lo + cnt)
+	for (int p = 0; p < n; p++)
+		shared_sum += st_shared(p) ? p : 0;
+#define IN_SH(p) st_shared(p)
 	int sh = IN_SH((me + 1) % n);	/* the neighbour is a SHARED PE */
 
-	T_EQ(shmem_team_my_pe(SHMEM_TEAM_SHARED), me - lo);
+	T_EQ(shmem_team_my_pe(SHMEM_TEAM_SHARED), st_shared_index(me));
 	T_EQ(shmem_team_n_pes(SHMEM_TEAM_SHARED), cnt);
 	T_EQ(shmem_team_my_pe(SHMEM_TEAM_INVALID), -1);
 	T_EQ(shmem_team_n_pes(SHMEM_TEAM_INVALID), -1);
@@ -61,9 +54,9 @@ static void test_predefined(void)
 		int want = p >= 0 && p < n ? p : -1;
 
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED),
-		     want >= 0 && IN_SH(p) ? p - lo : -1);
+		     want >= 0 ? st_shared_index(p) : -1);
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_SHARED, p, SHMEM_TEAM_WORLD),
-		     p >= 0 && p < cnt ? lo + p : -1);
+		     p >= 0 ? st_shared_pe(p) : -1);
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_INVALID, p, SHMEM_TEAM_WORLD), -1);
 		T_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_INVALID), -1);
 	}
@@ -82,7 +75,7 @@ static void test_predefined(void)
 	T_CHECK((r != NULL) == (sh || n == 1), "the neighbour is %sreachable", r ? "" : "not ");
 	T_CHECK((shmem_team_ptr(SHMEM_TEAM_WORLD, x, (me + 1) % n) != NULL) == (sh || n == 1),
 		"the neighbour through WORLD");
-	T_CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, x, 0) == (lo == me ? x : shmem_ptr(x, lo)),
+	T_CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, x, 0) == (first == me ? x : shmem_ptr(x, first)),
 		"SHARED PE 0");
 	if (r)
 		*r = 1000 + me;
@@ -91,7 +84,7 @@ static void test_predefined(void)
 	shmem_barrier_all();
 	T_EQ(*x, 1000 + (me + n - 1) % n);
 	T_EQ(team_sum(SHMEM_TEAM_WORLD), (long)n * (n - 1) / 2);
-	T_EQ(team_sum(SHMEM_TEAM_SHARED), (long)cnt * lo + (long)cnt * (cnt - 1) / 2);
+	T_EQ(team_sum(SHMEM_TEAM_SHARED), shared_sum);
 #undef IN_SH
 	shmem_barrier_all();
 	shmem_free(x);

@@ -90,11 +90,11 @@ int main(int argc, char **argv)
 		shmem_team_t t = SHMEM_TEAM_INVALID;
 		long *x = shmem_calloc(1, sizeof(long));
 
-		/* SHMEM_TEAM_SHARED is the world on shm and pgas.ko; this PE
-		 * alone with PGAS_MAP_PEERS=none (no peer is mapped). */
+		/* SHMEM_TEAM_SHARED is this host's PEs (stap.h st_shared): the
+		 * world on shm and pgas.ko, this PE alone with PGAS_MAP_PEERS=none. */
 		int ns = shmem_team_n_pes(SHMEM_TEAM_SHARED), sme = shmem_team_my_pe(SHMEM_TEAM_SHARED);
 
-		T_EQ(ns, map_none() ? 1 : n);
+		T_EQ(ns, st_shared_pe(-1));
 		T_EQ(shmem_team_create_ctx(SHMEM_TEAM_SHARED, 0, &c), 0);
 		T_EQ(shmem_ctx_get_team(c, &t), 0);
 		if (ns == n)
