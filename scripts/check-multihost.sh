@@ -19,7 +19,8 @@
 #    conduit over libfabric's tcp provider runs the demo and the am, rma,
 #    atomics, barrier, coll, signal, remote, ctl_remote, region and
 #    shmem/rma tests across
-#    h1:1,h2:1 and h1:2,h2:1; a rank SIGKILLed on h2 ends the job; with
+#    h1:1,h2:1 and h1:2,h2:1, the whole OpenSHMEM suite, errors, threads
+#    and threads_eps across h1:2,h2:1,h3:1; a rank SIGKILLed on h2 ends the job; with
 #    mpirun --enable-recovery, a rank SIGKILLed on h2 and h2's link taken
 #    down end h1's waits with PGAS_ERR_GONE naming the lost rank); Slurm
 #    in the bed (scripts/multihost/slurm.sh: slurmctld on h1, slurmd on h1
