@@ -729,7 +729,7 @@ static void close_fabric(void)
 	 * verbs;ofi_rxm (libfabric 1.17) crashed in fi_close of the endpoint
 	 * just after a peer had closed its own (SIGSEGV at NULL + 8: rxm's
 	 * close flushes its MSG CQ and handles a receive of a connection it
-	 * has shut down; 1 of 4 to 3 of 7 exits of barrier and signal at 2
+	 * has shut down; 2 of 14 and 3 of 7 exits of barrier, signal, coll at 2
 	 * ranks in the VM tier's rxe part).  Nothing of verbs outlives the
 	 * process (the kernel destroys its QPs and registrations with the
 	 * uverbs file): at exit it is left to the kernel.
