@@ -10,7 +10,8 @@
 #                 (-Wsparse-all), checkpatch-clean
 #   dkms          dkms add/build/install/remove of pgas.ko on the host, every kernel
 #   vm            qemu (TCG) boots Debian's kernels (6.1, 6.12): kselftests, the
-#                 fuzzer and libpgas over /dev/pgas
+#                 fuzzer and libpgas over /dev/pgas; on the newest, the ofi conduit
+#                 over verbs;ofi_rxm on soft-RoCE (rdma_rxe)
 #   debugvm       the same on a debug kernel (lockdep, KASAN, DEBUG_VM, fault
 #                 injection) built once from linux-source-6.1 and cached
 #   kunit         KUnit suites of pgas.ko's internals in user-mode-linux

@@ -16,6 +16,12 @@
 # VM_APPEND="PGAS_FUZZ_SEED=S PGAS_FUZZ_EPISODE=E" and a script that runs
 # /tests/pgas_fuzz), on KVER's kernel or the newest.
 #
+# The soft-RoCE part (scripts/vm/rxe.sh): the ofi conduit over libfabric's
+# verbs provider on Debian's rdma_rxe, with the dynamic programs of build/
+# (scripts/vm/rxe-root.sh); VM_RXE=newest (default: only on the newest
+# stock kernel, it adds minutes under TCG), all, or 0; VM_MODE=rxe runs it
+# alone (VM_APPEND=RXE_FULL=1 adds coll and shmem/amo).
+#
 # Which stock kernel: KVER=release boots /boot/vmlinuz-KVER with pgas.ko
 # built against its headers; with VM_MODULE, the kernel the module was
 # built for (its vermagic).  Neither given: every installed stock kernel in
@@ -95,6 +101,22 @@ if [ "${VM_TESTS:-all}" != kmod ]; then
 	cp scripts/check-lifecycle.sh "$OUT/root/tests/check-lifecycle.sh"
 fi
 [ -z "${VM_EXTRA:-}" ] || cp "$VM_EXTRA" "$OUT/root/tests/vm-extra.sh" || fail "no $VM_EXTRA"
+rxe=${VM_RXE:-newest}
+[ "$rxe" = newest ] && { [ "$KVER" = "$(ls /lib/modules | sort -V | tail -n 1)" ] || rxe=0; }
+[ "${VM_MODE:-test}" = rxe ] && rxe=all && : >"$OUT/root/tests/rxe-only"
+if [ "$rxe" != 0 ] && [ -z "${VM_KERNEL:-}" ] && [ "${VM_MODE:-test}" != bench ] &&
+	[ "${VM_TESTS:-all}" != kmod ]; then
+	# Dynamic programs (the static build leaves the ofi conduit out).
+	if ! make -s lib tools tests shmem >>"$OUT.build.log" 2>&1; then
+		fail "building the dynamic tests for the rxe part"
+	elif ! build/bin/pgasrun --version 2>&1 | grep -q '^conduits:.* ofi'; then
+		echo "ok - rxe part # SKIP the ofi conduit is not built (no libfabric-dev)"
+	elif msg=$(scripts/vm/rxe-root.sh "$KVER" "$OUT/root" 2>&1); then
+		cp scripts/vm/rxe.sh "$OUT/root/tests/vm-rxe.sh"
+	else
+		echo "ok - rxe part # SKIP $msg"
+	fi
+fi
 if [ "${VM_MODE:-test}" = extra ]; then	# VM_EXTRA's script alone
 	[ -n "${VM_EXTRA:-}" ] || fail "VM_MODE=extra without VM_EXTRA"
 	: >"$OUT/root/tests/extra-only"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# rxe-root.sh KVER ROOT: adds to the VM tier's initramfs at ROOT what the
+# soft-RoCE part (scripts/vm/rxe.sh, guest side) needs: Debian's rdma_rxe
+# and the RDMA core modules of KVER (decompressed: busybox's insmod reads
+# plain .ko), in load order; the dynamic loader and the shared libraries
+# of libfabric, libibverbs (with the rxe provider and its .driver file),
+# librdmacm, iproute2's ip and rdma; and the dynamically linked ofi-enabled
+# test programs of build/ (the static ones leave the ofi conduit out).
+# Exits non-zero, naming what is missing, when any of it is not there.
+set -eu
+KVER=$1 ROOT=$2
+B=${RXE_BUILD:-build}
+die() { echo "rxe-root: $*" >&2; exit 1; }
+mkdir -p "$ROOT/rxe/mod" "$ROOT/rxe/bin" "$ROOT/rxe/shmem" "$ROOT/etc/libibverbs.d"
+# Load order from modprobe's own resolution of KVER's modules.dep.
+# crc32_generic is no declared dependency: rxe asks the crypto API for
+# "crc32" when a link is added, and without a modprobe in the initramfs
+# that fails ENOENT ("rdma_rxe: failed to add rxv0").
+: >"$ROOT/rxe/mod/order"
+for m in veth crc32_generic rdma_rxe rdma_ucm; do
+	/sbin/modprobe -S "$KVER" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" {print $2}'
+done | awk '!seen[$0]++' | while read -r ko; do
+	[ -f "$ko" ] || die "no module $ko"
+	name=$(basename "$ko"); name=${name%.xz}
+	case "$ko" in
+	*.xz) xz -dc "$ko" >"$ROOT/rxe/mod/$name" ;;
+	*) cp "$ko" "$ROOT/rxe/mod/$name" ;;
+	esac
+	echo "$name" >>"$ROOT/rxe/mod/order"
+done
+grep -q rdma_rxe "$ROOT/rxe/mod/order" || die "modprobe finds no rdma_rxe for $KVER"
+prov=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
+fab=$(ldconfig -p | awk '$1 == "libfabric.so.1" {print $NF; exit}')
+[ -r "$prov" ] || die "no $prov (ibverbs-providers)"
+[ -n "$fab" ] || die "no libfabric.so.1 (libfabric1)"
+cp /etc/libibverbs.d/rxe.driver "$ROOT/etc/libibverbs.d/"
+progs="/usr/bin/ip /usr/bin/rdma /usr/bin/fi_info"
+for p in $progs; do
+	[ -x "$p" ] || die "no $p (iproute2, libfabric-bin)"
+	cp "$p" "$ROOT/rxe/bin/"
+done
+for t in am rma atomics signal barrier coll; do
+	cp "$B/tests/$t" "$ROOT/rxe/bin/" || die "no $B/tests/$t (make tests)"
+done
+cp "$B/bin/pgasrun" "$ROOT/rxe/bin/" || die "no $B/bin/pgasrun"
+for t in rma amo coll; do
+	cp "$B/tests/shmem/$t" "$ROOT/rxe/shmem/" || die "no $B/tests/shmem/$t (make shmem)"
+done
+# Every shared library these need, at its own path (the loader's default
+# search finds them), the loader itself included.
+for f in $progs "$fab" "$prov" "$ROOT"/rxe/bin/* "$ROOT"/rxe/shmem/*; do
+	ldd "$f" 2>/dev/null | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
+done | sort -u | while read -r lib; do
+	mkdir -p "$ROOT$(dirname "$lib")"
+	cp -L "$lib" "$ROOT$lib"
+done
+for f in "$fab" "$prov"; do
+	mkdir -p "$ROOT$(dirname "$f")"
+	cp -L "$f" "$ROOT$f"
+done
