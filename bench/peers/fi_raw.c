@@ -7,7 +7,11 @@
  * lat/bw/rate sections done with bare libfabric calls:
  *
  *   raw.pingpong8_rtt     fi_inject 8 B / receive completion, round trip
- *   raw.put8_call         fi_write 8 B + its completion (a blocking put)
+ *   raw.put8_call         fi_write 8 B + its completion (local: tcp;ofi_rxm
+ *                         reports it once the data is on the socket)
+ *   raw.put8_dc_call      fi_writemsg 8 B with FI_DELIVERY_COMPLETE + its
+ *                         completion: the data is at the target, what a
+ *                         blocking pgas_put promises (the conduit's flag)
  *   raw.get8_call         fi_read 8 B + its completion (a blocking get)
  *   raw.put8_pingpong     ping-pong of 8-byte fi_writes, the flag polled in
  *                         local memory while reading the CQ (progress)
@@ -158,13 +162,25 @@ static void barrier(void)
 	wait_recvs(++expect, "the barrier");
 }
 
-static void post(int write, void *buf, size_t s, uint64_t off)
+static void post_flags(int write, void *buf, size_t s, uint64_t off, uint64_t flags)
 {
 	ssize_t rc;
 
 	for (;;) {
-		rc = write ? fi_write(ep, buf, s, desc, peer, peer_base + off, peer_key, NULL)
-			   : fi_read(ep, buf, s, desc, peer, peer_base + off, peer_key, NULL);
+		if (flags) {
+			struct iovec iov = { buf, s };
+			struct fi_rma_iov riov = { peer_base + off, s, peer_key };
+			struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1,
+						.addr = peer, .rma_iov = &riov,
+						.rma_iov_count = 1 };
+
+			rc = fi_writemsg(ep, &m, FI_COMPLETION | flags);
+		} else {
+			rc = write ? fi_write(ep, buf, s, desc, peer, peer_base + off, peer_key,
+					      NULL)
+				   : fi_read(ep, buf, s, desc, peer, peer_base + off, peer_key,
+					     NULL);
+		}
 		if (rc != -FI_EAGAIN)
 			break;
 		unsigned before = recvs, c = progress(&recvs);
@@ -174,6 +190,11 @@ static void post(int write, void *buf, size_t s, uint64_t off)
 	if (rc)
 		die(write ? "fi_write" : "fi_read", rc);
 	posted++;
+}
+
+static void post(int write, void *buf, size_t s, uint64_t off)
+{
+	post_flags(write, buf, s, off, 0);
 }
 
 static void exchange(const char *dir)
@@ -258,7 +279,7 @@ static double keep(double best, double t0, double n)
 static void latency(void)
 {
 	uint64_t iters = iters_of(200000);
-	double best[5] = { 1e9, 1e9, 1e9, 1e9, 1e9 };
+	double best[6] = { 1e9, 1e9, 1e9, 1e9, 1e9, 1e9 };
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
 		double t0;
@@ -285,6 +306,12 @@ static void latency(void)
 				wait_tx(posted, "a write");
 			}
 			best[1] = keep(best[1], t0, (double)iters);
+			t0 = bench_now();
+			for (uint64_t i = 0; i < iters; i++) {
+				post_flags(1, DATA, 8, 8192, FI_DELIVERY_COMPLETE);
+				wait_tx(posted, "a delivered write");
+			}
+			best[5] = keep(best[5], t0, (double)iters);
 			t0 = bench_now();
 			for (uint64_t i = 0; i < iters; i++) {
 				post(0, DATA, 8, 8192);
@@ -338,6 +365,7 @@ static void latency(void)
 	if (me == 0) {
 		bench_result("raw.pingpong8_rtt", best[0] * 1e6, "us");
 		bench_result("raw.put8_call", best[1] * 1e6, "us");
+		bench_result("raw.put8_dc_call", best[5] * 1e6, "us");
 		bench_result("raw.get8_call", best[2] * 1e6, "us");
 		bench_result("raw.put8_pingpong", best[3] * 1e6, "us");
 		bench_result("raw.get8_pingpong", best[4] * 1e6, "us");

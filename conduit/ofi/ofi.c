@@ -211,6 +211,7 @@ static struct {
 	struct proxy **active;	/* the proxies, in creation order */
 	unsigned nactive;
 	unsigned char *bufs;	/* NRX + NTX buffers of msg_max bytes */
+	unsigned rx_down;	/* receive buffers not posted (repost_rx skips when 0) */
 	struct buf rx[NRX], tx[NTX], *tx_free;
 	size_t msg_max, inject_max;
 	struct backlog *bl_head, **bl_tail;
@@ -527,6 +528,7 @@ static bool live_cq_error(struct pgas_conduit *c, const struct fi_cq_err_entry *
 		return false;
 	if (!b->tx) {
 		b->posted = false;	/* reposted by the next progress */
+		ofi.rx_down++;
 		return true;
 	}
 	b->next = ofi.tx_free;
@@ -632,13 +634,16 @@ static int post_rx(struct buf *b)
 {
 	ssize_t rc = fi_recv(ofi.ep, b->data, ofi.msg_max, ofi.buf_desc, FI_ADDR_UNSPEC, &b->h.ctx);
 
-	b->posted = !rc;
+	if (!rc) {
+		b->posted = true;
+		ofi.rx_down--;
+	}
 	return rc == -FI_EAGAIN ? 0 : (int)rc;
 }
 
 static void repost_rx(void)
 {
-	for (unsigned i = 0; i < NRX; i++)
+	for (unsigned i = 0; ofi.rx_down && i < NRX; i++)
 		if (!ofi.rx[i].posted && !ofi.rx[i].held && post_rx(&ofi.rx[i]))
 			pgas__fatal("ofi: posting a receive buffer failed");
 }
@@ -876,6 +881,7 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		ofi.tx[i].next = ofi.tx_free;
 		ofi.tx_free = &ofi.tx[i];
 	}
+	ofi.rx_down = NRX;
 	for (unsigned i = 0; i < NRX; i++) {
 		ofi.rx[i].data = ofi.bufs + i * ofi.msg_max;
 		rc = post_rx(&ofi.rx[i]);
@@ -1235,12 +1241,13 @@ static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
 		for (unsigned j = 0; j < 2; j++) {
 			uint64_t v = __atomic_load_n(&p->ring.ctrl->barrier[k].flag[j],
 						     __ATOMIC_ACQUIRE);
-			struct wire w = { .word = v, .eid = p->eid, .src_rank = c->rank,
-					  .extra = k * 2 + j, .kind = WIRE_BARRIER };
+			struct wire w;
 			ssize_t rc;
 
 			if (v == p->bar_sent[k][j])
-				continue;
+				continue;	/* every progress scans: keep it cheap */
+			w = (struct wire){ .word = v, .eid = p->eid, .src_rank = c->rank,
+					   .extra = k * 2 + j, .kind = WIRE_BARRIER };
 			/* The barrier may complete here and its caller stop
 			 * polling: a few tries while the provider connects. */
 			for (unsigned tries = 0;; tries++) {
@@ -1511,6 +1518,7 @@ static int read_cq(struct pgas_conduit *c)
 				continue;
 			}
 			b->posted = false;
+			ofi.rx_down++;
 			/* Behind what waits already, or it could pass it. */
 			if (live_rx(c, b->data, e[i].len))
 				n++;
@@ -1521,7 +1529,31 @@ static int read_cq(struct pgas_conduit *c)
 			if (!b->held && post_rx(b))
 				pgas__fatal("ofi: posting a receive buffer failed");
 		}
+		/* A short batch drained the queue: another read would only poll
+		 * the provider's sockets again (and its signal pipe) before
+		 * the caller handles what came; the next progress reads on. */
+		if (got < (ssize_t)(sizeof(e) / sizeof(e[0])))
+			return n;
 	}
+}
+
+/* Ships every proxy's published messages, notifications and barrier
+ * flags; false if one was left for lack of a send buffer or queue room. */
+static bool ship_all(struct pgas_conduit *c, int *n)
+{
+	bool all = true;
+
+	for (unsigned i = 0, na = __atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE); i < na; i++) {
+		struct proxy *p = ofi.active[i];
+		bool done = ship_ring(c, p, PGAS_CHAN_REPLY, n) &&
+			    ship_ring(c, p, PGAS_CHAN_REQUEST, n) && ship_notify(c, p, n);
+
+		/* A barrier flag after the messages stored before it. */
+		if (done && p->eid < c->nranks)
+			ship_barrier(c, p, n);
+		all &= done;
+	}
+	return all;
 }
 
 static int ofi_progress(struct pgas_conduit *c)
@@ -1534,15 +1566,17 @@ static int ofi_progress(struct pgas_conduit *c)
 	if (ofi.bl_head)
 		n += backlog_drain(c);
 	repost_rx();
-	n += read_cq(c);
-	for (unsigned i = 0, na = __atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE); i < na; i++) {
-		struct proxy *p = ofi.active[i];
-		bool done = ship_ring(c, p, PGAS_CHAN_REPLY, &n) &&
-			    ship_ring(c, p, PGAS_CHAN_REQUEST, &n) && ship_notify(c, p, &n);
-
-		/* A barrier flag after the messages stored before it. */
-		if (done && p->eid < c->nranks)
-			ship_barrier(c, p, &n);
+	/*
+	 * Ship first: a message published since the last progress (a request
+	 * just sent, the reply a handler just made) goes out before the CQ
+	 * read, which costs a poll of the provider's sockets.  Again after it
+	 * only when a send buffer was missing (its completion frees one).
+	 */
+	if (!ship_all(c, &n)) {
+		n += read_cq(c);
+		ship_all(c, &n);
+	} else {
+		n += read_cq(c);
 	}
 	if (ofi.bl_head)
 		n += backlog_drain(c);
