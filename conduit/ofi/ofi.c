@@ -1903,7 +1903,14 @@ static bool amo_valid(const struct amo_map *m)
 static int amo_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct amo_ops { uint32_t ops[8]; } mine = { { 0 } }, *all;
-	bool on = !pgas__cfg.ofi_atomic && (ofi.info->caps & FI_ATOMIC) && c->remote;
+	const char *prov = ofi.info->fabric_attr->prov_name ? ofi.info->fabric_attr->prov_name : "";
+	/* Not libfabric 1.17's shm provider: with two processes updating
+	 * words of one target (u32 and u64 words 64 bytes apart, or two u64
+	 * words) its atomics lost and doubled updates and fetched garbage
+	 * (selftests/libpgas/atomics, test 1); alone on one word they were
+	 * right.  Its domains stay on AM (docs/ofi.md, "Atomics"). */
+	bool on = !pgas__cfg.ofi_atomic && (ofi.info->caps & FI_ATOMIC) && c->remote &&
+		  strncmp(prov, "shm", 3);
 	int rc;
 
 	for (unsigned dt = PGAS_DT_I32; on && dt <= PGAS_DT_DBL; dt++)
