@@ -832,10 +832,10 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 			globals fork generics; do
 			# fork: after a fork, fabric atomics leave the parent's exit
 			# waiting for the peer's departure (docs/ofi.md, "Atomics").
-			amo=PGAS_OFI_ATOMIC=fabric
-			[ "$t" = fork ] && amo=PGAS_OFI_ATOMIC=am
-			run_tap "ofi tcp, no peer mapped: shmem/$t -np 2${amo#PGAS_OFI_ATOMIC=fabric}" \
-				env $OFI_NONE FI_PROVIDER=tcp $amo "$B/bin/oshrun" -np 2 -t 120 \
+			amo=fabric
+			[ "$t" = fork ] && amo=am
+			run_tap "ofi tcp, no peer mapped: shmem/$t -np 2, PGAS_OFI_ATOMIC=$amo" \
+				env $OFI_NONE FI_PROVIDER=tcp PGAS_OFI_ATOMIC=$amo "$B/bin/oshrun" -np 2 -t 120 \
 				"$B/tests/shmem/$t"
 		done
 		set -- am atomics coll	# and the ofi block's shm runs
