@@ -1688,6 +1688,20 @@ static void rma_free(struct rma_ctx *x)
 	ofi.rctx_free = x;
 }
 
+/* x, the free list's first, was posted: off the list, with what its
+ * completion needs (the lock held). */
+static void ctx_posted(struct rma_ctx *x, void *core, void *local, size_t n, unsigned rank,
+		       bool get, unsigned char amo)
+{
+	ofi.rctx_free = x->next;
+	x->core = core;
+	x->local = local;
+	x->n = n;
+	x->rank = rank;
+	x->get = get;
+	x->amo = amo;
+}
+
 /* From read_cq (the lock held): x's completion, or its error entry. */
 /* A completion error that says the peer's end went away. */
 static bool rma_peer_lost(int err)
@@ -1803,7 +1817,6 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 		bounce_free(x);
 		goto full;
 	}
-	x->amo = 0;
 	if (rc) {
 		bounce_free(x);
 		pthread_mutex_unlock(&ofi.lock);
@@ -1811,12 +1824,7 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 			 fi_strerror((int)-rc), ofi.info->fabric_attr->prov_name);
 		return PGAS_ERR_SYS;
 	}
-	ofi.rctx_free = x->next;
-	x->core = core;
-	x->local = local;
-	x->n = len;
-	x->rank = rank;
-	x->get = get;
+	ctx_posted(x, core, local, len, rank, get, 0);
 	if (get)
 		ofi.rma_reads++;
 	else
@@ -2033,15 +2041,8 @@ static int ofi_amo(struct pgas_conduit *c, unsigned rank, uint64_t remote, unsig
 			 fi_strerror((int)-rc), ofi.info->fabric_attr->prov_name);
 		return PGAS_ERR_SYS;
 	}
-	ofi.rctx_free = x->next;
-	x->core = core;
 	x->copy = NULL;
-	x->bounce = NULL;
-	x->local = NULL;
-	x->n = size;
-	x->rank = rank;
-	x->get = m.call != AMO_PLAIN;
-	x->amo = (unsigned char)size;
+	ctx_posted(x, core, NULL, size, rank, m.call != AMO_PLAIN, (unsigned char)size);
 	ofi.amo_posted++;
 	pthread_mutex_unlock(&ofi.lock);
 	return 1;
