@@ -873,7 +873,7 @@ if "$RUN" --version | grep -q '^conduits:.* ofi' && [ "$(basename "$B")" = build
 		   ! echo "$out" | grep -q "^not ok" && [ "$enough" = 1 ]; then
 			ok "$name (rank $rk: $cnt fabric atomics)"
 		else
-			notok "$name: exit $rc, rank $rk posted '$cnt' fabric atomics (want ${min:+>= }$min): $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: " | tail -n 6)"
+			notok "$name: exit $rc, rank $rk posted '$cnt' fabric atomics (want $([ "$min" -gt 0 ] && echo ">= $min" || echo 0)): $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: " | tail -n 6)"
 		fi
 	}
 	for mode in fabric am; do
