@@ -830,8 +830,7 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 		done
 		for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx team_full \
 			globals fork generics; do
-			# fork: after a fork, fabric atomics leave the parent's exit
-			# waiting for the peer's departure (docs/ofi.md, "Atomics").
+			# fork: hangs with fabric atomics (docs/ofi.md, "Atomics").
 			amo=fabric
 			[ "$t" = fork ] && amo=am
 			run_tap "ofi tcp, no peer mapped: shmem/$t -np 2, PGAS_OFI_ATOMIC=$amo" \

@@ -241,7 +241,6 @@ static struct {
 	 * a thread posting an RMA waits for it (progress never blocks). */
 	pthread_mutex_t lock;
 	bool opened;
-	bool forked;		/* this process is a fork of the rank: hands off */
 	bool flushing;		/* at exit: fi_send only (completions say it left) */
 	bool flush_failed;	/* a completion failed while flushing */
 } ofi = { .bl_tail = &ofi.bl_head, .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -727,8 +726,6 @@ static void close_fabric(void)
 {
 	struct fid_mr *mrs[] = { ofi.seg_mr, ofi.buf_mr, ofi.reg_mr, ofi.rctx_mr, ofi.bounce_mr };
 
-	if (ofi.forked)
-		return;
 	flush_proxies();
 	if (ofi.opened && ofi.ep && ofi.c)
 		live_bye(ofi.c);
@@ -2048,13 +2045,8 @@ static int ofi_amo(struct pgas_conduit *c, unsigned rank, uint64_t remote, unsig
 	return 1;
 }
 
-/* A forked child's exit must not touch the parent's fabric: its sockets
- * (tcp) are the parent's too, and a bye or a close would end the parent's
- * connections (shmem/fork hung once fabric atomics connected the rank to
- * itself). */
 static void ofi_forked(struct pgas_conduit *c)
 {
-	ofi.forked = true;
 	pgas_shm_ops.forked(c);
 }
 
