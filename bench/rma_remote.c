@@ -6,6 +6,10 @@
  * stream of _nbi operations and one sync (1 MiB in flight at most per
  * sync window of 64 operations).  pgas_bench's own sections use the
  * mapping of the peer for their limits, which an unmapped peer lacks.
+ * Also the latency of a fetch-add of 8 bytes on rank 1's word and on the
+ * own one through an atomic domain (PGAS_OFI_ATOMIC=fabric: fi_atomic
+ * both, am: an AM to rank 1 and a CPU atomic here; docs/ofi.md
+ * "Atomics"); "rma_remote amo" measures only those.
  * Rank 0 reports the best of BENCH_REPS; PGAS_BENCH_SCALE divides counts.
  */
 #define _GNU_SOURCE
@@ -32,6 +36,28 @@ static double lat(int get, unsigned iters)
 		t = (bench_now() - t0) / iters;
 		best = t < best ? t : best;
 	}
+	return best * 1e6;
+}
+
+/* A fetch-add of 8 bytes on rank's first word, blocking. */
+static double amo_lat(unsigned rank, unsigned iters)
+{
+	uint64_t *w = (uint64_t *)pgas_segment_addr(rank) + 8, old = 0;
+	double best = 1e9;
+	pgas_ad_t ad;
+
+	if (pgas_ad_create(&ad, PGAS_DT_U64, PGAS_AOP_FADD, 0))
+		return -1;
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		double t0 = bench_now(), t;
+
+		for (uint64_t i = 0; i < iters; i++)
+			if (pgas_ad_op_u64(ad, &old, rank, w, PGAS_AOP_FADD, 1, 0, 0))
+				return -1;
+		t = (bench_now() - t0) / iters;
+		best = t < best ? t : best;
+	}
+	pgas_ad_destroy(ad);
 	return best * 1e6;
 }
 
@@ -88,6 +114,10 @@ int main(int argc, char **argv)
 	memset(buf, 1, max);
 	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 	if (pgas_rank() == 0) {
+		bench_result("remote.fadd8_lat", amo_lat(1, 20000 / scale), "us");
+		bench_result("remote.fadd8_self_lat", amo_lat(0, 20000 / scale), "us");
+	}
+	if (pgas_rank() == 0 && !(argc > 1 && !strcmp(argv[1], "amo"))) {
 		bench_result("remote.put8_lat", lat(0, 20000 / scale), "us");
 		bench_result("remote.get8_lat", lat(1, 20000 / scale), "us");
 		static const size_t sizes[] = { 8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20 };

@@ -84,6 +84,12 @@ struct pgas_conduit {
 	 * progress when an ops->rma operation ended (rc 0 or a PGAS_ERR_*):
 	 * a hook, so that a conduit calls nothing of the core (the layers). */
 	void (*rma_done)(void *ctx, int rc);
+	/* The same for an ops->amo operation, with the value it fetched. */
+	void (*amo_done)(void *ctx, int rc, uint64_t old);
+	/* Set by a conduit with ops->amo at attach, the same on every rank:
+	 * amo_ops[dt] is the set of PGAS_AOP_* of data type dt (PGAS_DT_*)
+	 * that its amo does on any rank's word, the own included. */
+	uint32_t amo_ops[8];
 	void *priv;
 };
 
@@ -299,6 +305,15 @@ struct pgas_conduit_region {
  *              later from progress (a put's once the data is visible at
  *              the target); 0 when the fabric's queue is full (progress,
  *              then again); or a negative PGAS_ERR_* with msg.  Any thread.
+ *  amo:        posts one atomic of atomic-domain type dt (PGAS_DT_*) and
+ *              operation op (one PGAS_AOP_* of c->amo_ops[dt]) with
+ *              operands a, b (a 4-byte type's in the low half) on any
+ *              rank's word at remote (its own and mapped ones too: a
+ *              domain's words are all updated by the fabric, never mixed
+ *              with CPU atomics): 1 when posted, whose completion
+ *              c->amo_done(ctx, rc, old) reports later from progress
+ *              (once the operation is done at the target); 0 when the
+ *              queue is full; or a negative PGAS_ERR_* with msg.
  */
 struct pgas_conduit_ops {
 	const char *name;	/* PGAS_CONDUIT=name */
@@ -324,6 +339,8 @@ struct pgas_conduit_ops {
 	bool (*rma_reach)(struct pgas_conduit *c, unsigned rank, uint64_t remote, size_t n);
 	ssize_t (*rma)(struct pgas_conduit *c, int get, unsigned rank, uint64_t remote,
 		       void *local, size_t n, void *ctx, char *msg, size_t msglen);
+	int (*amo)(struct pgas_conduit *c, unsigned rank, uint64_t remote, unsigned dt,
+		   unsigned op, uint64_t a, uint64_t b, void *ctx, char *msg, size_t msglen);
 };
 
 

@@ -54,6 +54,7 @@ static const char *const map_modes[] = { "auto", "none", NULL };
 static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
 static const char *const hier_modes[] = { "auto", "flat", NULL };
 static const char *const ofi_rma_modes[] = { "fabric", "am", "bounce", NULL };
+static const char *const ofi_atomic_modes[] = { "fabric", "am", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
 static const struct env_var vars[] = {
@@ -102,6 +103,13 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_RMA", ENV_LOCAL, VAR_ENUM, "fabric", 0, 0, ofi_rma_modes, CFG(ofi_rma),
 	  "ofi conduit: RMA to ranks reached over the fabric by fi_write/fi_read (fabric), by "
 	  "AM (am), or by fi_write/fi_read through registered bounce buffers (bounce)" },
+	/* Agreed: every rank must make the same domains fabric ones, or a
+	 * word would see NIC and CPU atomics at once (docs/ofi.md). */
+	{ "PGAS_OFI_ATOMIC", ENV_AGREE, VAR_ENUM, "fabric", 0, 0, ofi_atomic_modes,
+	  CFG(ofi_atomic),
+	  "ofi conduit, some rank not mapped: atomic domains whose type and operations the "
+	  "provider has do every operation by fi_atomic, the own rank's too (fabric), or all "
+	  "domains use AM to unmapped ranks and CPU atomics on mapped ones (am)" },
 	/* Local, but block on any rank makes every rank ring doorbells
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),

@@ -59,10 +59,21 @@ static const char *op_name(unsigned op)
 #define AD_ROUTED 0x100u
 _Static_assert(!(PGAS__AD_MAGIC & AD_ROUTED), "the routed bit is not the magic's");
 
-/* The tag as the inline check builds it (the routed bit cleared). */
+/*
+ * A domain created where some rank is not mapped and the conduit's amo
+ * does every operation it declares on its type (the same answer on every
+ * rank: the conduit agreed it at attach, PGAS_OFI_ATOMIC agreed at init):
+ * every operation through it, on any rank, the own included, is the
+ * fabric's (rma_ref.c), since a NIC's (or a provider's) atomics are not
+ * atomic with the CPU's on the same word.  Instead of AD_ROUTED.
+ */
+#define AD_FABRIC 0x200u
+_Static_assert(!(PGAS__AD_MAGIC & AD_FABRIC), "the fabric bit is not the magic's");
+
+/* The tag as the inline check builds it (the path bits cleared). */
 static uint32_t ad_tag(const struct pgas__ad *ad)
 {
-	return (uint32_t)ad->key & ~AD_ROUTED;
+	return (uint32_t)ad->key & ~(AD_ROUTED | AD_FABRIC);
 }
 
 static uint32_t ad_ops(const struct pgas__ad *ad)
@@ -113,7 +124,9 @@ int pgas_ad_create(pgas_ad_t *ad, pgas_dt_t dt, unsigned ops, unsigned flags)
 	d = malloc(sizeof(*d));
 	if (!d)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for a domain");
-	d->ad = (struct pgas__ad){ .key = PGAS__AD_KEY(dt, ops) | (pgas__ctl_msgs ? AD_ROUTED : 0) };
+	d->ad = (struct pgas__ad){ .key = PGAS__AD_KEY(dt, ops) };
+	if (pgas__ctl_msgs)
+		d->ad.key |= pgas__ref_amo_fabric(dt, ops) ? AD_FABRIC : AD_ROUTED;
 	pthread_mutex_lock(&domains_lock);
 	d->next = all_domains;
 	all_domains = d;
@@ -184,7 +197,8 @@ int pgas__ad_fail(const char *call, pgas_ad_t ad, unsigned dt, int has_result,
 }
 
 /*
- * pgas_atomic.h's miss: an operation that passes every check but the
+ * pgas_atomic.h's miss: an operation of a fabric domain, on any rank,
+ * goes by the conduit's amo; one that passes every check but the
  * translation, on a rank not mapped here, goes to the target (rma_ref.c),
  * which runs it with pgas__ad_exec on its memory.
  */
@@ -194,20 +208,25 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 	size_t size = dt_size(x->dt);
 	const struct pgas__ad *ad = x->ad;
 	char *p;
+	bool valid = ad && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) &&
+		     (ad_ops(ad) & x->op) && !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
+		     (x->has_result || !(x->op & PGAS__AOP_FETCHING));
 
-	if (ad && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) && (ad_ops(ad) & x->op) &&
-	    !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
-	    !((uintptr_t)x->addr & (size - 1)) &&
-	    (x->has_result || !(x->op & PGAS__AOP_FETCHING)) &&
+	if (valid && (ad->key & AD_FABRIC) && !((uintptr_t)x->addr & (size - 1)) &&
+	    pgas__job.attached && x->rank < pgas__g.nranks &&
+	    pgas__ref_in_bounds(x->rank, x->addr, size)) {
+		r.rc = pgas__ref_amo_by_fabric(x->call, x->rank, (void *)x->addr, x->dt, x->op,
+					       x->a, x->b, &r.value);
+		return r;
+	}
+	if (valid && !((uintptr_t)x->addr & (size - 1)) &&
 	    pgas__ref_takes(x->rank, x->addr, size)) {
 		r.rc = pgas__ref_amo(x->call, x->rank, (void *)x->addr, x->dt, x->op, x->flags,
 				     x->a, x->b, &r.value);
 		return r;
 	}
-	if (ad && (ad->key & AD_ROUTED) && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) &&
-	    (ad_ops(ad) & x->op) && !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
-	    (x->has_result || !(x->op & PGAS__AOP_FETCHING)) &&
-	    pgas__map(x->rank, x->addr, size, &p) && !((uintptr_t)p & (size - 1))) {
+	if (valid && (ad->key & AD_ROUTED) && pgas__map(x->rank, x->addr, size, &p) &&
+	    !((uintptr_t)p & (size - 1))) {
 		r.value = pgas__ad_exec(x->dt, p, x->op, x->a, x->b, x->flags);
 		r.rc = pgas__rma_check(x->call, x->rank);
 		if (!pgas__self.handler_depth && !pgas__self.hsl_held)

@@ -506,6 +506,11 @@ int pgas__ref_val(const char *call, int get, unsigned rank, void *remote, uint64
 int pgas__ref_memset(const char *call, unsigned rank, void *dst, int byte, size_t n);
 int pgas__ref_amo(const char *call, unsigned rank, void *addr, unsigned dt, unsigned op,
 		  unsigned flags, uint64_t x, uint64_t y, uint64_t *old);
+/* Whether a domain of dt for ops is a fabric one: the conduit's amo does them all. */
+bool pgas__ref_amo_fabric(unsigned dt, unsigned ops);
+/* A fabric domain's operation, on any rank (mapped, the own too). */
+int pgas__ref_amo_by_fabric(const char *call, unsigned rank, void *addr, unsigned dt,
+			    unsigned aop, uint64_t x, uint64_t y, uint64_t *old);
 int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank, void *dst,
 			 const void *src, size_t n, uint64_t *sig_addr, uint64_t signal,
 			 int sig_op);

@@ -29,8 +29,14 @@
  * the fabric instead: each fabric operation counts in the record as a
  * chunk would, and its completion (fabric_done, c->rma_done, from the
  * conduit's progress; a write's once the data is visible at the target)
- * takes it off.  Value forms, memset, atomics, signals and a Long's
- * payload stay on AM (docs/ofi.md, "The RMA path").
+ * takes it off.  Value forms, memset, signals and a Long's payload stay
+ * on AM (docs/ofi.md, "The RMA path").
+ *
+ * Atomics: a domain is a fabric one (atomic.c) where the conduit's amo
+ * does every operation it declares; each of its operations, on any rank,
+ * is then one ops->amo in a record of its own, completed by
+ * c->amo_done with the old value (docs/ofi.md, "Atomics").  The other
+ * domains' operations on unmapped ranks are REF_AMO requests.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -166,6 +172,7 @@ struct bounds {
 static struct bounds *bounds;
 
 static void fabric_done(void *ctx, int rc);
+static void fabric_amo_done(void *ctx, int rc, uint64_t old);
 
 int pgas__ref_setup(void)
 {
@@ -173,6 +180,7 @@ int pgas__ref_setup(void)
 	size_t area = pgas__layers_area_bytes(c->nranks);
 
 	c->rma_done = fabric_done;
+	c->amo_done = fabric_amo_done;
 	bounds = calloc(c->nranks, sizeof(*bounds));
 	if (!bounds)
 		return PGAS_ERR_NOMEM;
@@ -409,9 +417,10 @@ static size_t chunk(void)
 
 /*
  * A fabric operation's completion (ctx: its record's index and
- * generation, so that one abandoned meanwhile is not followed).
+ * generation, so that one abandoned meanwhile is not followed); old: an
+ * atomic's fetched value, or NULL.
  */
-static void fabric_done(void *ctx, int rc)
+static void fabric_end(void *ctx, int rc, const uint64_t *old)
 {
 	uint64_t id = (uintptr_t)ctx;
 	struct ref_op *op = op_find((uint32_t)id, (uint32_t)(id >> 32), ~0u);
@@ -421,7 +430,24 @@ static void fabric_done(void *ctx, int rc)
 	(void)__atomic_load_n(&op->left, __ATOMIC_ACQUIRE);	/* op_new's fields */
 	if (rc)
 		__atomic_store_n(&op->rc, rc, __ATOMIC_RELAXED);
+	if (old)
+		op->value = *old;
 	op_put_ref(op);
+}
+
+static void fabric_done(void *ctx, int rc)
+{
+	fabric_end(ctx, rc, NULL);
+}
+
+static void fabric_amo_done(void *ctx, int rc, uint64_t old)
+{
+	fabric_end(ctx, rc, &old);
+}
+
+static void *op_ctx(const struct ref_op *op)
+{
+	return (void *)(uintptr_t)((uint64_t)op->gen << 32 | op->index);
 }
 
 /* PGAS_ERR_GONE (said) when rank has left the job or died, else PGAS_OK. */
@@ -438,19 +464,32 @@ static int target_left(const char *call, unsigned rank)
 }
 
 /*
- * [remote, +n) by the conduit's rma: one reference per fabric operation.
- * A full queue: a wait step (its progress reads the completions that make
- * room, and runs handlers a peer may wait for), then again.
+ * The fabric's queue was full: a wait step (its progress reads the
+ * completions that make room, and runs handlers a peer may wait for)
+ * before the caller posts again; PGAS_ERR_GONE (said) once in a while if
+ * rank left, since a full queue towards a rank that died may never drain.
  */
+static int queue_full(struct ref_op *op, unsigned rank, unsigned *full, struct pgas__waiter *w)
+{
+	int rc;
+
+	if (!(++*full & 255) && (rc = target_left(op->call, rank)) != PGAS_OK)
+		return rc;
+	pgas__wait_step_for(w, op->ep);
+	return PGAS_OK;
+}
+
+/* [remote, +n) by the conduit's rma: one reference per fabric operation. */
 static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t remote,
 			char *local, size_t n)
 {
 	struct pgas_conduit *c = &pgas__job.conduit;
 	struct pgas__waiter w = PGAS__WAITER_INIT;
-	void *ctx = (void *)(uintptr_t)((uint64_t)op->gen << 32 | op->index);
+	void *ctx = op_ctx(op);
 	size_t off = 0;
 	unsigned full = 0;
 	char msg[160];
+	int rc;
 
 	op->fabric = true;
 	while (off < n) {
@@ -468,14 +507,8 @@ static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t rem
 			return pgas__err((int)k, op->call, "%s to rank %u [%#llx, +%zu): %s",
 					 get ? "a fabric read" : "a fabric write", rank,
 					 (unsigned long long)(remote + off), n - off, msg);
-		/* A full queue towards a rank that died may never drain. */
-		if (!(++full & 255)) {
-			int rc = target_left(op->call, rank);
-
-			if (rc)
-				return rc;
-		}
-		pgas__wait_step_for(&w, op->ep);
+		if ((rc = queue_full(op, rank, &full, &w)))
+			return rc;
 	}
 	return PGAS_OK;
 }
@@ -725,6 +758,52 @@ int pgas__ref_amo(const char *call, unsigned rank, void *addr, unsigned dt, unsi
 			   (uint32_t)x, (uint32_t)(x >> 32), (uint32_t)y, (uint32_t)(y >> 32) };
 
 	return one(call, rank, a, 11, NULL, 0, old);
+}
+
+/* Whether a domain of type dt for ops is a fabric one (atomic.c). */
+bool pgas__ref_amo_fabric(unsigned dt, unsigned ops)
+{
+	const struct pgas_conduit *c = &pgas__job.conduit;
+
+	return c->ops && c->ops->amo && dt < 8 && (c->amo_ops[dt] & ops) == ops;
+}
+
+/* One operation of a fabric domain, on any rank (the own too): ops->amo. */
+int pgas__ref_amo_by_fabric(const char *call, unsigned rank, void *addr, unsigned dt,
+			    unsigned aop, uint64_t x, uint64_t y, uint64_t *old)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+	struct pgas__waiter w = PGAS__WAITER_INIT;
+	struct ref_op *op;
+	unsigned full = 0;
+	char msg[160];
+	int rc = can_wait(call, rank), k;
+
+	if (rc)
+		return rc;
+	op = op_start(call, OP_WAIT, &pgas__g, &rc);
+	if (!op)
+		return rc;
+	op->fabric = true;
+	for (;;) {
+		__atomic_fetch_add(&op->left, 1, __ATOMIC_RELAXED);
+		k = c->ops->amo(c, rank, (uintptr_t)addr, dt, aop, x, y, op_ctx(op), msg,
+				sizeof(msg));
+		if (k > 0)
+			break;
+		__atomic_fetch_sub(&op->left, 1, __ATOMIC_RELAXED);
+		if (k < 0)
+			rc = pgas__err(k, call, "a fabric atomic on rank %u at %p: %s", rank, addr,
+				       msg);
+		else
+			rc = queue_full(op, rank, &full, &w);
+		if (rc) {
+			op_put_ref(op);
+			op_free(op);
+			return rc;
+		}
+	}
+	return op_wait(op, call, rank, old);
 }
 
 /* The data, then the signal on the same ring: ordered at the target. */
