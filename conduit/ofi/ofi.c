@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -939,14 +940,44 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 }
 
 /*
- * Registers [p, +len) with access (bound to the endpoint under
- * FI_MR_ENDPOINT); key: the requested key (unique in the domain where the
- * provider does not choose).  0, or a libfabric error.
+ * A key for a registration whose key this process picks (the provider
+ * does not: no FI_MR_PROV_KEY): random, so that nobody outside the job
+ * who reaches this endpoint can guess the key of the segment (a key of
+ * 1 + rank was one guess away from writing into any rank's memory).
+ * Masked to the provider's key size; a clash is retried (mr_reg).
  */
-static int mr_reg(void *p, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr)
+static uint64_t mr_fresh_key(void)
 {
-	int rc = fi_mr_reg(ofi.domain, p, len, access, 0, key, 0, mr, NULL);
+	size_t size = ofi.info->domain_attr->mr_key_size;
+	uint64_t key = 0;
 
+	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);	/* no getrandom: weaker, still per process */
+		key = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+	}
+	if (size && size < sizeof(key))
+		key &= (1ull << (8 * size)) - 1;
+	return key;
+}
+
+/*
+ * Registers [p, +len) with access (bound to the endpoint under
+ * FI_MR_ENDPOINT), under a fresh random key where the provider does not
+ * choose it.  0, or a libfabric error.
+ */
+static int mr_reg(void *p, size_t len, uint64_t access, struct fid_mr **mr)
+{
+	bool prov_key = ofi.info->domain_attr->mr_mode & FI_MR_PROV_KEY;
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		rc = fi_mr_reg(ofi.domain, p, len, access, 0, prov_key ? 0 : mr_fresh_key(), 0,
+			       mr, NULL);
+		if (rc != -FI_ENOKEY || prov_key || tries == 16)
+			break;
+	}
 	if (!rc && (ofi.info->domain_attr->mr_mode & FI_MR_ENDPOINT) &&
 	    !(rc = fi_mr_bind(*mr, &ofi.ep->fid, 0)))
 		rc = fi_mr_enable(*mr);
@@ -997,7 +1028,6 @@ static int exchange_keys(struct pgas_conduit *c, unsigned which, void *addr, siz
  */
 static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 {
-	uint64_t key = 1 + 2 * (uint64_t)c->nranks + 2 * (uint64_t)c->rank;
 	int rc;
 
 	ofi.rma_on = pgas__cfg.ofi_rma != 1;
@@ -1032,10 +1062,9 @@ static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 	}
 	for (unsigned i = 0; i < NBOUNCE; i++)
 		ofi.bounce[i] = ofi.bounce_area + (size_t)i * BOUNCE_SIZE;
-	if ((rc = mr_reg(ofi.rctx, NRMA * sizeof(*ofi.rctx), FI_READ | FI_WRITE, key,
-			 &ofi.rctx_mr)) ||
+	if ((rc = mr_reg(ofi.rctx, NRMA * sizeof(*ofi.rctx), FI_READ | FI_WRITE, &ofi.rctx_mr)) ||
 	    (rc = mr_reg(ofi.bounce_area, (size_t)NBOUNCE * BOUNCE_SIZE, FI_READ | FI_WRITE,
-			 key + 1, &ofi.bounce_mr)))
+			 &ofi.bounce_mr)))
 		return ofi_fail(msg, msglen, "registering the RMA bounce buffers (fi_mr_reg)", rc);
 	return PGAS_OK;
 }
@@ -1051,7 +1080,7 @@ static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 	if (rc)
 		return rc;
 	seg = c->eps[c->rank].seg;
-	rc = mr_reg(seg, segsize, MR_RMA, 1 + c->rank, &ofi.seg_mr);
+	rc = mr_reg(seg, segsize, MR_RMA, &ofi.seg_mr);
 	if (rc)
 		return ofi_fail(msg, msglen, "registering the segment (fi_mr_reg)", rc);
 	rc = exchange_keys(c, 0, seg, segsize, ofi.seg_mr, msg, msglen);
@@ -1671,7 +1700,7 @@ static int ofi_region(struct pgas_conduit *c, void *addr, size_t len,
 	if (rc)
 		return rc;
 	if (len && (ofi.rma_on || ofi.amo_on) &&
-	    mr_reg(addr, len, MR_RMA, 1 + c->nranks + c->rank, &ofi.reg_mr))
+	    mr_reg(addr, len, MR_RMA, &ofi.reg_mr))
 		ofi.reg_mr = NULL;
 	ofi.reg_local = ofi.reg_mr ? addr : NULL;
 	ofi.reg_len = ofi.reg_mr ? len : 0;
