@@ -646,12 +646,16 @@ static int op_finish(struct ref_op *op, const char *call, unsigned rank, int iss
 	}
 }
 
-/* get: the operation reads (an _nb one counts with ep's gets). */
-static struct ref_op *op_start(const char *call, int mode, bool get, struct pgas__state *ep,
-			       int *rc)
+/* A record for an operation to rank (get: it reads, so an _nb one counts
+ * with ep's gets), or NULL with *rc: can_wait's refusal or no memory. */
+static struct ref_op *op_start(const char *call, unsigned rank, int mode, bool get,
+			       struct pgas__state *ep, int *rc)
 {
-	struct ref_op *op = op_new(mode, ep);
+	struct ref_op *op;
 
+	if ((*rc = can_wait(call, rank)))
+		return NULL;
+	op = op_new(mode, ep);
 	if (!op) {
 		*rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for an operation record");
 		return NULL;
@@ -672,16 +676,14 @@ int pgas__ref_rma(struct pgas__state *ep, const char *call, int get, int form,
 	int mode = form == PGAS__REF_NB ? OP_NB : form == PGAS__REF_NBI ?
 		   (get ? OP_NBI_GET : OP_NBI_PUT) : OP_WAIT;
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
 	if (!n) {
-		if (handle)
+		if (!(rc = can_wait(call, rank)) && handle)
 			*handle = PGAS_HANDLE_DONE;
-		return PGAS_OK;
+		return rc;
 	}
-	op = op_start(call, mode, get, ep, &rc);
+	op = op_start(call, rank, mode, get, ep, &rc);
 	if (!op)
 		return rc;
 	rc = issue_rma(op, get, rank, remote, local, n);
@@ -695,8 +697,7 @@ struct pgas__ref_batch *pgas__ref_batch_start(struct pgas__state *ep, const char
 	int mode = form == PGAS__REF_NB ? OP_NB : form == PGAS__REF_NBI ?
 		   (get ? OP_NBI_GET : OP_NBI_PUT) : OP_WAIT;
 
-	*rc = can_wait(call, rank);
-	return *rc ? NULL : (struct pgas__ref_batch *)op_start(call, mode, get, ep, rc);
+	return (struct pgas__ref_batch *)op_start(call, rank, mode, get, ep, rc);
 }
 
 int pgas__ref_batch_add(struct pgas__ref_batch *b, int get, unsigned rank, void *remote,
@@ -716,11 +717,9 @@ static int one(const char *call, unsigned rank, uint32_t *a, unsigned nargs, con
 	       size_t n, uint64_t *value)
 {
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
-	op = op_start(call, OP_WAIT, false, &pgas__g, &rc);
+	op = op_start(call, rank, OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	rc = send_req(op, rank, a, nargs, buf, n);
@@ -787,11 +786,9 @@ int pgas__ref_amo_by_fabric(const char *call, unsigned rank, void *addr, unsigne
 	struct ref_op *op;
 	unsigned full = 0;
 	char msg[160];
-	int rc = can_wait(call, rank), k;
+	int rc, k;
 
-	if (rc)
-		return rc;
-	op = op_start(call, OP_WAIT, false, &pgas__g, &rc);
+	op = op_start(call, rank, OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	op->fabric = true;
@@ -825,11 +822,9 @@ int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank,
 	uint32_t a[8] = { REF_SIGNAL, 0, 0, (uint32_t)r, (uint32_t)(r >> 32), (uint32_t)sig_op,
 			  (uint32_t)signal, (uint32_t)(signal >> 32) };
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
-	op = op_start(call, handle ? OP_NB : OP_WAIT, false, &pgas__g, &rc);
+	op = op_start(call, rank, handle ? OP_NB : OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	rc = data_then_req(op, call, rank, dst, src, n, a);
@@ -842,11 +837,9 @@ int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src
 {
 	uint32_t a[8] = { REF_NOTIFY, 0, 0, 0, 0, 0, (uint32_t)n, tag };
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
-	op = op_start(call, OP_WAIT, false, &pgas__g, &rc);
+	op = op_start(call, rank, OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	rc = data_then_req(op, call, rank, dst, src, n, a);
