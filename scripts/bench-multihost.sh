@@ -33,7 +33,8 @@
 # libpgas (call, pingpong, am) and fi_raw, P2P_SCALE (1000) for the rest of
 # the 2-host programs, COLL_SCALE (50) for the collectives.  The 2-host
 # libpgas and raw sections run BENCH_ROUNDS times (default 3), alternated,
-# and the report keeps the best of each.  Every job is
+# and the report keeps the best of each.  The whole run goes at nice -20
+# (BENCH_NICE).  Every job is
 # bounded (BENCH_TIMEOUT seconds, default 120); pgas_bench runs a job per
 # section; a job that fails or times out is a NOTE, its columns "skipped".
 # The bed goes down on every exit path.
@@ -87,6 +88,11 @@ run() {
 }
 
 [ "$(id -u)" = 0 ] || die "needs root (the namespace bed)"
+# Every program of the run (children inherit it) ahead of other work on the
+# machine: a round trip needs both ranks on a cpu at once, which a loaded
+# 2-core machine seldom gives at equal priority (pgas and raw ratios moved
+# 2-4x between runs at load 10-13).  BENCH_NICE= keeps the caller's.
+[ -n "${BENCH_NICE--20}" ] && renice -n "${BENCH_NICE--20}" -p $$ >/dev/null
 for t in ip nsenter unshare mpirun.openmpi; do
 	command -v $t >/dev/null || die "needs $t (scripts/deps.sh multihost)"
 done
@@ -215,6 +221,6 @@ if command -v valgrind >/dev/null; then
 else
 	note "instruction counts: skipped (valgrind missing)"
 fi
-echo "NOTE machine: $(nproc) cores, $(uname -n), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; LAT_SCALE=$LAT_SCALE LAT_REPS=$LAT_REPS P2P_SCALE=$P2P_SCALE COLL_SCALE=$COLL_SCALE BENCH_ROUNDS=$ROUNDS (libpgas and raw alternated, best of each)" >>"$raw"
+echo "NOTE machine: $(nproc) cores, $(uname -n), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; LAT_SCALE=$LAT_SCALE LAT_REPS=$LAT_REPS P2P_SCALE=$P2P_SCALE COLL_SCALE=$COLL_SCALE BENCH_ROUNDS=$ROUNDS (libpgas and raw alternated, best of each), nice ${BENCH_NICE--20}" >>"$raw"
 python3 scripts/bench_multihost_report.py "$raw" "$OUT/report.txt" "$OUT/report.json" &&
 	cat "$OUT/report.txt"
