@@ -2133,6 +2133,9 @@ static int ofi_amo(struct pgas_conduit *c, unsigned rank, uint64_t remote, unsig
 	return 1;
 }
 
+/* After shm's: the flag may live in the registered region (a static
+ * OpenSHMEM program's data), shared with the parent until shm makes it
+ * private; set before, it told the parent's exit to skip its bye too. */
 static void ofi_forked(struct pgas_conduit *c)
 {
 	pgas_shm_ops.forked(c);
