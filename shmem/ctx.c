@@ -148,12 +148,17 @@ void shmem__ctx_finalize(void)
 	pthread_mutex_unlock(&ctx_lock);
 }
 
-/* pgas_fence orders the calling thread's operations, whichever endpoint. */
+/* The context's endpoint: its puts to remote PEs in flight complete first
+ * (pgas.h); those of other contexts are ordered by their own fence. */
 static inline __attribute__((always_inline))
 void ctx_fence(const char *call, shmem_ctx_t ctx)
 {
-	(void)shmem__ctx_ep(call, ctx);
-	pgas_fence();
+	pgas_ep_t ep = shmem__ctx_ep(call, ctx);
+
+	if (ep == PGAS_EP_PRIMARY)
+		pgas_fence();
+	else
+		pgas_ep_fence(ep);
 }
 
 /*

@@ -208,28 +208,33 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 	size_t size = dt_size(x->dt);
 	const struct pgas__ad *ad = x->ad;
 	char *p;
+	/* An address misaligned is named by pgas__ad_fail. */
 	bool valid = ad && ad_tag(ad) == PGAS__AD_TAG(x->dt) && op_name(x->op) &&
 		     (ad_ops(ad) & x->op) && !(x->flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
-		     (x->has_result || !(x->op & PGAS__AOP_FETCHING));
+		     (x->has_result || !(x->op & PGAS__AOP_FETCHING)) &&
+		     !((uintptr_t)x->addr & (size - 1));
 
-	if (valid && (ad->key & AD_FABRIC) && !((uintptr_t)x->addr & (size - 1)) &&
-	    pgas__job.attached && x->rank < pgas__g.nranks &&
+	/* Release: this rank's puts in flight to ranks not mapped here
+	 * complete first (pgas_fence's rule, rma_ref.c). */
+	if (valid && (x->flags & PGAS_AOP_REL) && pgas__puts_in_flight(&pgas__g) &&
+	    (r.rc = pgas__ref_drain_puts(&pgas__g, x->call)))
+		return r;
+	if (valid && (ad->key & AD_FABRIC) && pgas__job.attached && x->rank < pgas__g.nranks &&
 	    pgas__ref_in_bounds(x->rank, x->addr, size)) {
 		r.rc = pgas__ref_amo_by_fabric(x->call, x->rank, (void *)x->addr, x->dt, x->op,
 					       x->a, x->b, &r.value);
 		return r;
 	}
-	if (valid && !((uintptr_t)x->addr & (size - 1)) &&
-	    pgas__ref_takes(x->rank, x->addr, size)) {
+	if (valid && pgas__ref_takes(x->rank, x->addr, size)) {
 		r.rc = pgas__ref_amo(x->call, x->rank, (void *)x->addr, x->dt, x->op, x->flags,
 				     x->a, x->b, &r.value);
 		return r;
 	}
-	if (valid && (ad->key & AD_ROUTED) && pgas__map(x->rank, x->addr, size, &p) &&
-	    !((uintptr_t)p & (size - 1))) {
+	/* A mapped rank: a routed domain's, or one that came here to release. */
+	if (valid && pgas__map(x->rank, x->addr, size, &p) && !((uintptr_t)p & (size - 1))) {
 		r.value = pgas__ad_exec(x->dt, p, x->op, x->a, x->b, x->flags);
 		r.rc = pgas__rma_check(x->call, x->rank);
-		if (!pgas__self.handler_depth && !pgas__self.hsl_held)
+		if ((ad->key & AD_ROUTED) && !pgas__self.handler_depth && !pgas__self.hsl_held)
 			(void)pgas_poll();	/* serve the remote ranks' operations */
 		return r;
 	}

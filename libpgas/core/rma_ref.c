@@ -70,7 +70,11 @@ struct ref_op {
 	unsigned char mode;	/* OP_* */
 	bool fabric;		/* some of it went by the conduit's rma */
 	const char *call;	/* for the errors of its issue */
-	struct pgas__state *ep;	/* _nbi: whose counter */
+	struct pgas__state *ep;	/* _nb, _nbi: whose counter */
+	/* _nb, _nbi: the ep counter it holds until complete (nbi_puts_ or
+	 * nbi_gets_pending), so that quiet, fence and a release atomic see
+	 * explicit-handle operations too (pgas.h); NULL for blocking ones. */
+	uint64_t *pending;
 	uint64_t value;		/* a value fetched */
 	struct ref_op *next_free;
 };
@@ -113,6 +117,7 @@ static struct ref_op *op_new(int mode, struct pgas__state *ep)
 	op->fabric = false;
 	op->call = "";
 	op->ep = ep;
+	op->pending = NULL;
 	op->value = 0;
 	__atomic_store_n(&op->rc, 0, __ATOMIC_RELAXED);
 	/* Release: a reply handled by another thread reads what is above
@@ -150,17 +155,20 @@ static void op_put_ref(struct ref_op *op)
 	/* Read before the decrement: once it is the last, a waiter may give
 	 * op back and another thread take it (mode is fixed from op_new on). */
 	unsigned char mode = op->mode;
+	uint64_t *pending = op->pending;
 	int rc;
 
 	if (__atomic_sub_fetch(&op->left, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (mode != OP_NBI_PUT && mode != OP_NBI_GET)
-		return;		/* its waiter gives it back */
+	if (mode != OP_NBI_PUT && mode != OP_NBI_GET) {
+		if (pending)	/* _nb: complete; its sync gives it back */
+			__atomic_fetch_sub(pending, 1, __ATOMIC_RELEASE);
+		return;
+	}
 	rc = __atomic_load_n(&op->rc, __ATOMIC_RELAXED);
 	if (rc)
 		__atomic_store_n(&nbi_rc, rc, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(op->mode == OP_NBI_PUT ? &op->ep->nbi_puts_pending
-						   : &op->ep->nbi_gets_pending, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(pending, 1, __ATOMIC_RELEASE);
 	op_free(op);
 }
 
@@ -619,10 +627,8 @@ static int op_finish(struct ref_op *op, const char *call, unsigned rank, int iss
 		 * issue's reference (so no reply ends op, whatever its mode),
 		 * then give it back here (also when rank left: abandoned). */
 		(void)op_wait_left(op, call, rank, 1);
-		if (op->mode == OP_NBI_PUT || op->mode == OP_NBI_GET)
-			__atomic_fetch_sub(op->mode == OP_NBI_PUT ? &op->ep->nbi_puts_pending
-								  : &op->ep->nbi_gets_pending, 1,
-					   __ATOMIC_RELEASE);
+		if (op->pending)
+			__atomic_fetch_sub(op->pending, 1, __ATOMIC_RELEASE);
 		op_free(op);
 		return issued;
 	}
@@ -640,17 +646,25 @@ static int op_finish(struct ref_op *op, const char *call, unsigned rank, int iss
 	}
 }
 
-static struct ref_op *op_start(const char *call, int mode, struct pgas__state *ep, int *rc)
+/* A record for an operation to rank (get: it reads, so an _nb one counts
+ * with ep's gets), or NULL with *rc: can_wait's refusal or no memory. */
+static struct ref_op *op_start(const char *call, unsigned rank, int mode, bool get,
+			       struct pgas__state *ep, int *rc)
 {
-	struct ref_op *op = op_new(mode, ep);
+	struct ref_op *op;
 
+	if ((*rc = can_wait(call, rank)))
+		return NULL;
+	op = op_new(mode, ep);
 	if (!op) {
 		*rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for an operation record");
 		return NULL;
 	}
-	if (mode == OP_NBI_PUT || mode == OP_NBI_GET)
-		__atomic_fetch_add(mode == OP_NBI_PUT ? &ep->nbi_puts_pending
-						      : &ep->nbi_gets_pending, 1, __ATOMIC_RELAXED);
+	if (mode != OP_WAIT) {
+		op->pending = mode == OP_NBI_GET || (mode == OP_NB && get) ? &ep->nbi_gets_pending
+									     : &ep->nbi_puts_pending;
+		__atomic_fetch_add(op->pending, 1, __ATOMIC_RELAXED);
+	}
 	op->call = call;
 	*rc = PGAS_OK;
 	return op;
@@ -662,16 +676,14 @@ int pgas__ref_rma(struct pgas__state *ep, const char *call, int get, int form,
 	int mode = form == PGAS__REF_NB ? OP_NB : form == PGAS__REF_NBI ?
 		   (get ? OP_NBI_GET : OP_NBI_PUT) : OP_WAIT;
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
 	if (!n) {
-		if (handle)
+		if (!(rc = can_wait(call, rank)) && handle)
 			*handle = PGAS_HANDLE_DONE;
-		return PGAS_OK;
+		return rc;
 	}
-	op = op_start(call, mode, ep, &rc);
+	op = op_start(call, rank, mode, get, ep, &rc);
 	if (!op)
 		return rc;
 	rc = issue_rma(op, get, rank, remote, local, n);
@@ -685,8 +697,7 @@ struct pgas__ref_batch *pgas__ref_batch_start(struct pgas__state *ep, const char
 	int mode = form == PGAS__REF_NB ? OP_NB : form == PGAS__REF_NBI ?
 		   (get ? OP_NBI_GET : OP_NBI_PUT) : OP_WAIT;
 
-	*rc = can_wait(call, rank);
-	return *rc ? NULL : (struct pgas__ref_batch *)op_start(call, mode, ep, rc);
+	return (struct pgas__ref_batch *)op_start(call, rank, mode, get, ep, rc);
 }
 
 int pgas__ref_batch_add(struct pgas__ref_batch *b, int get, unsigned rank, void *remote,
@@ -706,11 +717,9 @@ static int one(const char *call, unsigned rank, uint32_t *a, unsigned nargs, con
 	       size_t n, uint64_t *value)
 {
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
-	op = op_start(call, OP_WAIT, &pgas__g, &rc);
+	op = op_start(call, rank, OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	rc = send_req(op, rank, a, nargs, buf, n);
@@ -777,11 +786,9 @@ int pgas__ref_amo_by_fabric(const char *call, unsigned rank, void *addr, unsigne
 	struct ref_op *op;
 	unsigned full = 0;
 	char msg[160];
-	int rc = can_wait(call, rank), k;
+	int rc, k;
 
-	if (rc)
-		return rc;
-	op = op_start(call, OP_WAIT, &pgas__g, &rc);
+	op = op_start(call, rank, OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	op->fabric = true;
@@ -815,11 +822,9 @@ int pgas__ref_put_signal(const char *call, pgas_handle_t *handle, unsigned rank,
 	uint32_t a[8] = { REF_SIGNAL, 0, 0, (uint32_t)r, (uint32_t)(r >> 32), (uint32_t)sig_op,
 			  (uint32_t)signal, (uint32_t)(signal >> 32) };
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
-	op = op_start(call, handle ? OP_NB : OP_WAIT, &pgas__g, &rc);
+	op = op_start(call, rank, handle ? OP_NB : OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	rc = data_then_req(op, call, rank, dst, src, n, a);
@@ -832,11 +837,9 @@ int pgas__ref_notify(const char *call, unsigned rank, void *dst, const void *src
 {
 	uint32_t a[8] = { REF_NOTIFY, 0, 0, 0, 0, 0, (uint32_t)n, tag };
 	struct ref_op *op;
-	int rc = can_wait(call, rank);
+	int rc;
 
-	if (rc)
-		return rc;
-	op = op_start(call, OP_WAIT, &pgas__g, &rc);
+	op = op_start(call, rank, OP_WAIT, false, &pgas__g, &rc);
 	if (!op)
 		return rc;
 	rc = data_then_req(op, call, rank, dst, src, n, a);
@@ -1030,9 +1033,10 @@ int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int 
 
 /* ---- implicit handles ---------------------------------------------------- */
 
-/* Waits for ep's _nbi operations in 'what' (PGAS__NBI_*); base: what the
- * counters read with none in flight (block mode keeps puts' at 1). */
-int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int block)
+/* Waits for ep's _nbi (and remote _nb) operations in 'what' (PGAS__NBI_*):
+ * PGAS_OK, PGAS_ERR_NOT_READY (!block) or can_wait's refusal.  base: what
+ * the counters read with none in flight (block mode keeps puts' at 1). */
+static int nbi_wait(struct pgas__state *ep, const char *call, int what, int block)
 {
 	struct pgas__waiter w = PGAS__WAITER_INIT;
 	uint64_t base = pgas__g.wake ? 1 : 0;
@@ -1043,7 +1047,7 @@ int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int b
 		uint64_t gets = __atomic_load_n(&ep->nbi_gets_pending, __ATOMIC_ACQUIRE);
 
 		if (!((what & PGAS__NBI_PUTS) && puts > base) && !((what & PGAS__NBI_GETS) && gets))
-			break;
+			return PGAS_OK;
 		if (!block) {
 			if (!pgas__self.hsl_held)
 				pgas__wait_step(&(struct pgas__waiter){ .spins = 0, .nosleep = 1 });
@@ -1052,12 +1056,38 @@ int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int b
 			if (((what & PGAS__NBI_PUTS) && puts > base) ||
 			    ((what & PGAS__NBI_GETS) && gets))
 				return PGAS_ERR_NOT_READY;
-			break;
+			return PGAS_OK;
 		}
 		if ((rc = can_wait(call, ~0u)))
 			return rc;
 		pgas__wait_step_for(&w, ep);
 	}
+}
+
+/*
+ * pgas_fence, and an atomic with PGAS_AOP_REL, while ep has puts on the
+ * remote path in flight: they complete first.  The conduit's messages
+ * wait in its proxies until a progress ships them while a fabric write
+ * goes out in its call, so a later write could pass an earlier message;
+ * and a release on a mapped rank must not precede a remote put.  An
+ * _nbi operation's error stays for the next sync.
+ */
+int pgas__ref_drain_puts(struct pgas__state *ep, const char *call)
+{
+	return nbi_wait(ep, call, PGAS__NBI_PUTS, 1);
+}
+
+void pgas__fence_wait(struct pgas__state *ep)
+{
+	(void)pgas__ref_drain_puts(ep, "pgas_fence");	/* in a handler: said, not waited */
+}
+
+int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int block)
+{
+	int rc = nbi_wait(ep, call, what, block);
+
+	if (rc)
+		return rc;
 	rc = __atomic_exchange_n(&nbi_rc, 0, __ATOMIC_RELAXED);
 	if (rc)
 		return pgas__err(rc, call, "a target refused an _nbi operation (error %d)", rc);

@@ -436,7 +436,8 @@ int pgas_token_ep(pgas_token_t token, unsigned *eid);
  *   pgas_ep_put, pgas_ep_get, pgas_ep_put_nb, pgas_ep_get_nb, pgas_ep_put_nbi,
  *   pgas_ep_get_nbi, pgas_ep_put_val, pgas_ep_get_val,
  *   pgas_ep_wait_syncnbi_{puts,gets,all}, pgas_ep_try_syncnbi_{puts,gets,all},
- *   pgas_ep_quiet (a sync covers the operations issued on that endpoint);
+ *   pgas_ep_quiet, pgas_ep_fence (a sync or fence covers the operations issued
+ *   on that endpoint);
  * AM (eid-addressed): pgas_ep_am_request_short (inline) and the three below;
  * progress: pgas_ep_poll, pgas_ep_block_until.
  */
@@ -521,10 +522,14 @@ int pgas_end_nbi_accessregion(pgas_handle_t *handle);
  * pgas_fence: of the puts (any form), memsets, signals and atomic-domain
  * operations the calling thread issued to one rank, those before the fence
  * are visible at that rank before any it issues after the fence.  Nothing
- * is waited for.
+ * is waited for where every rank is mapped; with puts to ranks reached
+ * through a network in flight, they complete first (a conduit's messages
+ * and its fabric writes take different paths).
  * pgas_quiet: every put, get and atomic this rank issued before it, by any
  * thread and in any form (blocking, _nb, _nbi), is complete: puts and
  * atomics are visible to every thread of every rank, gets have their data.
+ * (The _nbi syncs therefore also wait for _nb operations in flight to ranks
+ * reached through a network; their handles still need their own sync.)
  * It is pgas_wait_syncnbi_all() with a full fence, so a load after it (a
  * flag of a peer's) is not ordered before the stores of the puts before it.
  * In the block wait mode it also wakes the peers that sleep, so that the

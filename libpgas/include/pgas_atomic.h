@@ -307,6 +307,7 @@ int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
 	if (PGAS__UNLIKELY(!ad || (uint32_t)(k = ad->key) != PGAS__AD_TAG(DT) ||	\
 			   (op & (op - 1)) || !((k >> 32) & op) ||			\
 			   (flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) ||			\
+			   ((flags & PGAS_AOP_REL) && pgas__puts_in_flight(&pgas__g)) ||	\
 			   !pgas__map(rank, addr, sizeof(T), &p) ||			\
 			   ((uintptr_t)p & (sizeof(T) - 1)) ||				\
 			   (!result && (op & PGAS__AOP_FETCHING))))			\

@@ -56,7 +56,7 @@ extern "C" {
  * any change to struct pgas__peer, pgas__state, pgas__thread, the waiter,
  * or to what an inline call expects of the library.
  */
-#define PGAS__FAST_ABI 1
+#define PGAS__FAST_ABI 2
 #define PGAS__FAST_RING 3	/* PGAS_ABI_VERSION, without its suffix */
 #define PGAS__FAST_SYM__(v, a) pgas__fast_abi_##v##_ring##a
 #define PGAS__FAST_SYM_(v, a) PGAS__FAST_SYM__(v, a)
@@ -187,6 +187,7 @@ int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl);
 int pgas__poll_slow(struct pgas__state *ep);
 int pgas__sync_pending(struct pgas__state *ep, const char *call, int what, int block);
+void pgas__fence_wait(struct pgas__state *ep);
 int pgas__val_fail(const char *call, unsigned rank, const void *addr, size_t n);
 int pgas__rma_gone(const char *call, unsigned rank);
 /*
@@ -591,9 +592,22 @@ PGAS__SYNC_NBI(try_syncnbi_gets, PGAS__NBI_GETS, 0)
 PGAS__SYNC_NBI(try_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 0)
 #undef PGAS__SYNC_NBI
 
+/* Puts of ep in flight on the remote path (block mode keeps the count at 1). */
+static inline int pgas__puts_in_flight(const struct pgas__state *ep)
+{
+	return PGAS__PENDING(ep->nbi_puts_pending) > (uint64_t)(pgas__g.wake != 0);
+}
+
+static inline void pgas_ep_fence(struct pgas__state *ep)
+{
+	if (PGAS__UNLIKELY(pgas__puts_in_flight(ep)))
+		pgas__fence_wait(ep);	/* they complete first (rma_ref.c) */
+	PGAS__FENCE(memory_order_release);
+}
+
 static inline void pgas_fence(void)
 {
-	PGAS__FENCE(memory_order_release);
+	pgas_ep_fence(&pgas__g);
 }
 
 static inline int pgas_ep_quiet(struct pgas__state *ep)

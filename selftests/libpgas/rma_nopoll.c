@@ -11,6 +11,12 @@
  * NOPOLL_MS and the check is the same.  Then local buffers of every kind
  * (stack, heap, segment, region; small and large, over the bounce buffers'
  * size) in both directions, blocking, _nb and _nbi.  One host only.
+ *
+ * Ordering on the remote path (pgas.h): pgas_quiet completes _nb puts too,
+ * an atomic with PGAS_AOP_REL (on the own rank) completes the puts before
+ * it, and pgas_fence keeps a put_with_signal's signal (a message that
+ * waits in the conduit until a progress ships it) before a later fabric
+ * write (which goes out in its call).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -27,6 +33,7 @@
 
 static unsigned me, n;
 static volatile uint64_t *oob;	/* [0]: the round whose put returned */
+static pgas_ad_t ad;		/* PGAS_AOP_SET on u64 */
 static unsigned char region[RLEN] __attribute__((aligned(4096)));
 
 static char *seg(unsigned r, size_t off)
@@ -68,7 +75,7 @@ static void target_waits(uint64_t round, size_t len, uint64_t seed, const char *
 static void test_nopoll(int form, uint64_t round, const char *what)
 {
 	static unsigned char buf[BIG];
-	pgas_handle_t h;
+	pgas_handle_t h = PGAS_HANDLE_DONE;
 
 	pgas_barrier(1, 0);
 	if (me == 1) {
@@ -80,14 +87,60 @@ static void test_nopoll(int form, uint64_t round, const char *what)
 		} else if (form == 1) {
 			T_EQ(pgas_put_nb(&h, 1, seg(1, 0), buf, BIG), 0);
 			T_EQ(pgas_wait_syncnb(h), 0);
-		} else {
+			h = PGAS_HANDLE_DONE;
+		} else if (form == 2) {
 			T_EQ(pgas_put_nbi(1, seg(1, 0), buf, BIG), 0);
 			T_EQ(pgas_wait_syncnbi_puts(), 0);
+		} else if (form == 3) {
+			T_EQ(pgas_put_nb(&h, 1, seg(1, 0), buf, BIG), 0);
+			T_EQ(pgas_quiet(), 0);
+		} else {
+			T_EQ(pgas_put_nbi(1, seg(1, 0), buf, BIG), 0);
+			T_EQ(pgas_ad_op_u64(ad, NULL, 0, seg(0, 2 * BIG - 64), PGAS_AOP_SET, round, 0,
+					    PGAS_AOP_REL), 0);
 		}
 		__atomic_store_n(&oob[0], round, __ATOMIC_RELEASE);
+		T_EQ(pgas_wait_syncnb(h), 0);
+		T_EQ(pgas_wait_syncnbi_puts(), 0);
 	}
 	pgas_barrier(2, 0);
 	t_case("%s to a target that does not poll: the data is there when it returns", what);
+}
+
+/*
+ * pgas_fence between a put_with_signal_nb (its signal a message of the
+ * conduit's, shipped by a later progress) and an _nbi put (a fabric write,
+ * out in its call), after which the initiator makes no library call for a
+ * while: the target, polling, must not see the put before the signal.
+ */
+static void test_fence(uint64_t round)
+{
+	static unsigned char data[64];
+	static uint64_t later;
+	uint64_t *sig = (uint64_t *)seg(1, 2 * BIG - 128), *word = (uint64_t *)seg(1, 2 * BIG - 192);
+	pgas_handle_t h;
+
+	pgas_barrier(7, 0);
+	if (me == 1) {
+		double t0 = now_ms();
+
+		while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != round && now_ms() - t0 < 10000)
+			pgas_poll();
+		T_EQ(__atomic_load_n(word, __ATOMIC_ACQUIRE), round);
+		T_EQ(__atomic_load_n(sig, __ATOMIC_ACQUIRE), round);
+	} else if (me == 0) {
+		t_fill(data, sizeof(data), round);
+		later = round;
+		T_EQ(pgas_put_with_signal_nb(&h, 1, seg(1, 0), data, sizeof(data), sig, round,
+					     PGAS_SIGNAL_SET), 0);
+		pgas_fence();
+		T_EQ(pgas_put_nbi(1, word, &later, sizeof(later)), 0);
+		usleep(300 * 1000);	/* no progress here meanwhile */
+		T_EQ(pgas_wait_syncnb(h), 0);
+		T_EQ(pgas_wait_syncnbi_puts(), 0);
+	}
+	pgas_barrier(8, 0);
+	t_case("pgas_fence: a put_with_signal's signal is seen before a later put");
 }
 
 /* Every kind of local buffer, both ways, around the copy thresholds. */
@@ -172,7 +225,7 @@ int main(void)
 		return 1;
 	me = pgas_rank();
 	n = pgas_nranks();
-	if (pgas_segment_register(region, RLEN))
+	if (pgas_segment_register(region, RLEN) || pgas_ad_create(&ad, PGAS_DT_U64, PGAS_AOP_SET, 0))
 		return 1;
 	/* pgasrun (the ranks' parent) names the file: this host only. */
 	snprintf(path, sizeof(path), "/dev/shm/pgas-rma-nopoll-%d", (int)getppid());
@@ -190,6 +243,9 @@ int main(void)
 		test_nopoll(0, 1, "a blocking put");
 		test_nopoll(1, 2, "an _nb put and its sync");
 		test_nopoll(2, 3, "an _nbi put and its sync");
+		test_nopoll(3, 4, "an _nb put and pgas_quiet");
+		test_nopoll(4, 5, "an _nbi put and an own-rank atomic with PGAS_AOP_REL");
+		test_fence(6);
 		test_buffers();
 		test_region();
 	}
