@@ -828,7 +828,8 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 				"$B/tests/shmem/$t"
 		done
 		# A forked child's exit once closed its parent's fabric endpoint
-		# (docs/ofi.md, "Fork"): the AM atomics hid it; both modes run.
+		# (docs/ofi.md, "Fork"); with am, 3 ranks: a child's mark that
+		# reached its parent would silence the parent's bye (exit 70).
 		run_tap "ofi tcp, no peer mapped: shmem/fork -np 3, PGAS_OFI_ATOMIC=am" \
 			env $OFI_NONE FI_PROVIDER=tcp PGAS_OFI_ATOMIC=am "$B/bin/oshrun" -np 3 -t 120 \
 			"$B/tests/shmem/fork"
