@@ -332,12 +332,8 @@ else
 		# that never poll: 36 s for 20 iterations, measured), hence -i 10.
 		for t in setup heap rma amo wait compat ctx lock ctx_threads team coll team_ctx \
 			team_full globals fork generics; do
-			# fork with fabric atomics hangs over tcp (open, docs/ofi.md
-			# "Atomics"; check-native runs it with am too).
-			amo=
-			[ "$t" = fork ] && amo="-x PGAS_OFI_ATOMIC=am"
-			run_tap "shmem/$t across h1:2,h2:1,h3:1 (ofi, tcp${amo:+, PGAS_OFI_ATOMIC=am})" \
-				timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI $amo \
+			run_tap "shmem/$t across h1:2,h2:1,h3:1 (ofi, tcp)" \
+				timeout $TLIMIT "$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI \
 				"$B/tests/shmem/$t"
 		done
 		for t in errors "threads -t 2" "threads_eps -t 2 -i 10 -r 2"; do

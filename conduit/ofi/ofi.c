@@ -245,6 +245,7 @@ static struct {
 	bool opened;
 	bool flushing;		/* at exit: fi_send only (completions say it left) */
 	bool flush_failed;	/* a completion failed while flushing */
+	bool forked;		/* a forked child: the parent's fabric, not its own */
 } ofi = { .bl_tail = &ofi.bl_head, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int ofi_fail(char *msg, size_t msglen, const char *what, int err)
@@ -720,6 +721,10 @@ static void close_fabric(void)
 {
 	struct fid_mr *mrs[] = { ofi.seg_mr, ofi.buf_mr, ofi.reg_mr, ofi.rctx_mr, ofi.bounce_mr };
 
+	/* A forked child's exit: the endpoint, CQ and sockets are its
+	 * parent's, which goes on using them (docs/ofi.md, "Fork"). */
+	if (ofi.forked)
+		return;
 	flush_proxies();
 	if (ofi.opened && ofi.ep && ofi.c)
 		live_bye(ofi.c);
@@ -2128,9 +2133,13 @@ static int ofi_amo(struct pgas_conduit *c, unsigned rank, uint64_t remote, unsig
 	return 1;
 }
 
+/* After shm's: the flag may live in the registered region (a static
+ * OpenSHMEM program's data), shared with the parent until shm makes it
+ * private; set before, it told the parent's exit to skip its bye too. */
 static void ofi_forked(struct pgas_conduit *c)
 {
 	pgas_shm_ops.forked(c);
+	ofi.forked = true;
 }
 
 static int ofi_wait_fd(const struct pgas_conduit *c)
