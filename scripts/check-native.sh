@@ -715,7 +715,7 @@ elif [ "$(basename "$B")" = build ]; then
 	run_tap "ofi FI_PROVIDER=tcp: am -n 2, block wait mode" \
 		env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=tcp PGAS_WAIT_MODE=block \
 		"$RUN" -n 2 -t "$TLIMIT" "$B/tests/am"
-	# Block mode with no peer mapped (docs/ofi.md, "Block mode"): the
+	# Block mode with no peer mapped (docs/ofi.md, "Block wait mode"): the
 	# waits sleep on the CQ's wait fd and the rank's eventfd (threads: with
 	# its progress thread).  Then blockwait's AM ping-pong, counted: sleeps
 	# ended by the fd on both ranks (before, only a nap's timeout ended a
