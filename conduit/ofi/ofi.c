@@ -2239,7 +2239,8 @@ static int ofi_sleep(struct pgas_conduit *c, const struct timespec *ts)
 			 * its consumers make: the bounded sleep, as before.) */
 			for (unsigned i = 0; ofi.rx_down && !busy && i < NRX; i++)
 				busy = !ofi.rx[i].posted && !ofi.rx[i].held;
-			for (unsigned i = 0; !busy && i < ofi.nactive; i++)
+			for (unsigned i = 0, na = __atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE);
+			     !busy && i < na; i++)
 				busy = proxy_pending(ofi.active[i]);
 			if (!busy && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS)
 				n = 2;
