@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "../uapi/pgas_abi.h"
 #include "../libpgas/pgas_layout.h"
 
@@ -90,6 +91,8 @@ struct pgas_conduit {
 	 * amo_ops[dt] is the set of PGAS_AOP_* of data type dt (PGAS_DT_*)
 	 * that its amo does on any rank's word, the own included. */
 	uint32_t amo_ops[8];
+	/* Set by open when ops->sleep can sleep on a wait object (block mode). */
+	bool sleeps;
 	void *priv;
 };
 
@@ -263,6 +266,15 @@ struct pgas_conduit_region {
  *  close:   unmaps everything; also after a failed open.
  *  wait_fd: an fd to poll() for a wake-up and to PGAS_IOC_WAKE peers on,
  *           or -1: waits sleep on the doorbell's futex.
+ * Block mode on the conduit's wait object (optional, NULL: the doorbell's
+ * futex or wait_fd; used only where open set c->sleeps):
+ *  sleep:   the core's sleep on this rank's primary doorbell, after it
+ *           announced 'sleeping' = PGAS_SLEEPING_CONDUIT and found the bell
+ *           unmoved: sleeps until what the fabric brings, a wake, or *ts.
+ *           1: woken (an arrival or a wake), 0: the time ran out, -1: did
+ *           not sleep (the fabric has something to progress).
+ *  wake:    a producer found PGAS_SLEEPING_CONDUIT on the control page of
+ *           rank (a primary: this process's or a mapped one's): wakes it.
  * Endpoints beyond the primaries (after attach; any thread, the core
  * serialises the calls of one process):
  *  ep_open:    a new endpoint of this rank: x->eid, x->owner, x->ring
@@ -325,6 +337,8 @@ struct pgas_conduit_ops {
 		      struct pgas_conduit_region *out, char *msg, size_t msglen);
 	void (*forked)(struct pgas_conduit *c);
 	int (*wait_fd)(const struct pgas_conduit *c);
+	int (*sleep)(struct pgas_conduit *c, const struct timespec *ts);
+	void (*wake)(struct pgas_conduit *c, unsigned rank);
 	int (*ep_open)(struct pgas_conduit *c, struct pgas_conduit_xep *x, char *msg,
 		       size_t msglen);
 	void (*ep_close)(struct pgas_conduit *c, struct pgas_conduit_xep *x);

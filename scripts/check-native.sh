@@ -715,6 +715,29 @@ elif [ "$(basename "$B")" = build ]; then
 	run_tap "ofi FI_PROVIDER=tcp: am -n 2, block wait mode" \
 		env PGAS_CONDUIT=ofi PGAS_OFI_AM=fabric FI_PROVIDER=tcp PGAS_WAIT_MODE=block \
 		"$RUN" -n 2 -t "$TLIMIT" "$B/tests/am"
+	# Block mode with no peer mapped (docs/ofi.md, "Block wait mode"): the
+	# waits sleep on the CQ's wait fd and the rank's eventfd (threads: with
+	# its progress thread).  Then blockwait's AM ping-pong, counted: sleeps
+	# ended by the fd on both ranks (before, only a nap's timeout ended a
+	# sleep the fabric should end), and PGAS_OFI_WAIT_FD=0 naps as before.
+	for t in am barrier "threads -t 2"; do
+		run_tap "ofi tcp, no peer mapped, block mode: $t -n 2" \
+			env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_WAIT_MODE=block \
+			"$RUN" -n 2 -t "$TLIMIT" "$B/tests/"$t
+	done
+	for fd in 1 0; do
+		out=$(PGAS_VERBOSEENV=1 PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp \
+		      PGAS_OFI_WAIT_FD=$fd "$RUN" -n 2 -t "$TLIMIT" "$B/tests/blockwait" 200 100 2>&1)
+		rc=$?
+		want="block sleeps on the wait fd: [0-9]\{2,\} woken"	# of 100 round trips
+		[ $fd = 0 ] && want="block sleeps on the wait fd: 0 woken, 0 timed out"
+		if [ $rc -eq 0 ] && echo "$out" | grep -q "^1\.\.3$" && ! echo "$out" | grep -q "^not ok" &&
+		   [ "$(echo "$out" | grep -c "^pgas\[[01]\]: ofi conduit: .*$want")" -eq 2 ]; then
+			ok "ofi tcp, no peer mapped: blockwait -n 2, PGAS_OFI_WAIT_FD=$fd: $([ $fd = 1 ] && echo "sleeps end by the CQ's wait fd" || echo "naps on the doorbell") ($(echo "$out" | sed -n 's/^# block mode AM round trip: \([0-9.]* us\).*/\1/p') a round trip)"
+		else
+			notok "ofi tcp: blockwait, PGAS_OFI_WAIT_FD=$fd: exit $rc: $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: " | tail -n 6)"
+		fi
+	done
 	# A rank SIGKILLed while the others wait on it (barrier, get,
 	# all-reduce), every peer remote: the ofi conduit's liveness (docs/ofi.md,
 	# "Failure") ends their waits with PGAS_ERR_GONE naming it, within

@@ -60,6 +60,10 @@
  *            pgas.ko does the same to every live endpoint when a peer
  *            departs.  A producer that finds sleeping clear makes no
  *            system call.
+ *   ofi, block mode with a wait fd: the owner of a primary sets sleeping
+ *            to PGAS_SLEEPING_CONDUIT and poll()s the completion queue's
+ *            fd and its eventfd; a producer that finds that value writes
+ *            the owner's eventfd (same-host ranks hold each other's).
  */
 #ifndef _UAPI_PGAS_ABI_H
 #define _UAPI_PGAS_ABI_H
@@ -68,6 +72,7 @@
 #include <linux/types.h>
 
 #define PGAS_ABI_MAGIC		0x50474153u	/* "PGAS" */
+#define PGAS_SLEEPING_CONDUIT	2u	/* ctrl->sleeping: asleep on the conduit's fds */
 /* 2: pgas.ko's own fields in the kernel page; 3: the page size at run time */
 #define PGAS_ABI_VERSION	3u
 

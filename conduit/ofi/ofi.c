@@ -37,12 +37,15 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -242,11 +245,17 @@ static struct {
 	 * with a trylock (one thread moves the proxies, the others go on),
 	 * a thread posting an RMA waits for it (progress never blocks). */
 	pthread_mutex_t lock;
+	/* Block mode (ops->sleep): the CQ's wait fd, and every same-host
+	 * rank's eventfd (mine at efd[rank], -1 where none) that a producer
+	 * writes when it finds PGAS_SLEEPING_CONDUIT on its control page. */
+	int cq_fd;
+	int *efd;
+	unsigned long sleep_woken, sleep_timed, sleep_skipped;
 	bool opened;
 	bool flushing;		/* at exit: fi_send only (completions say it left) */
 	bool flush_failed;	/* a completion failed while flushing */
 	bool forked;		/* a forked child: the parent's fabric, not its own */
-} ofi = { .bl_tail = &ofi.bl_head, .lock = PTHREAD_MUTEX_INITIALIZER };
+} ofi = { .bl_tail = &ofi.bl_head, .lock = PTHREAD_MUTEX_INITIALIZER, .cq_fd = -1 };
 
 static int ofi_fail(char *msg, size_t msglen, const char *what, int err)
 {
@@ -660,9 +669,11 @@ static void print_stats(void)
 	if (ofi.c)
 		fprintf(stderr, "pgas[%u]: ofi conduit: %lu messages shipped, %lu delivered, "
 			"%lu through the backlog; rma: %lu writes, %lu reads, %llu bytes, "
-			"%lu bounced, %lu queue full; %lu atomics\n", ofi.c->rank, ofi.shipped,
+			"%lu bounced, %lu queue full; %lu atomics; block sleeps on the wait fd: "
+			"%lu woken, %lu timed out, %lu skipped\n", ofi.c->rank, ofi.shipped,
 			ofi.delivered, ofi.backlogged, ofi.rma_writes, ofi.rma_reads, ofi.rma_bytes,
-			ofi.rma_bounced, ofi.rma_eagain, ofi.amo_posted);
+			ofi.rma_bounced, ofi.rma_eagain, ofi.amo_posted, ofi.sleep_woken,
+			ofi.sleep_timed, ofi.sleep_skipped);
 }
 
 /*
@@ -780,6 +791,8 @@ static void shm_stale_region(void)
 	(void)unlink(name);
 }
 
+static int cq_open(struct fi_cq_attr *attr);
+
 static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct {
@@ -791,7 +804,7 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	size_t alen = sizeof(mine.addr);
 	const char *what = NULL;
 	bool any = false;
-	int rc;
+	int rc, efd = -1;
 
 	/* My rings; every peer's of this host, mapped (the others' have no
 	 * memfd to map: they are remote whatever PGAS_MAP_PEERS says). */
@@ -849,7 +862,7 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	/* Each step named: "fi_enable" is where ofi_rxm opens its MSG CQ. */
 	if ((what = "fi_fabric", rc = fi_fabric(ofi.info->fabric_attr, &ofi.fabric, NULL)) ||
 	    (what = "fi_domain", rc = fi_domain(ofi.fabric, ofi.info, &ofi.domain, NULL)) ||
-	    (what = "fi_cq_open", rc = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL)) ||
+	    (what = "fi_cq_open", rc = cq_open(&cq_attr)) ||
 	    (what = "fi_av_open", rc = fi_av_open(ofi.domain, &av_attr, &ofi.av, NULL)) ||
 	    (what = "fi_endpoint", rc = fi_endpoint(ofi.domain, ofi.info, &ofi.ep, NULL)) ||
 	    (what = "fi_ep_bind", rc = fi_ep_bind(ofi.ep, &ofi.cq->fid, FI_TRANSMIT | FI_RECV)) ||
@@ -901,8 +914,32 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		}
 	}
 
+	/*
+	 * Block mode with a CQ wait fd: an eventfd of this rank that the
+	 * producers of this host write when it sleeps on it (ofi_wake).  It
+	 * travels with the addresses (the exchange passes descriptors between
+	 * the ranks of a host); every rank takes the others' (the wait mode
+	 * is a rank's own, ringing is the job's).
+	 */
+	ofi.efd = malloc(c->nranks * sizeof(*ofi.efd));
+	if (!ofi.efd) {
+		free(all);
+		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	if (ofi.cq_fd >= 0 && (efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+		free(all);
+		snprintf(msg, msglen, "eventfd: %s", strerror(errno));
+		return PGAS_ERR_SYS;
+	}
 	/* Every rank's address, through the launcher (as shm's hello). */
-	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	rc = pgas_boot_allgather(&mine, sizeof(mine), efd, all, ofi.efd, msg, msglen);
+	if (efd >= 0)
+		close(efd);	/* efd[rank] is mine, passed back */
+	for (unsigned r = 0; r < c->nranks; r++)
+		if (ofi.efd[r] >= 0)
+			(void)fcntl(ofi.efd[r], F_SETFD, FD_CLOEXEC);
+	c->sleeps = !rc && ofi.efd[c->rank] >= 0;
 	for (unsigned r = 0; !rc && r < c->nranks; r++) {
 		int n = fi_av_insert(ofi.av, all[r].addr, 1, &ofi.addr[r], 0, NULL);
 
@@ -1150,6 +1187,13 @@ static void ofi_close(struct pgas_conduit *c)
 	ofi.proxy = ofi.active = NULL;
 	ofi.rk = NULL;
 	ofi.opened = false;
+	c->sleeps = false;
+	ofi.cq_fd = -1;		/* closed with the CQ */
+	for (unsigned r = 0; ofi.efd && r < c->nranks; r++)
+		if (ofi.efd[r] >= 0)
+			close(ofi.efd[r]);
+	free(ofi.efd);
+	ofi.efd = NULL;
 	live_free();
 	pgas_shm_ops.close(c);
 }
@@ -1314,10 +1358,17 @@ static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
 
 /* ---- receiving: one more producer of my rings ---------------------------------- */
 
+static void ofi_wake(struct pgas_conduit *c, unsigned rank);
+
 static void ring_bell(struct pgas_ctrl_page *ctrl)
 {
+	uint32_t sleeping;
+
 	__atomic_fetch_add(&ctrl->doorbell, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&ctrl->sleeping, __ATOMIC_SEQ_CST))
+	sleeping = __atomic_load_n(&ctrl->sleeping, __ATOMIC_SEQ_CST);
+	if (sleeping == PGAS_SLEEPING_CONDUIT)
+		ofi_wake(ofi.c, ctrl->rank);	/* another thread of mine sleeps on the fds */
+	else if (sleeping)
 		syscall(SYS_futex, &ctrl->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -1602,12 +1653,11 @@ static bool ship_all(struct pgas_conduit *c, int *n)
 	return all;
 }
 
-static int ofi_progress(struct pgas_conduit *c)
+/* ofi_progress with the domain's lock held. */
+static int progress_locked(struct pgas_conduit *c)
 {
 	int n = 0;
 
-	if (pthread_mutex_trylock(&ofi.lock))
-		return 0;	/* another thread moves them */
 	live.now = live_clock();
 	if (ofi.bl_head)
 		n += backlog_drain(c);
@@ -1627,6 +1677,16 @@ static int ofi_progress(struct pgas_conduit *c)
 	if (ofi.bl_head)
 		n += backlog_drain(c);
 	live_tick(c);
+	return n;
+}
+
+static int ofi_progress(struct pgas_conduit *c)
+{
+	int n;
+
+	if (pthread_mutex_trylock(&ofi.lock))
+		return 0;	/* another thread moves them */
+	n = progress_locked(c);
 	pthread_mutex_unlock(&ofi.lock);
 	return n;
 }
@@ -2145,8 +2205,93 @@ static void ofi_forked(struct pgas_conduit *c)
 static int ofi_wait_fd(const struct pgas_conduit *c)
 {
 	(void)c;
-	return -1;	/* futexes on the doorbell; naps are bounded for the fabric */
+	return -1;	/* futexes on the doorbell, or ofi_sleep's fds (c->sleeps) */
 }
+
+static void ofi_wake(struct pgas_conduit *c, unsigned rank)
+{
+	static const uint64_t one = 1;
+
+	/* A rank whose eventfd this process lacks cannot have announced
+	 * PGAS_SLEEPING_CONDUIT on a page this process maps. */
+	if (rank < c->nranks && ofi.efd && ofi.efd[rank] >= 0)
+		(void)!write(ofi.efd[rank], &one, sizeof(one));	/* EAGAIN: it is set */
+}
+
+/*
+ * Block mode: sleeps on the CQ's wait fd and this rank's eventfd (the core
+ * announced PGAS_SLEEPING_CONDUIT and found its bell unmoved).  libfabric
+ * requires fi_trywait before blocking on the fd (it says whether
+ * completions are waiting, and rearms the wait object); it and the reads
+ * of the proxies need the domain, so a thread that cannot take it (another
+ * progresses, and its deliveries write the eventfd) sleeps on the eventfd
+ * alone.  Bounded by ts like every sleep (puts ring no bell; liveness).
+ */
+static int ofi_sleep(struct pgas_conduit *c, const struct timespec *ts)
+{
+	struct pollfd pfd[2] = { { .fd = ofi.efd[c->rank], .events = POLLIN },
+				 { .fd = ofi.cq_fd, .events = POLLIN } };
+	nfds_t n = 1;
+	uint64_t v;
+	int rc;
+
+	if (!pthread_mutex_trylock(&ofi.lock)) {
+		/* Twice: what is pending (another thread's message published
+		 * into a proxy, completions) is progressed here first, and
+		 * what that delivers to me rings my eventfd. */
+		for (int k = 0; k < 2 && n == 1; k++) {
+			struct fid *f = &ofi.cq->fid;
+			bool busy = false;
+
+			/* What progress would do at once: a receive to repost,
+			 * a message to ship.  (The backlog waits for room that
+			 * its consumers make: the bounded sleep, as before.) */
+			for (unsigned i = 0; ofi.rx_down && !busy && i < NRX; i++)
+				busy = !ofi.rx[i].posted && !ofi.rx[i].held;
+			for (unsigned i = 0, na = __atomic_load_n(&ofi.nactive, __ATOMIC_ACQUIRE);
+			     !busy && i < na; i++)
+				busy = proxy_pending(ofi.active[i]);
+			if (!busy && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS)
+				n = 2;
+			else if (!k)
+				progress_locked(c);
+		}
+		pthread_mutex_unlock(&ofi.lock);
+		if (n == 1) {
+			ofi.sleep_skipped++;
+			return -1;	/* something to progress first */
+		}
+	}
+	rc = ppoll(pfd, n, ts, NULL);
+	(void)!read(pfd[0].fd, &v, sizeof(v));	/* nonblocking: clears a wake */
+	if (rc > 0)
+		ofi.sleep_woken++;
+	else
+		ofi.sleep_timed++;
+	return rc > 0;
+}
+
+/*
+ * Block mode (PGAS_WAIT_MODE=block only: elsewhere a wait object costs
+ * the provider a signal per completion): the CQ with a wait fd where the
+ * provider gives one, else as before (naps on the doorbell).
+ */
+static int cq_open(struct fi_cq_attr *attr)
+{
+	if (pgas__cfg.wait_mode == PGAS_WAIT_BLOCK && pgas__cfg.ofi_wait_fd) {
+		attr->wait_obj = FI_WAIT_FD;
+		if (fi_cq_open(ofi.domain, attr, &ofi.cq, NULL) == 0 &&
+		    fi_control(&ofi.cq->fid, FI_GETWAIT, &ofi.cq_fd) == 0 && ofi.cq_fd >= 0)
+			return 0;
+		if (ofi.cq)
+			fi_close(&ofi.cq->fid);
+		ofi.cq = NULL;
+		ofi.cq_fd = -1;
+	}
+	attr->wait_obj = FI_WAIT_NONE;
+	return fi_cq_open(ofi.domain, attr, &ofi.cq, NULL);
+}
+
 
 /*
  * auto: a job whose launcher reports ranks on more than one host (PMIx's
@@ -2173,6 +2318,8 @@ const struct pgas_conduit_ops pgas_ofi_ops = {
 	.region = ofi_region,
 	.forked = ofi_forked,
 	.wait_fd = ofi_wait_fd,
+	.sleep = ofi_sleep,
+	.wake = ofi_wake,
 	.ep_open = ofi_ep_open,
 	.ep_close = ofi_ep_close,
 	.ep_resolve = ofi_ep_resolve,

@@ -65,6 +65,7 @@ struct pgas_config {
 	int map_peers;		/* enum pgas_map_peers */
 	int ofi_am;		/* PGAS_OFI_AM: 0 auto (unmapped ranks), 1 fabric (every other) */
 	unsigned ofi_timeout;	/* PGAS_OFI_TIMEOUT: seconds of silence before a peer is gone */
+	unsigned ofi_wait_fd;	/* PGAS_OFI_WAIT_FD: block mode sleeps on the CQ's fd (1) */
 	int hier;		/* PGAS_HIER: 0 auto (by host where useful), 1 flat */
 	unsigned fake_hosts;	/* PGAS_FAKE_HOSTS: pseudo-hosts of a pgasrun job (test knob) */
 	int ofi_rma;		/* PGAS_OFI_RMA: 0 fabric, 1 am, 2 bounce (docs/ofi.md) */

@@ -82,6 +82,10 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_TIMEOUT", ENV_LOCAL, VAR_UINT, "30", 0, 86400, NULL, CFG(ofi_timeout),
 	  "ofi conduit: seconds a remote peer may stay silent while this rank polls (pinged "
 	  "after half of it) before it is declared gone; 0 = never" },
+	/* Local: each rank sleeps as it likes (0: the comparison, docs/ofi.md). */
+	{ "PGAS_OFI_WAIT_FD", ENV_LOCAL, VAR_UINT, "1", 0, 1, NULL, CFG(ofi_wait_fd),
+	  "ofi conduit, PGAS_WAIT_MODE=block: sleep on the completion queue's wait fd and an "
+	  "eventfd (1), or nap on the doorbell (0)" },
 	/* Both ends of each step must run the same algorithm: agreed.  flat:
 	 * the comparison (tests, measurements) with the hierarchy's. */
 	{ "PGAS_HIER", ENV_AGREE, VAR_ENUM, "auto", 0, 0, hier_modes, CFG(hier),

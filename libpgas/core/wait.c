@@ -10,6 +10,10 @@
  * moved.  Over shm the sleep is a shared futex on the doorbell; over
  * pgas.ko (whose PFN mappings a futex refuses with EFAULT) it is poll() on
  * the endpoint's fd, and a producer wakes the owner with PGAS_IOC_WAKE.
+ * Over a conduit that sleeps on its wait object (ofi: the CQ's fd and an
+ * eventfd, c->sleeps), the primary's owner announces PGAS_SLEEPING_CONDUIT
+ * and the conduit sleeps (ops->sleep); a producer that finds that value
+ * wakes it through ops->wake.
  * Producers ring only when the job's wait mode can sleep (pgas__g.wake),
  * and make a system call only when the owner announced it sleeps, so the
  * spinning fast path never pays for it.  Sleeps are bounded because some
@@ -84,7 +88,12 @@ void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl)
 {
 	/* seq_cst: pairs with the owner's 'sleeping' store (Dekker). */
 	atomic_fetch_add_explicit((_Atomic uint32_t *)&ctrl->doorbell, 1, memory_order_seq_cst);
-	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->sleeping, memory_order_seq_cst)) {
+	uint32_t sleeping = atomic_load_explicit((_Atomic uint32_t *)&ctrl->sleeping,
+						 memory_order_seq_cst);
+
+	if (sleeping == PGAS_SLEEPING_CONDUIT && pgas__job.conduit.ops->wake) {
+		pgas__job.conduit.ops->wake(&pgas__job.conduit, ctrl->rank);
+	} else if (sleeping) {
 		int fd = wait_fd();
 
 		if (fd >= 0) {
@@ -293,13 +302,18 @@ static void check_alone(struct pgas__waiter *w)
 /* Sleeps on my doorbell, as pgas_abi.h says (block mode). */
 static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl, int fd)
 {
+	/* My primary's bell, with a conduit that sleeps on its wait object. */
+	bool conduit = pgas__job.conduit.sleeps && ctrl == pgas__g.my_ctrl;
+	bool woke = false;
+
 	if (w->armed != 1) {
 		w->bell = atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell,
 					       memory_order_seq_cst);
 		w->armed = 1;
 		return;		/* the caller checks its condition once more */
 	}
-	atomic_store_explicit((_Atomic uint32_t *)&ctrl->sleeping, 1, memory_order_seq_cst);
+	atomic_store_explicit((_Atomic uint32_t *)&ctrl->sleeping,
+			      conduit ? PGAS_SLEEPING_CONDUIT : 1, memory_order_seq_cst);
 	/* After announcing: a producer that saw 'sleeping' 0 skipped the bell
 	 * (pgas__sync_pending), so its write is visible to this check. */
 	PGAS__FENCE(memory_order_seq_cst);
@@ -308,7 +322,11 @@ static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl, i
 	    w->bell) {
 		struct timespec ts = { 0, 1000000L << w->naps };
 
-		if (fd >= 0) {
+		if (conduit) {
+			/* The fabric's wait fd and the bell's eventfd (ofi):
+			 * an arrival ends the sleep as a bell does. */
+			woke = pgas__job.conduit.ops->sleep(&pgas__job.conduit, &ts) != 0;
+		} else if (fd >= 0) {
 			/* Readable once a wake cleared 'sleeping' (pgas.ko). */
 			struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -320,8 +338,8 @@ static void sleep_on_bell(struct pgas__waiter *w, struct pgas_ctrl_page *ctrl, i
 	atomic_store_explicit((_Atomic uint32_t *)&ctrl->sleeping, 0, memory_order_relaxed);
 	w->armed = 0;
 	/* Woken by a bell: sleep short again; by the clock: sleep longer. */
-	if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell, memory_order_relaxed) !=
-	    w->bell)
+	if (woke || atomic_load_explicit((_Atomic uint32_t *)&ctrl->doorbell,
+					 memory_order_relaxed) != w->bell)
 		w->naps = 0;
 	else if (w->naps < PGAS__NAP_MAX_SHIFT)
 		w->naps++;

@@ -8,13 +8,17 @@
  * system, getrusage) over the wait must stay under 10% of the wall time,
  * and it must see the message within 100 ms of its sending.  Over pgas.ko
  * a futex on the PFN-mapped doorbell fails with EFAULT; before the device
- * had poll() and PGAS_IOC_WAKE this wait spun at ~100% CPU.
- *   usage: blockwait [sleep_ms]     (2 ranks or more; ranks 0 and 1 play)
+ * had poll() and PGAS_IOC_WAKE this wait spun at ~100% CPU.  Then an AM
+ * ping-pong of 'rounds' round trips where both ranks block between
+ * messages, timed (printed, not checked: the ofi conduit's exit statistics
+ * count how its sleeps ended, check-native's test of the CQ wait fd).
+ *   usage: blockwait [sleep_ms [rounds]]  (2 ranks or more; ranks 0 and 1 play)
  */
 #define _GNU_SOURCE
 #include <sys/resource.h>
 #include <time.h>
 #include "tap.h"
+#include "pingpong.h"
 
 enum { H_WAKE = 200 };
 
@@ -85,21 +89,56 @@ static void round_trip(unsigned waiter, unsigned sender, unsigned sleep_ms)
 	       waiter, sleep_ms, sender);
 }
 
+/* Round trips of AM Shorts, each side blocked in between (the ponger in
+ * its wait for the end, the pinger in its wait for the pong). */
+static void ping_pong(unsigned rounds)
+{
+	unsigned me = pgas_rank();
+	uint64_t t0, c0;
+
+	pongs = 0;
+	got = 0;
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	t0 = now_ns();
+	c0 = cpu_ns();
+	if (me == 0) {
+		for (unsigned i = 1; i <= rounds; i++) {
+			uint32_t a = i;
+
+			T_EQ(pgas_am_request_short(1, H_PING, &a, 1), PGAS_OK);
+			pgas_block_until(pongs == i);
+		}
+		T_EQ(pgas_am_request_short(1, H_WAKE, (uint32_t[2]){ 0, 0 }, 2), PGAS_OK);
+		printf("# block mode AM round trip: %.1f us (%u rounds), rank 0 used %.0f%% cpu\n",
+		       (double)(now_ns() - t0) / 1e3 / rounds, rounds,
+		       100.0 * (double)(cpu_ns() - c0) / (double)(now_ns() - t0));
+	} else if (me == 1) {
+		pgas_block_until(got);
+		printf("# rank 1 used %.0f%% cpu while it answered\n",
+		       100.0 * (double)(cpu_ns() - c0) / (double)(now_ns() - t0));
+	}
+	T_EQ(me != 0 || pongs == rounds, 1);
+	t_case("%u AM round trips, both ranks blocking between messages", rounds);
+}
+
 int main(int argc, char **argv)
 {
-	static const pgas_handler_entry_t table[] = { { H_WAKE, h_wake } };
-	unsigned sleep_ms;
+	static const pgas_handler_entry_t table[] = { { H_WAKE, h_wake }, PINGPONG_HANDLERS };
+	unsigned sleep_ms, rounds;
 
 	setenv("PGAS_WAIT_MODE", "block", 1);
-	if (pgas_init(&argc, &argv) || t_attach(table, 1, 1 << 16))
+	if (pgas_init(&argc, &argv) || t_attach(table, 3, 1 << 16))
 		return 1;
 	sleep_ms = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 1500;
+	rounds = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 200;
 	if (pgas_nranks() < 2) {
 		printf("1..0 # SKIP needs 2 ranks\n");
 		pgas_exit(0);
 	}
 	round_trip(0, 1, sleep_ms);
 	round_trip(1, 0, sleep_ms);
+	if (rounds)
+		ping_pong(rounds);
 	t_done();
 	return 0;
 }
