@@ -762,8 +762,9 @@ bool pgas__pmix_host_leader(void)
 
 /*
  * The leader's blob and descriptor to every other rank of its host, over
- * the host's boot socket (connected on the first use: after a fence, so
- * that the leader listens by then).
+ * the host's boot socket (connected on the first use).  Every rank of the
+ * job fences first, whatever its host (a collective must make the same
+ * PMIx calls on every rank): after it, every leader listens.
  */
 int pgas__pmix_host_share(const void *blob, size_t len, int fd, void *out, int *outfd,
 			  char *msg, size_t msglen)
@@ -774,15 +775,17 @@ int pgas__pmix_host_share(const void *blob, size_t len, int fd, void *out, int *
 	*outfd = -1;
 	if (!pm.up || pm.left)
 		return fail(msg, msglen, PGAS_ERR_STATE, "the PMIx boot is not joined");
-	if (pm.nlocal > 1 && !pm.connected) {
+	{
 		unsigned char none = 0, *all = malloc(pm.nranks);
 
 		rc = all ? pgas__pmix_allgather(&none, 1, -1, all, NULL, msg, msglen)
 			 : fail(msg, msglen, PGAS_ERR_NOMEM, "out of memory for %u ranks", pm.nranks);
 		free(all);
-		if (!rc)
-			rc = pm.rank == pm.local[0] ? leader_accept(msg, msglen)
-						    : member_connect(msg, msglen);
+		if (rc)
+			return rc;
+	}
+	if (pm.nlocal > 1 && !pm.connected) {
+		rc = pm.rank == pm.local[0] ? leader_accept(msg, msglen) : member_connect(msg, msglen);
 		if (rc)
 			return rc;
 		pm.connected = true;
