@@ -32,6 +32,13 @@ for n in 2 3; do
 		sleep 0.2
 		$MPIRUN -n $n /mpi/$t >/tmp/mpi.out 2>&1
 		rc=$?
+		# Its events come as the job ends: 5 s for the last, not its -t.
+		i=0
+		while kill -0 $mon 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill $mon 2>/dev/null
 		wait $mon
 		gone=$(grep -c "rank [0-9]* gone" /tmp/mon.out)
 		if [ $rc -eq 0 ] && ! grep -q "^not ok" /tmp/mpi.out && [ "$gone" -eq $n ] &&
