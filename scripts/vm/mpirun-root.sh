@@ -4,7 +4,8 @@
 # (orterun) and orted at their own paths, its components, configuration
 # and help texts, OpenPMIx's library and components, the dynamic loader
 # and every shared library of these (ldd), and the dynamically linked
-# test programs of build/ (the static ones cannot dlopen libpmix).  Exits
+# test programs of build/ (MPI_BUILD=dir: another build's; the static ones
+# cannot dlopen libpmix).  Exits
 # non-zero, naming what is missing, when any of it is not there.
 set -eu
 ROOT=$1
