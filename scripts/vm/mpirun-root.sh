@@ -4,9 +4,9 @@
 # (orterun) and orted at their own paths, its components, configuration
 # and help texts, OpenPMIx's library and components, the dynamic loader
 # and every shared library of these (ldd), and the dynamically linked
-# test programs of build/ (MPI_BUILD=dir: another build's; the static ones
-# cannot dlopen libpmix).  Exits
-# non-zero, naming what is missing, when any of it is not there.
+# test programs of build/ (MPI_BUILD=dir: another build's; the static
+# ones cannot dlopen libpmix).  Exits non-zero, naming what is missing,
+# when any of it is not there.
 set -eu
 ROOT=$1
 B=${MPI_BUILD:-build}
