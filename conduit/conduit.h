@@ -370,6 +370,21 @@ const struct pgas_conduit_ops *pgas_conduit_choose(int *kind);
  */
 int pgas_conduit_job_create(unsigned nranks, struct pgas_conduit_job *job, char *msg,
 			    size_t msglen);
+/*
+ * The rank's side where the launcher made no job (pgas_boot_host_jobs: a
+ * PMIx launcher): this host's leader runs o->job_create for the job's
+ * nranks and shares the result (its variables, and its descriptor by
+ * SCM_RIGHTS) with the ranks of its host through the boot layer
+ * (pgas_boot_host_share); a failure there fails every rank of the host
+ * with the leader's message.  Collective over the job, called from a
+ * conduit's open.  0 with *job filled: job->fd is this rank's own
+ * descriptor of the job (every rank of the host holds one, so the job
+ * lives until the last of them ends, as under pgasrun's hold), -1 if none.
+ */
+int pgas_conduit_host_job(const struct pgas_conduit_ops *o, unsigned nranks,
+			  struct pgas_conduit_job *job, char *msg, size_t msglen);
+/* Of "NAME=value" in job->env: the value, or NULL. */
+const char *pgas_conduit_job_env(const struct pgas_conduit_job *job, const char *name);
 /* The conduits built in ("kmod shm ofi") and those left out, with why. */
 const char *pgas_conduit_list(void);
 const char *pgas_conduit_missing(void);

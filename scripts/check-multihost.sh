@@ -184,6 +184,24 @@ else
 	PGAS_VERBOSEENV=1 $MPIRUN -n 2 -x PGAS_VERBOSEENV "$B/examples/demo" 2>&1 |
 		grep -q "boot: pmix (.*rank 0 of 2, 2 on this host" &&
 		ok "PGAS_VERBOSEENV names the PMIx boot" || notok "PGAS_VERBOSEENV: no PMIx boot line"
+	# pgas.ko under mpirun (docs/ofi.md, "pgas.ko under mpirun"): the host's
+	# leader makes the job; where it cannot (no device here), every rank
+	# fails with its message, and auto takes shm.  The VM tier runs the job
+	# over pgas.ko (scripts/vm/mpirun.sh).
+	out=$(PGAS_ERROR_MODE=print $MPIRUN -n 3 -x PGAS_ERROR_MODE -x PGAS_CONDUIT=kmod \
+		-x PGAS_DEVICE=/nonexistent/pgas0 "$B/examples/demo" 2>&1)
+	rc=$?
+	got=$(echo "$out" | grep -c "kmod conduit: /nonexistent/pgas0: No such file or directory (creating the job on rank 0, this host's leader)")
+	# mpirun may end a rank before it prints (as above): 1 at least.
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$got" -ge 1 ] &&
+		ok "PGAS_CONDUIT=kmod under mpirun, no device: refused with the host leader's error ($got of 3 printed)" ||
+		notok "PGAS_CONDUIT=kmod under mpirun without a device: exit $rc, $got of 3 refusals"
+	# auto: kmod's probe says no without the device (kmod would fail
+	# here, as above), ofi's on one host: the job runs, over shm.
+	out=$($MPIRUN -n 2 -x PGAS_DEVICE=/nonexistent/pgas0 "$B/examples/demo" 2>&1)
+	[ "$(echo "$out" | grep -c "sum of rank+1 over the job = 3,")" = 2 ] &&
+		ok "mpirun -n 2, auto without pgas.ko's device: runs (shm)" ||
+		notok "mpirun -n 2, auto without pgas.ko's device: $(echo "$out" | tail -n 1)"
 fi
 
 # ---- 2. The namespace bed ----------------------------------------------------

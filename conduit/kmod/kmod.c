@@ -3,7 +3,11 @@
  * kmod.c - the conduit over pgas.ko (/dev/pgasN).
  *
  * The launcher creates the job (job_create) and hands its id and key to
- * the ranks in the environment; each rank joins with its rank as vpid,
+ * the ranks in the environment (under a PMIx launcher, which knows nothing
+ * of pgas.ko, each host's leader rank does, and its host's ranks get the
+ * id, the key and the job's file through the boot's host socket:
+ * pgas_conduit_host_job; every one of them holds the file, so the job
+ * lives until the last of them ends); each rank joins with its rank as vpid,
  * creates its ring region, registers its segment, and maps every peer's
  * region and segment by the cookies exchanged through the bootstrap relay.
  * After that the fast path runs on the mappings exactly as over shm.
@@ -39,7 +43,7 @@
 struct kmod_priv {
 	int fd;			/* this rank's endpoint */
 	void *kern;		/* its kernel page, mapped read-only, or NULL */
-	int job_fd;		/* a one-rank job's own launcher file, or -1 */
+	int job_fd;		/* the job's file: a one-rank job's own, a PMIx host's shared, or -1 */
 	struct pgas_conduit_maps maps;	/* my segment is my own memory */
 	uint32_t job_id;	/* what extras join with */
 	uint64_t key;
@@ -54,6 +58,8 @@ static int sys_fail(char *msg, size_t msglen, const char *what)
 	snprintf(msg, msglen, "%s: %s", what, strerror(errno));
 	return errno == ENOMEM ? PGAS_ERR_NOMEM : PGAS_ERR_SYS;
 }
+
+extern const struct pgas_conduit_ops pgas_kmod_ops;
 
 static int open_device(char *msg, size_t msglen)
 {
@@ -128,9 +134,11 @@ static int kmod_job_create(unsigned nranks, struct pgas_conduit_job *job, char *
 	return PGAS_OK;
 }
 
-static int env_job(__u32 *id, __u64 *key)
+/* The job's id and key: from job's variables, or (NULL) the environment. */
+static int env_job(const struct pgas_conduit_job *job, __u32 *id, __u64 *key)
 {
-	const char *s = getenv(PGAS_ENV_JOB_ID), *k = getenv(PGAS_ENV_JOB_KEY);
+	const char *s = job ? pgas_conduit_job_env(job, PGAS_ENV_JOB_ID) : getenv(PGAS_ENV_JOB_ID);
+	const char *k = job ? pgas_conduit_job_env(job, PGAS_ENV_JOB_KEY) : getenv(PGAS_ENV_JOB_KEY);
 	char *end;
 
 	if (!s || !k)
@@ -227,7 +235,31 @@ static int kmod_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		return PGAS_ERR_NOMEM;
 	}
 
-	have = env_job(&j.job_id, &j.key);
+	/* pgas.ko maps this host's ranks only: the others would fail their mmap. */
+	for (unsigned r = 0; r < c->nranks; r++)
+		if (!pgas_boot_same_host(r)) {
+			free(all);
+			snprintf(msg, msglen, "rank %u runs on another host (%u; this one %u): "
+				 "pgas.ko cannot reach it; a job across hosts needs "
+				 "PGAS_CONDUIT=ofi", r, pgas_boot_host_of(r),
+				 pgas_boot_host_of(c->rank));
+			return PGAS_ERR_INVAL;
+		}
+	have = env_job(NULL, &j.job_id, &j.key);
+	if (!have && c->nranks > 1 && pgas_boot_host_jobs()) {
+		/* A PMIx launcher: the host's leader makes the job, every rank holds it. */
+		struct pgas_conduit_job job;
+
+		rc = pgas_conduit_host_job(&pgas_kmod_ops, c->nranks, &job, msg, msglen);
+		if (rc) {
+			free(all);
+			return rc;
+		}
+		priv->job_fd = job.fd;
+		have = env_job(&job, &j.job_id, &j.key);
+		if (!have)
+			have = -1;
+	}
 	if (have < 0) {
 		free(all);
 		snprintf(msg, msglen, "bad %s/%s from the launcher", PGAS_ENV_JOB_ID, PGAS_ENV_JOB_KEY);

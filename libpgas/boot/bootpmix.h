@@ -39,6 +39,9 @@ void pgas__pmix_set_poll(void (*poll)(void *), void *arg);
 void pgas__pmix_on_died(void (*fn)(unsigned rank, const char *why));
 unsigned pgas__pmix_host_of(unsigned rank);
 unsigned pgas__pmix_nhosts(void);
+bool pgas__pmix_host_leader(void);
+int pgas__pmix_host_share(const void *blob, size_t len, int fd, void *out, int *outfd,
+			  char *msg, size_t msglen);
 /* One line: "pmix (PMIx 4.2.2, namespace N, rank R of N, L on this host)". */
 void pgas__pmix_describe(char *out, size_t len);
 #define PGAS__PMIX_BUILT "built (libpmix opened at run time)"
@@ -66,6 +69,14 @@ static inline void pgas__pmix_on_died(void (*fn)(unsigned rank, const char *why)
 static inline void pgas__pmix_describe(char *out, size_t len) { snprintf(out, len, "none"); }
 static inline unsigned pgas__pmix_host_of(unsigned rank) { (void)rank; return 0; }
 static inline unsigned pgas__pmix_nhosts(void) { return 1; }
+static inline bool pgas__pmix_host_leader(void) { return true; }
+static inline int pgas__pmix_host_share(const void *blob, size_t len, int fd, void *out,
+					int *outfd, char *msg, size_t msglen)
+{
+	(void)blob, (void)len, (void)fd, (void)out, (void)outfd;
+	snprintf(msg, msglen, "no PMIx in this build");
+	return PGAS_ERR_STATE;
+}
 #define PGAS__PMIX_BUILT "not built (no pkg-config pmix at build time)"
 #endif
 

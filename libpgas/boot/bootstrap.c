@@ -325,3 +325,66 @@ bool pgas_boot_same_host(unsigned rank)
 {
 	return pgas_boot_host_of(rank) == pgas_boot_host_of(boot_rank);
 }
+
+bool pgas_boot_host_jobs(void)
+{
+	return boot_pmix;
+}
+
+/* The lowest rank of this rank's host. */
+static unsigned host_leader_rank(void)
+{
+	unsigned r = 0;
+
+	while (r < boot_rank && !pgas_boot_same_host(r))
+		r++;
+	return r;
+}
+
+bool pgas_boot_host_leader(void)
+{
+	return boot_pmix ? pgas__pmix_host_leader() : host_leader_rank() == boot_rank;
+}
+
+int pgas_boot_host_share(const void *blob, size_t len, int fd, void *out, int *outfd,
+			 char *msg, size_t msglen)
+{
+	unsigned lead = host_leader_rank();
+	unsigned char *all;
+	int *fds, rc;
+
+	*outfd = -1;
+	if (len > PGAS_BOOT_MAX_BLOB) {
+		snprintf(msg, msglen, "bootstrap blob of %zu bytes (max %d)", len, PGAS_BOOT_MAX_BLOB);
+		return PGAS_ERR_SIZE;
+	}
+	if (boot_pmix)
+		return pgas__pmix_host_share(blob, len, fd, out, outfd, msg, msglen);
+	/* pgasrun's relay: an all-gather in which the leaders' entries count. */
+	all = calloc(boot_nranks, len ? len : 1);
+	fds = malloc(boot_nranks * sizeof(*fds));
+	if (!all || !fds) {
+		free(all);
+		free(fds);
+		snprintf(msg, msglen, "out of memory for %u ranks", boot_nranks);
+		return PGAS_ERR_NOMEM;
+	}
+	{
+		unsigned char none[PGAS_BOOT_MAX_BLOB] = { 0 };
+		bool me = lead == boot_rank;
+
+		rc = pgas_boot_allgather(me ? blob : none, len, me ? fd : -1, all, fds, msg,
+					 msglen);
+	}
+	if (!rc) {
+		memcpy(out, all + (size_t)lead * len, len);
+		*outfd = fds[lead];
+		fds[lead] = -1;
+	}
+	for (unsigned r = 0; r < boot_nranks; r++)
+		if (fds[r] >= 0)
+			close(fds[r]);
+	free(all);
+	free(fds);
+	return rc;
+}

@@ -111,4 +111,23 @@ unsigned pgas_boot_host_of(unsigned rank);
 unsigned pgas_boot_nhosts(void);
 bool pgas_boot_same_host(unsigned rank);
 
+/*
+ * A conduit's job (conduit.h, job_create) where the launcher makes none:
+ * pgasrun runs job_create itself and hands the ranks the result in their
+ * environment; a PMIx launcher knows nothing of it, so each host's leader
+ * (host_leader: the lowest rank of its host, PMIX_LOCAL_PEERS's first)
+ * makes it and shares it with the ranks of its host (host_jobs: this boot
+ * is such a one).  host_share is collective over every rank of the job:
+ * each host's leader gives len bytes (at most PGAS_BOOT_MAX_BLOB) and fd
+ * (-1: none); every rank of its host, the leader included, gets the bytes
+ * in out and a descriptor of its own in *outfd (-1 if none), to close.
+ * Under PMIx they go through the host's boot socket only (processes of
+ * the job's user on this host, SO_PEERCRED), never into the launcher's
+ * key-value store: a job's key may travel.
+ */
+bool pgas_boot_host_jobs(void);
+bool pgas_boot_host_leader(void);
+int pgas_boot_host_share(const void *blob, size_t len, int fd, void *out, int *outfd,
+			 char *msg, size_t msglen);
+
 #endif /* PGAS_BOOTSTRAP_H */

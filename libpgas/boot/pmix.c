@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -752,6 +753,78 @@ out:
 	free(got);
 	free(has);
 	return rc;
+}
+
+bool pgas__pmix_host_leader(void)
+{
+	return pm.local && pm.rank == pm.local[0];
+}
+
+/*
+ * The leader's blob and descriptor to every other rank of its host, over
+ * the host's boot socket (connected on the first use).  Every rank of the
+ * job fences first, whatever its host (a collective must make the same
+ * PMIx calls on every rank): after it, every leader listens.
+ */
+int pgas__pmix_host_share(const void *blob, size_t len, int fd, void *out, int *outfd,
+			  char *msg, size_t msglen)
+{
+	struct pgas_boot_msg m;
+	int rc = PGAS_OK;
+
+	*outfd = -1;
+	if (!pm.up || pm.left)
+		return fail(msg, msglen, PGAS_ERR_STATE, "the PMIx boot is not joined");
+	{
+		unsigned char none = 0, *all = malloc(pm.nranks);
+
+		rc = all ? pgas__pmix_allgather(&none, 1, -1, all, NULL, msg, msglen)
+			 : fail(msg, msglen, PGAS_ERR_NOMEM, "out of memory for %u ranks", pm.nranks);
+		free(all);
+		if (rc)
+			return rc;
+	}
+	if (pm.nlocal > 1 && !pm.connected) {
+		rc = pm.rank == pm.local[0] ? leader_accept(msg, msglen) : member_connect(msg, msglen);
+		if (rc)
+			return rc;
+		pm.connected = true;
+	}
+	if (pm.rank == pm.local[0]) {
+		memset(&m, 0, sizeof(m));
+		m.magic = PGAS_BOOT_MAGIC;
+		m.src = pm.rank;
+		m.len = (uint32_t)len;
+		m.has_fd = fd >= 0;
+		memcpy(m.blob, blob, len);
+		for (unsigned i = 1; !rc && i < pm.nlocal; i++) {
+			int n = pgas_boot_send(pm.conn[i], &m, fd);
+
+			if (n < 0)
+				rc = fail(msg, msglen, PGAS_ERR_SYS, "the host's boot socket (to rank "
+					  "%u): %s", pm.local[i], strerror(-n));
+		}
+		if (rc)
+			return rc;
+		memcpy(out, blob, len);
+		if (fd >= 0 && (*outfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+			return fail(msg, msglen, PGAS_ERR_SYS, "dup of the shared descriptor: %s",
+				    strerror(errno));
+		return PGAS_OK;
+	}
+	rc = recv_one(pm.conn[0], &m, outfd, "the host leader's share", msg, msglen);
+	if (!rc && (m.magic != PGAS_BOOT_MAGIC || m.src != pm.local[0] || m.len != len ||
+		    (m.has_fd != 0) != (*outfd >= 0)))
+		rc = fail(msg, msglen, PGAS_ERR_SYS, "the host's boot socket: a share of %u bytes "
+			  "from rank %u, expected %zu from rank %u", m.len, m.src, len, pm.local[0]);
+	if (rc) {
+		if (*outfd >= 0)
+			close(*outfd);
+		*outfd = -1;
+		return rc;
+	}
+	memcpy(out, m.blob, len);
+	return PGAS_OK;
 }
 
 void pgas__pmix_leave(void)

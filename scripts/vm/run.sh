@@ -5,6 +5,10 @@
 # binaries; reads the serial console; any failed test, or any kernel
 # WARNING/BUG/Oops/panic, fails the tier.  Ends with "N passed, N failed".
 #
+# The mpirun part: libpgas jobs under Open MPI's mpirun over pgas.ko
+# (scripts/vm/mpirun.sh); VM_MPIRUN=newest (default), all or 0;
+# VM_MODE=mpirun runs it alone.
+#
 # For development: VM_TESTS=kmod runs only the kselftests (no pgasctl or
 # libpgas suites); VM_MODULE=path boots with that pgas.ko instead of the
 # one built here (to show that a new test fails against an old module).
@@ -104,6 +108,7 @@ fi
 rxe=${VM_RXE:-newest}
 [ "$rxe" = newest ] && { [ "$KVER" = "$(ls /lib/modules | sort -V | tail -n 1)" ] || rxe=0; }
 [ "${VM_MODE:-test}" = rxe ] && rxe=all && : >"$OUT/root/tests/rxe-only"
+[ "${VM_MODE:-test}" = mpirun ] && rxe=0
 if [ "$rxe" != 0 ] && [ -z "${VM_KERNEL:-}" ] && [ "${VM_MODE:-test}" != bench ] &&
 	[ "${VM_TESTS:-all}" != kmod ]; then
 	# Dynamic programs (the static build leaves the ofi conduit out).
@@ -115,6 +120,24 @@ if [ "$rxe" != 0 ] && [ -z "${VM_KERNEL:-}" ] && [ "${VM_MODE:-test}" != bench ]
 		cp scripts/vm/rxe.sh "$OUT/root/tests/vm-rxe.sh"
 	else
 		echo "ok - rxe part # SKIP $msg"
+	fi
+fi
+# The mpirun part (scripts/vm/mpirun.sh): libpgas jobs under Open MPI's
+# mpirun (the PMIx boot) over pgas.ko, with the dynamic programs of build/
+# (scripts/vm/mpirun-root.sh); VM_MPIRUN=newest (default: only on the
+# newest stock kernel), all, or 0; VM_MODE=mpirun runs it alone.
+mpi=${VM_MPIRUN:-newest}
+[ "$mpi" = newest ] && { [ "$KVER" = "$(ls /lib/modules | sort -V | tail -n 1)" ] || mpi=0; }
+[ "${VM_MODE:-test}" = mpirun ] && mpi=all && : >"$OUT/root/tests/mpirun-only"
+[ "${VM_MODE:-test}" = rxe ] && mpi=0
+if [ "$mpi" != 0 ] && [ -z "${VM_KERNEL:-}" ] && [ "${VM_MODE:-test}" != bench ] &&
+	[ "${VM_TESTS:-all}" != kmod ]; then
+	if ! make -s lib tools tests >>"$OUT.build.log" 2>&1; then
+		fail "building the dynamic tests for the mpirun part"
+	elif msg=$(scripts/vm/mpirun-root.sh "$OUT/root" 2>&1); then
+		cp scripts/vm/mpirun.sh "$OUT/root/tests/vm-mpirun.sh"
+	else
+		echo "ok - mpirun part # SKIP $msg"
 	fi
 fi
 if [ "${VM_MODE:-test}" = extra ]; then	# VM_EXTRA's script alone

@@ -14,7 +14,9 @@
  *    give: the PMIx boot passes them through a per-host socket only);
  * 3. pgas_boot_host_of/same_host/nhosts agree with the hostnames;
  * 4. the PMIx boot's waits call the function of pgas_boot_set_poll;
- * 5. the time per all-gather (rank 0, a "#" line).
+ * 5. the time per all-gather (rank 0, a "#" line);
+ * 6. pgas_boot_host_share: each host's leader's bytes and descriptor reach
+ *    every rank of its host (how a PMIx job gets pgas.ko's job).
  * Rank 0 prints the TAP lines for the job (each check is all-gathered).
  */
 #define _GNU_SOURCE
@@ -114,6 +116,46 @@ static int fd_round(const struct card *cards, bool odd_none)
 	return good;
 }
 
+/*
+ * pgas_boot_host_share: each host's leader (its lowest rank by hostname)
+ * shares "leader L" and a memfd holding it; every rank of its host must
+ * get both, and only the leader must say it leads.
+ */
+static int host_share(const struct card *cards)
+{
+	char text[32] = "", got[32] = "", in[32] = "";
+	unsigned lead = 0;
+	int fd = -1, gotfd = -1, good = 1;
+
+	while (strcmp(cards[lead].host, cards[rank].host))
+		lead++;
+	if (pgas_boot_host_leader() != (lead == rank)) {
+		fprintf(stderr, "rank %u: pgas_boot_host_leader() says %d, rank %u leads\n", rank,
+			pgas_boot_host_leader(), lead);
+		good = 0;
+	}
+	snprintf(text, sizeof(text), "leader %u", rank);
+	if (lead == rank) {
+		fd = memfd_create("boot-share", MFD_CLOEXEC);
+		if (fd < 0 || write(fd, text, sizeof(text)) != (ssize_t)sizeof(text))
+			die("memfd");
+	}
+	if (pgas_boot_host_share(text, sizeof(text), fd, got, &gotfd, msg, sizeof(msg)))
+		die("pgas_boot_host_share");
+	snprintf(text, sizeof(text), "leader %u", lead);
+	if (strcmp(got, text) || gotfd < 0 || pread(gotfd, in, sizeof(in), 0) <= 0 ||
+	    strcmp(in, text)) {
+		fprintf(stderr, "rank %u: shared \"%.31s\", descriptor %d holding \"%.31s\", "
+			"expected \"%s\" in both\n", rank, got, gotfd, in, text);
+		good = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (gotfd >= 0)
+		close(gotfd);
+	return good;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 50, nhosts = 0;
@@ -127,7 +169,7 @@ int main(int argc, char **argv)
 	if (!all)
 		die("calloc");
 	if (rank == 0)
-		printf("1..5\n");
+		printf("1..6\n");
 	pgas_boot_set_poll(count_poll, &polls);
 	memset(&mine, 0, sizeof(mine));
 	mine.rank = rank;
@@ -179,6 +221,7 @@ int main(int argc, char **argv)
 		report(5, strncmp(how, "pmix", 4) || nranks == 1 || polls > 0,
 		       "the boot's waits call pgas_boot_set_poll's function (PMIx)");
 	}
+	report(6, host_share(all), "pgas_boot_host_share: the host leader's bytes and descriptor");
 	if (rank == 0)
 		printf("# %u ranks on %u hosts: %.1f us per all-gather of %zu bytes\n", nranks,
 		       nhosts, ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 /
