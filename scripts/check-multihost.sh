@@ -253,7 +253,7 @@ else
 		for _ in $(seq 1 20); do	# the server may not listen yet
 			sleep 0.25
 			timeout 30 "$BED" exec h2 env FI_TCP_IFACE=bed0 fi_pingpong -p tcp -e rdm -I 50 \
-				-S 4096 10.222.0.1 >"$log" 2>&1 && { rc=0; break; }
+				-S 4096 "${BED_NET:-10.222.0}.1" >"$log" 2>&1 && { rc=0; break; }
 			grep -q -i "refused" "$log" || break
 		done
 		wait $srv
