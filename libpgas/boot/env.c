@@ -118,8 +118,10 @@ static const struct env_var vars[] = {
 	 * (pgas__config_agree tells pgas_init). */
 	{ "PGAS_WAIT_MODE", ENV_LOCAL, VAR_ENUM, "auto", 0, 0, wait_modes, CFG(wait_mode),
 	  "how waits idle: auto = spin if ranks <= cpus, else spin-then-yield" },
-	{ "PGAS_SPIN_LIMIT", ENV_LOCAL, VAR_UINT, "2000", 1, 100000000, NULL, CFG(spin_limit),
-	  "polls before a yield/block wait gives the cpu away" },
+	/* 0: chosen by wait.c (pgas__wait_setup, pgas__wait_fabric). */
+	{ "PGAS_SPIN_LIMIT", ENV_LOCAL, VAR_UINT, "0", 0, 100000000, NULL, CFG(spin_limit),
+	  "polls before a yield/block wait gives the cpu away; 0 = auto: 2000, or 20 where "
+	  "ranks outnumber cpus (auto wait mode) or a fabric's progress runs in every poll" },
 	{ "PGAS_MBOX_SLOTS", ENV_AGREE, VAR_UINT, "256", 16, 32768, NULL, CFG(mbox_slots),
 	  "64-byte slots per mailbox ring (power of two)" },
 	{ "PGAS_NOTIFY_ENTRIES", ENV_AGREE, VAR_UINT, "1024", 16, 1u << 20, NULL,

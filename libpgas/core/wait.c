@@ -48,11 +48,15 @@ static int wait_fd(void)
 	return pgas__job.conduit.ops->wait_fd(&pgas__job.conduit);
 }
 
+/* PGAS_SPIN_LIMIT=0 (auto): polls before giving the cpu away, and soon. */
+#define SPIN_DEFAULT 2000
+#define SPIN_SOON 20
+
 void pgas__wait_setup(void)
 {
 	int mode = pgas__cfg.wait_mode;
 
-	pgas__job.spin_limit = pgas__cfg.spin_limit;
+	pgas__job.spin_limit = pgas__cfg.spin_limit ? pgas__cfg.spin_limit : SPIN_DEFAULT;
 	if (mode == PGAS_WAIT_AUTO) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -64,8 +68,8 @@ void pgas__wait_setup(void)
 		 * 93 us, yield after 2000 polls 72 us, yield after 20 polls 13 us
 		 * (Open MPI 12 us); futex wake-ups cost more than they save.
 		 */
-		if (mode == PGAS_WAIT_YIELD && !getenv("PGAS_SPIN_LIMIT"))
-			pgas__job.spin_limit = 20;
+		if (mode == PGAS_WAIT_YIELD && !pgas__cfg.spin_limit)
+			pgas__job.spin_limit = SPIN_SOON;
 	}
 	pgas__job.wait_mode = mode;
 	pgas__g.wake = mode == PGAS_WAIT_BLOCK;
@@ -79,9 +83,9 @@ void pgas__wait_setup(void)
  */
 void pgas__wait_fabric(void)
 {
-	if (pgas__job.wait_mode != PGAS_WAIT_SPIN && !getenv("PGAS_SPIN_LIMIT") &&
-	    pgas__job.spin_limit > 20)
-		pgas__job.spin_limit = 20;
+	if (pgas__job.wait_mode != PGAS_WAIT_SPIN && !pgas__cfg.spin_limit &&
+	    pgas__job.spin_limit > SPIN_SOON)
+		pgas__job.spin_limit = SPIN_SOON;
 }
 
 void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl)
