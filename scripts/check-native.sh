@@ -806,6 +806,44 @@ elif [ "$(basename "$B")" = build ]; then
 	run_tap "ofi FI_PROVIDER=shm: am -n 2 over a dead process's /dev/shm region of each rank's pid" \
 		env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=shm "$RUN" -n 2 -t "$TLIMIT" \
 		sh -c 'touch "/dev/shm/$$:0:0"; exec "$0"' "$B/tests/am"
+	# The job key (docs/ofi.md, "Who can reach a rank's memory"): a
+	# process outside the job (tests/ofi_intruder) finds both ranks'
+	# listening tcp ports and sends each 5 rounds of every kind of the
+	# conduit's messages with a wrong key (an AM request, a barrier flag,
+	# a notification, a ping, a goodbye, a short one, a 1 MiB one); the
+	# job must end with its own results (no request of the intruder's
+	# dispatched, its barriers unharmed) and each rank count exactly what
+	# the provider took from the intruder as dropped.
+	if [ -x "$B/tests/ofi_intruder" ]; then
+		jkdir=$(mktemp -d)
+		PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp \
+			"$RUN" -n 2 -t 40 "$B/tests/jobkey" "$jkdir" >"$jkdir/out" 2>&1 &
+		jkpid=$!
+		for _ in $(seq 100); do
+			[ -e "$jkdir/pid.0" ] && [ -e "$jkdir/pid.1" ] && break
+			sleep 0.1
+		done
+		intr=$(FI_PROVIDER=tcp timeout 30 "$B/tests/ofi_intruder" "$jkdir" 2 7 5 2>&1)
+		irc=$?
+		wait $jkpid
+		rc=$?
+		out=$(cat "$jkdir/out")
+		bad=
+		for rk in 0 1; do
+			sent=$(echo "$intr" | sed -n "s/^# sent \([0-9]*\) to rank $rk .*/\1/p")
+			drop=$(echo "$out" | sed -n "s/^pgas\[$rk\]: ofi conduit: \([0-9]*\) arrivals dropped: not this job's key.*/\1/p")
+			[ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$sent" = "$drop" ] ||
+				bad="$bad rank $rk: intruder sent ${sent:-?}, dropped ${drop:-none};"
+		done
+		if [ $irc -eq 0 ] && [ $rc -eq 0 ] && [ -z "$bad" ] && echo "$out" | grep -q "^1\.\.2$" &&
+		   ! echo "$out" | grep -q "^not ok"; then
+			ok "ofi FI_PROVIDER=tcp: jobkey -n 2: a process outside the job sends every kind of conduit message with a wrong key: none dispatched, all counted dropped"
+		else
+			notok "ofi FI_PROVIDER=tcp: jobkey: job exit $rc, intruder exit $irc;$bad"
+			{ echo "$intr"; echo "$out"; } | grep -v "^ok\|^  PGAS\|^pgas: " | tail -n 8 | sed 's/^/    # /'
+		fi
+		rm -rf "$jkdir"
+	fi
 	# A job on one host keeps tcp's traffic on lo (whatever interface
 	# fi_getinfo lists first).
 	fab=$(PGAS_VERBOSEENV=1 PGAS_CONDUIT=ofi FI_PROVIDER=tcp "$RUN" -n 2 -t 30 \

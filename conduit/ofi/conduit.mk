@@ -10,4 +10,12 @@ CONDUIT_DEFS += -DPGAS_WITH_OFI
 # libfabric itself is loaded at run time (dlopen): only where PGAS_CONDUIT=ofi.
 CONDUIT_LIBS += -ldl
 $(B)/obj/conduit/ofi/ofi.o: CPPFLAGS += $(I_BOOT) -Iconduit/shm $(shell pkg-config --cflags libfabric)
+$(B)/obj/conduit/ofi/ofi.o: conduit/ofi/wire.h
+# A process outside the job (check-native's ofi block, with tests/jobkey):
+# plain libfabric, linked, not a pgas program.
+tests: $(B)/tests/ofi_intruder
+$(B)/tests/ofi_intruder: selftests/ofi/intruder.c conduit/ofi/wire.h uapi/pgas_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) -Iuapi -Iconduit/ofi $(shell pkg-config --cflags libfabric) $(CFLAGS) $(LDFLAGS) \
+		-o $@ $< $(shell pkg-config --libs libfabric)
 endif

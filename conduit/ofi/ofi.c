@@ -60,6 +60,7 @@
 #include <rdma/fi_rma.h>
 #include <sys/uio.h>
 #include "../conduit.h"
+#include "wire.h"
 #include "pgas.h"
 #include "bootstrap.h"
 #include "boot.h"
@@ -123,18 +124,6 @@ static int lf_load(char *msg, size_t msglen)
 #define NTX 64			/* send buffers for what fi_inject cannot take */
 #define BACKLOG_COPIES 4096	/* arrivals copied aside before buffers are held */
 #define MAX_ADDR 200		/* bytes of a fabric address we exchange */
-
-/* What travels: this header, the message body, a Medium's bounce bytes. */
-enum { WIRE_AM = 1, WIRE_BARRIER = 2, WIRE_NOTIFY = 3 };
-struct wire {
-	uint64_t status;	/* the first slot's (or notification's) status word, lap 0 */
-	uint64_t word;		/* WIRE_BARRIER: the flag word; WIRE_NOTIFY: size, tag */
-	uint32_t eid;		/* the target endpoint (a rank, for a barrier) */
-	uint32_t src_rank;	/* the sending rank: whose bounce buffers */
-	uint32_t extra;		/* bounce bytes after the body / barrier round*2+parity */
-	uint16_t chan;
-	uint16_t kind;
-};
 
 /* First in every operation's context: FI_CONTEXT providers write ctx. */
 enum { CTX_BUF, CTX_RMA };
@@ -223,6 +212,8 @@ static struct {
 	struct backlog *bl_head, **bl_tail;
 	unsigned bl_copies;
 	unsigned long shipped, delivered, backlogged;
+	uint64_t job_key;	/* every message's (struct wire): rank 0's random bits */
+	unsigned long foreign;	/* arrivals dropped: not this job's key, or malformed */
 	struct rkey *rk;	/* [2 * nranks]: rank r's segment at 2r, its region at 2r+1 */
 	struct fid_mr *reg_mr;	/* mine */
 	void *reg_local;
@@ -329,7 +320,6 @@ static struct proxy *proxy_for(struct pgas_conduit *c, unsigned eid, unsigned ow
  */
 static int read_cq(struct pgas_conduit *c);
 static ssize_t send_buf(unsigned char *data, size_t len, unsigned rank, struct buf **tx);
-enum { WIRE_PING = 16, WIRE_PONG, WIRE_BYE };
 enum { LIVE_OK, LIVE_GONE, LIVE_BYE };
 #define LIVE_TICK_MS 100	/* silence is checked at most this often */
 /* A silent peer is pinged after min(timeout/2, this), then as often: a
@@ -411,7 +401,7 @@ static bool live_gone(unsigned rank)
  * failure.  false: not sent (EAGAIN, or no send buffer): try later. */
 static bool live_send(unsigned rank, uint16_t kind)
 {
-	struct wire w = { .src_rank = ofi.c->rank, .kind = kind };
+	struct wire w = { .key = ofi.job_key, .src_rank = ofi.c->rank, .kind = kind };
 	struct buf *tx = ofi.tx_free;
 	ssize_t rc;
 
@@ -510,7 +500,7 @@ static void live_bye(struct pgas_conduit *c)
 		unsigned nfree = 0;
 
 		while (next < c->nranks && ofi.tx_free) {
-			struct wire w = { .src_rank = c->rank, .kind = WIRE_BYE };
+			struct wire w = { .key = ofi.job_key, .src_rank = c->rank, .kind = WIRE_BYE };
 			struct buf *tx = ofi.tx_free;
 			ssize_t rc;
 
@@ -539,9 +529,12 @@ static bool live_cq_error(struct pgas_conduit *c, const struct fi_cq_err_entry *
 {
 	struct buf *b = err->op_context;
 
-	if (!b || err->err == FI_ETRUNC)
+	if (!b || (b->tx && err->err == FI_ETRUNC))
 		return false;
 	if (!b->tx) {
+		/* Longer than any message of the job: not the job's. */
+		if (err->err == FI_ETRUNC)
+			ofi.foreign++;
 		b->posted = false;	/* reposted by the next progress */
 		ofi.rx_down++;
 		return true;
@@ -670,10 +663,23 @@ static void print_stats(void)
 		fprintf(stderr, "pgas[%u]: ofi conduit: %lu messages shipped, %lu delivered, "
 			"%lu through the backlog; rma: %lu writes, %lu reads, %llu bytes, "
 			"%lu bounced, %lu queue full; %lu atomics; block sleeps on the wait fd: "
-			"%lu woken, %lu timed out, %lu skipped\n", ofi.c->rank, ofi.shipped,
-			ofi.delivered, ofi.backlogged, ofi.rma_writes, ofi.rma_reads, ofi.rma_bytes,
-			ofi.rma_bounced, ofi.rma_eagain, ofi.amo_posted, ofi.sleep_woken,
-			ofi.sleep_timed, ofi.sleep_skipped);
+			"%lu woken, %lu timed out, %lu skipped; %lu foreign dropped\n", ofi.c->rank,
+			ofi.shipped, ofi.delivered, ofi.backlogged, ofi.rma_writes, ofi.rma_reads,
+			ofi.rma_bytes, ofi.rma_bounced, ofi.rma_eagain, ofi.amo_posted, ofi.sleep_woken,
+			ofi.sleep_timed, ofi.sleep_skipped, ofi.foreign);
+}
+
+/* At exit: arrivals that were not the job's are worth a line of their own
+ * (someone reached this rank's endpoint), unless errors are quiet. */
+static void print_foreign(void)
+{
+	static bool said;
+
+	if (ofi.c && ofi.foreign && !said && pgas__cfg.error_mode != PGAS_ERRMODE_QUIET)
+		fprintf(stderr, "pgas[%u]: ofi conduit: %lu arrivals dropped: not this job's key "
+			"(a process outside the job reached this rank's endpoint)\n", ofi.c->rank,
+			ofi.foreign);
+	said = true;
 }
 
 /*
@@ -739,6 +745,7 @@ static void close_fabric(void)
 	flush_proxies();
 	if (ofi.opened && ofi.ep && ofi.c)
 		live_bye(ofi.c);
+	print_foreign();
 	/*
 	 * verbs;ofi_rxm (libfabric 1.17) crashed in fi_close of the endpoint
 	 * just after a peer had closed its own (SIGSEGV at NULL + 8: rxm's
@@ -791,11 +798,26 @@ static void shm_stale_region(void)
 	(void)unlink(name);
 }
 
+/* 64 random bits (the job key, memory keys). */
+static uint64_t random64(void)
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);	/* no getrandom: weaker, still per process */
+		r = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+	}
+	return r;
+}
+
 static int cq_open(struct fi_cq_attr *attr);
 
 static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct {
+		uint64_t key;	/* rank 0's: the job key */
 		uint32_t len;
 		unsigned char addr[MAX_ADDR];
 	} mine = { 0 }, *all = NULL;
@@ -932,8 +954,14 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		snprintf(msg, msglen, "eventfd: %s", strerror(errno));
 		return PGAS_ERR_SYS;
 	}
-	/* Every rank's address, through the launcher (as shm's hello). */
+	/* Every rank's address, through the launcher (as shm's hello), and
+	 * the job key: rank 0's random bits, which only the job's processes
+	 * (the launcher's private channel) see. */
+	if (c->rank == 0)
+		mine.key = random64();
 	rc = pgas_boot_allgather(&mine, sizeof(mine), efd, all, ofi.efd, msg, msglen);
+	if (!rc)
+		ofi.job_key = all[0].key;
 	if (efd >= 0)
 		close(efd);	/* efd[rank] is mine, passed back */
 	for (unsigned r = 0; r < c->nranks; r++)
@@ -991,14 +1019,8 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 static uint64_t mr_fresh_key(void)
 {
 	size_t size = ofi.info->domain_attr->mr_key_size;
-	uint64_t key = 0;
+	uint64_t key = random64();
 
-	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);	/* no getrandom: weaker, still per process */
-		key = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
-	}
 	if (size && size < sizeof(key))
 		key &= (1ull << (8 * size)) - 1;
 	return key;
@@ -1249,6 +1271,7 @@ static bool ship_ring(struct pgas_conduit *c, struct proxy *p, unsigned ch, int 
 		if (!tx)
 			return false;	/* completions give buffers back */
 		out = tx->data;
+		w.key = ofi.job_key;
 		w.status = st & ~0xffffull;
 		w.eid = p->eid;
 		w.src_rank = c->rank;
@@ -1305,7 +1328,8 @@ static bool ship_notify(struct pgas_conduit *c, struct proxy *p, int *n)
 		uint64_t h = p->notify_head;
 		struct pgas_notify_entry *e = &p->ring.notify[h & mask];
 		uint64_t st = __atomic_load_n(&e->status, __ATOMIC_ACQUIRE);
-		struct wire w = { .eid = p->eid, .src_rank = c->rank, .kind = WIRE_NOTIFY };
+		struct wire w = { .key = ofi.job_key, .eid = p->eid, .src_rank = c->rank,
+				  .kind = WIRE_NOTIFY };
 		ssize_t rc;
 
 		if (PGAS_NOTIFY_LAP(st) != notify_lap_of(h))
@@ -1336,8 +1360,9 @@ static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
 
 			if (v == p->bar_sent[k][j])
 				continue;	/* every progress scans: keep it cheap */
-			w = (struct wire){ .word = v, .eid = p->eid, .src_rank = c->rank,
-					   .extra = k * 2 + j, .kind = WIRE_BARRIER };
+			w = (struct wire){ .key = ofi.job_key, .word = v, .eid = p->eid,
+					   .src_rank = c->rank, .extra = k * 2 + j,
+					   .kind = WIRE_BARRIER };
 			/* The barrier may complete here and its caller stop
 			 * polling: a few tries while the provider connects. */
 			for (unsigned tries = 0;; tries++) {
@@ -1567,6 +1592,26 @@ static int backlog_drain(struct pgas_conduit *c)
 	return n;
 }
 
+/*
+ * Whether an arrival carries the job key (first in its header): any other
+ * (a process outside the job that reached the endpoint, a stale peer of an
+ * earlier job whose address this one reuses) is counted and dropped before
+ * anything else of it is read, so it is neither dispatched nor named a bad
+ * message of the job.
+ */
+static bool from_job(const unsigned char *data, size_t len)
+{
+	uint64_t key;
+
+	if (len >= sizeof(struct wire)) {
+		memcpy(&key, data, sizeof(key));
+		if (key == ofi.job_key)
+			return true;
+	}
+	ofi.foreign++;
+	return false;
+}
+
 static int read_cq(struct pgas_conduit *c)
 {
 	struct fi_cq_msg_entry e[16];
@@ -1617,7 +1662,9 @@ static int read_cq(struct pgas_conduit *c)
 			b->posted = false;
 			ofi.rx_down++;
 			/* Behind what waits already, or it could pass it. */
-			if (live_rx(c, b->data, e[i].len))
+			if (!from_job(b->data, e[i].len))
+				;	/* dropped unread */
+			else if (live_rx(c, b->data, e[i].len))
 				n++;
 			else if (ofi.bl_head || deliver(c, b->data, e[i].len) == BLOCKED)
 				backlog_add(b->data, e[i].len, b);
