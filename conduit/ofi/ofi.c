@@ -1328,13 +1328,13 @@ static bool ship_notify(struct pgas_conduit *c, struct proxy *p, int *n)
 		uint64_t h = p->notify_head;
 		struct pgas_notify_entry *e = &p->ring.notify[h & mask];
 		uint64_t st = __atomic_load_n(&e->status, __ATOMIC_ACQUIRE);
-		struct wire w = { .key = ofi.job_key, .eid = p->eid, .src_rank = c->rank,
-				  .kind = WIRE_NOTIFY };
+		struct wire_word w = { .h = { .key = ofi.job_key, .eid = p->eid,
+					      .src_rank = c->rank, .kind = WIRE_NOTIFY } };
 		ssize_t rc;
 
 		if (PGAS_NOTIFY_LAP(st) != notify_lap_of(h))
 			return true;
-		w.status = st & ~0xffffull;
+		w.h.status = st & ~0xffffull;
 		w.word = (uint64_t)e->size | (uint64_t)e->tag << 32;
 		rc = live_inject(&w, sizeof(w), p->owner);
 		if (rc == -FI_EAGAIN)
@@ -1355,14 +1355,15 @@ static void ship_barrier(struct pgas_conduit *c, struct proxy *p, int *n)
 		for (unsigned j = 0; j < 2; j++) {
 			uint64_t v = __atomic_load_n(&p->ring.ctrl->barrier[k].flag[j],
 						     __ATOMIC_ACQUIRE);
-			struct wire w;
+			struct wire_word w;
 			ssize_t rc;
 
 			if (v == p->bar_sent[k][j])
 				continue;	/* every progress scans: keep it cheap */
-			w = (struct wire){ .key = ofi.job_key, .word = v, .eid = p->eid,
-					   .src_rank = c->rank, .extra = k * 2 + j,
-					   .kind = WIRE_BARRIER };
+			w = (struct wire_word){ .h = { .key = ofi.job_key, .eid = p->eid,
+						       .src_rank = c->rank, .extra = k * 2 + j,
+						       .kind = WIRE_BARRIER },
+						.word = v };
 			/* The barrier may complete here and its caller stop
 			 * polling: a few tries while the provider connects. */
 			for (unsigned tries = 0;; tries++) {
@@ -1432,17 +1433,23 @@ static int deliver(struct pgas_conduit *c, unsigned char *data, size_t len)
 	uint32_t mask = c->geo.mbox_slots - 1;
 	struct pgas_bounce_hdr *bh = NULL;
 	char msg[160];
-	uint64_t t;
+	uint64_t t, word = 0;
 
 	if (len < sizeof(w))
 		pgas__fatal("ofi: a message of %zu bytes", len);
 	memcpy(&w, data, sizeof(w));
+	if (w.kind == WIRE_BARRIER || w.kind == WIRE_NOTIFY) {
+		if (len < sizeof(struct wire_word))
+			pgas__fatal("ofi: a %s of %zu bytes from rank %u", w.kind == WIRE_BARRIER ?
+				    "barrier flag" : "notification", len, w.src_rank);
+		memcpy(&word, body, sizeof(word));
+	}
 	if (w.kind == WIRE_BARRIER) {
 		struct pgas_ctrl_page *ctrl = c->eps[c->rank].ctrl;
 
 		if (w.extra >= PGAS_BARRIER_ROUNDS * 2)
 			pgas__fatal("ofi: bad barrier round %u from rank %u", w.extra, w.src_rank);
-		__atomic_store_n(&ctrl->barrier[w.extra / 2].flag[w.extra % 2], w.word,
+		__atomic_store_n(&ctrl->barrier[w.extra / 2].flag[w.extra % 2], word,
 				 __ATOMIC_RELEASE);
 		ring_bell(ctrl);
 		return DELIVERED;
@@ -1454,8 +1461,8 @@ static int deliver(struct pgas_conduit *c, unsigned char *data, size_t len)
 		if (!reserve(&ctrl->notify, c->geo.notify_entries, 1, &t))
 			return BLOCKED;
 		e = &c->eps[c->rank].notify[t & (c->geo.notify_entries - 1)];
-		e->size = (uint32_t)w.word;
-		e->tag = (uint32_t)(w.word >> 32);
+		e->size = (uint32_t)word;
+		e->tag = (uint32_t)(word >> 32);
 		__atomic_store_n(&e->status, w.status | notify_lap_of(t), __ATOMIC_RELEASE);
 		ring_bell(ctrl);
 		return DELIVERED;

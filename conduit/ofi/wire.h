@@ -20,12 +20,19 @@ struct wire {
 	 * user, a stale peer of an earlier job) cannot inject into the job. */
 	uint64_t key;
 	uint64_t status;	/* the first slot's (or notification's) status word, lap 0 */
-	uint64_t word;		/* WIRE_BARRIER: the flag word; WIRE_NOTIFY: size, tag */
 	uint32_t eid;		/* the target endpoint (a rank, for a barrier) */
 	uint32_t src_rank;	/* the sending rank: whose bounce buffers */
 	uint32_t extra;		/* bounce bytes after the body / barrier round*2+parity */
 	uint16_t chan;
 	uint16_t kind;
+};
+
+/* WIRE_BARRIER and WIRE_NOTIFY: the header and a word (the flag word;
+ * size and tag), which an AM does not carry: its header stays 32 bytes,
+ * as before the key (tcp;ofi_rxm's inject size is 64). */
+struct wire_word {
+	struct wire h;
+	uint64_t word;
 };
 
 #endif

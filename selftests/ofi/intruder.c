@@ -172,11 +172,13 @@ static unsigned attack(fi_addr_t a, unsigned r, unsigned src, unsigned handler, 
 			.kind = WIRE_AM,
 			.status = PGAS_STATUS(0, src, 4, 1, PGAS_MSG_SHORT, handler) },
 		 .args = { 1000 } };
-	struct wire bar = { .key = key, .word = ~0ull >> 1, .eid = r, .src_rank = src,
-			    .extra = 0, .kind = WIRE_BARRIER };
-	struct wire note = { .key = key, .word = 8 | (uint64_t)77 << 32, .eid = r,
-			     .src_rank = src, .kind = WIRE_NOTIFY,
-			     .status = PGAS_STATUS(0, src, 0, 0, 0, 0) };
+	struct wire_word bar = { .h = { .key = key, .eid = r, .src_rank = src, .extra = 0,
+					.kind = WIRE_BARRIER },
+				 .word = ~0ull >> 1 };
+	struct wire_word note = { .h = { .key = key, .eid = r, .src_rank = src,
+					 .kind = WIRE_NOTIFY,
+					 .status = PGAS_STATUS(0, src, 0, 0, 0, 0) },
+				  .word = 8 | (uint64_t)77 << 32 };
 	struct wire ping = { .key = key, .src_rank = src, .kind = WIRE_PING };
 	struct wire bye = { .key = key, .src_rank = src, .kind = WIRE_BYE };
 	unsigned n = 0;
