@@ -923,7 +923,8 @@ if "$RUN" --version | grep -q '^conduits:.* ofi' && [ "$(basename "$B")" = build
 		shift 3
 		out=$(PGAS_VERBOSEENV=1 "$@" 2>&1)
 		rc=$?
-		cnt=$(echo "$out" | sed -n "s/^pgas\[$rk\]: ofi conduit: .*; \([0-9]*\) atomics\$/\1/p")
+		# (the statistics line goes on after the atomics: block sleeps, foreign)
+		cnt=$(echo "$out" | sed -n "s/^pgas\[$rk\]: ofi conduit: .*; \([0-9]*\) atomics\(;.*\)\{0,1\}\$/\1/p")
 		enough=$([ -n "$cnt" ] && echo $((min ? cnt >= min : cnt == 0)))
 		if [ $rc -eq 0 ] && echo "$out" | grep -q "^1\.\.[1-9]" &&
 		   ! echo "$out" | grep -q "^not ok" && [ "$enough" = 1 ]; then
