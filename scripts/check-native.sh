@@ -646,6 +646,13 @@ apart_works 3 2 PGAS_DEVICE=/nonexistent/pgas9
 apart_works 3 0 PGAS_WAIT_MODE=block
 apart_works 3 2 PGAS_WAIT_MODE=yield
 apart_works 2 1 PGAS_SPIN_LIMIT=5
+# One rank sleeping on the CQ's fd, the other napping (block mode over ofi).
+if "$RUN" --version | grep -q '^conduits:.* ofi'; then
+	PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_WAIT_MODE=block \
+		apart_works 2 1 PGAS_OFI_WAIT_FD=0
+else
+	apart_works 2 1 PGAS_OFI_WAIT_FD=0
+fi
 apart_works 3 0 PGAS_SEGMENT_SIZE=3M
 apart_works 2 1 PGAS_VERBOSEENV=1
 apart_works 2 0 PGAS_COLL_VERBOSE=1
