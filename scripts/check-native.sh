@@ -823,7 +823,7 @@ elif [ "$(basename "$B")" = build ]; then
 	# the provider took from the intruder as dropped.
 	if [ -x "$B/tests/ofi_intruder" ]; then
 		jkdir=$(mktemp -d)
-		PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp \
+		PGAS_ERROR_MODE=print PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp \
 			"$RUN" -n 2 -t 40 "$B/tests/jobkey" "$jkdir" >"$jkdir/out" 2>&1 &
 		jkpid=$!
 		for _ in $(seq 100); do
