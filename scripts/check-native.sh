@@ -784,7 +784,7 @@ elif [ "$(basename "$B")" = build ]; then
 			rc=$?
 			want="rma: [1-9][0-9]* writes, [1-9][0-9]* reads, [0-9]* bytes, "
 			[ $mode = bounce ] && want="$want[1-9]"
-			if [ $rc -eq 0 ] && echo "$out" | grep -q "^1\.\.8$" &&
+			if [ $rc -eq 0 ] && echo "$out" | grep -q "^1\.\.9$" &&
 			   ! echo "$out" | grep -q "^not ok" &&
 			   [ "$(echo "$out" | grep -c "^pgas\[[01]\]: ofi conduit: .*$want")" -eq 2 ]; then
 				ok "ofi FI_PROVIDER=$prov: rma_nopoll -n 2, PGAS_OFI_RMA=$mode: puts delivered to a target that does not poll, by fi_write/fi_read; quiet, fence and release order them"

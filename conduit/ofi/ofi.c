@@ -949,6 +949,8 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		return PGAS_ERR_NOMEM;
 	}
+	for (unsigned r = 0; r < c->nranks; r++)
+		ofi.efd[r] = -1;	/* a failed open's close closes none */
 	if (ofi.cq_fd >= 0 && (efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
 		free(all);
 		snprintf(msg, msglen, "eventfd: %s", strerror(errno));
@@ -2254,6 +2256,7 @@ static void ofi_forked(struct pgas_conduit *c)
 {
 	pgas_shm_ops.forked(c);
 	ofi.forked = true;
+	c->sleeps = false;	/* the parent's CQ, eventfd and control page */
 }
 
 static int ofi_wait_fd(const struct pgas_conduit *c)

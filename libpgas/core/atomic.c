@@ -215,9 +215,11 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 		     !((uintptr_t)x->addr & (size - 1));
 
 	/* Release: this rank's puts in flight to ranks not mapped here
-	 * complete first (pgas_fence's rule, rma_ref.c). */
+	 * complete first (pgas_fence's rule, rma_ref.c); a handler cannot
+	 * wait for their replies, and releases as the CPU path does. */
 	if (valid && (x->flags & PGAS_AOP_REL) && pgas__puts_in_flight(&pgas__g) &&
-	    (r.rc = pgas__ref_drain_puts(&pgas__g, x->call)))
+	    !pgas__self.handler_depth && !pgas__self.hsl_held &&
+	    (r.rc = pgas__ref_drain(&pgas__g, x->call, PGAS__NBI_PUTS)))
 		return r;
 	if (valid && (ad->key & AD_FABRIC) && pgas__job.attached && x->rank < pgas__g.nranks &&
 	    pgas__ref_in_bounds(x->rank, x->addr, size)) {

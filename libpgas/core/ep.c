@@ -465,7 +465,9 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	ep->gone = pgas__g.gone;
 	ep->wake = pgas__g.wake;
 	ep->status_src = PGAS_STATUS(0, x->xep.eid, 0, 0, 0, 0);
-	ep->nbi_puts_pending = pgas__g.nbi_puts_pending;	/* block mode keeps it 1 */
+	/* None in flight yet (the primary's count is its own; block mode
+	 * keeps the base at 1). */
+	ep->nbi_puts_pending = pgas__g.wake ? 1 : 0;
 	/* Its polls leave the fast path to move the conduit's proxy rings. */
 	ep->pending = (pgas__pending() & PGAS__PENDING_CONDUIT) |
 		      (pgas__ctl_msgs ? PGAS__PENDING_PRIMARY : 0);
@@ -516,6 +518,11 @@ int pgas_ep_destroy(pgas_ep_t ep)
 	if (pgas__forked())
 		return pgas__err(PGAS_ERR_STATE, call,
 				 "called in a forked child of the rank (not a member of the job)");
+	/* Its operations in flight on the remote path complete first: their
+	 * records count on this endpoint (rma_ref.c). */
+	rc = pgas__ref_drain(ep, call, PGAS__NBI_PUTS | PGAS__NBI_GETS);
+	if (rc)
+		return rc;
 	x = ep->priv;
 	me = pgas__rank_state(pgas__g.rank);
 	/*

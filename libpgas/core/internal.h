@@ -521,7 +521,7 @@ int pgas__ref_long(struct pgas__state *ep, const char *call, unsigned chan, unsi
 		   unsigned rank, unsigned handler, const void *buf, size_t n, void *dst,
 		   const uint32_t *args, unsigned nargs, bool imm);
 int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int block);
-int pgas__ref_drain_puts(struct pgas__state *ep, const char *call);
+int pgas__ref_drain(struct pgas__state *ep, const char *call, int what);
 int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int some,
 		    int block);
 /* am.c: a message of handler 0 from ep to eid on chan, as a Medium. */

@@ -1072,14 +1072,17 @@ static int nbi_wait(struct pgas__state *ep, const char *call, int what, int bloc
  * and a release on a mapped rank must not precede a remote put.  An
  * _nbi operation's error stays for the next sync.
  */
-int pgas__ref_drain_puts(struct pgas__state *ep, const char *call)
+int pgas__ref_drain(struct pgas__state *ep, const char *call, int what)
 {
-	return nbi_wait(ep, call, PGAS__NBI_PUTS, 1);
+	return nbi_wait(ep, call, what, 1);
 }
 
 void pgas__fence_wait(struct pgas__state *ep)
 {
-	(void)pgas__ref_drain_puts(ep, "pgas_fence");	/* in a handler: said, not waited */
+	/* A handler cannot wait for replies (pgas.h: a fence there orders
+	 * only the mapped ranks' stores). */
+	if (!pgas__self.handler_depth && !pgas__self.hsl_held)
+		(void)pgas__ref_drain(ep, "pgas_fence", PGAS__NBI_PUTS);
 }
 
 int pgas__ref_sync_nbi(struct pgas__state *ep, const char *call, int what, int block)

@@ -407,7 +407,10 @@ int pgas_ep_create(pgas_ep_t *ep, unsigned flags);
  */
 #define PGAS_EP_PROGRESS 1u
 /* Local.  No thread may use ep during or after the call; messages that
- * arrive for it later are dropped.  It waits for the library's progress
+ * arrive for it later are dropped.  Its _nb and _nbi operations still in
+ * flight to ranks reached through a network complete first (their handles
+ * still need their sync; an _nbi error is left for the next sync of the
+ * primary's).  It waits for the library's progress
  * thread to leave ep (which it polls under the endpoints' lock, taken
  * here first); PGAS_ERR_STATE if a handler of ep calls it, or while
  * another thread of the program polls ep (pgas_ep_poll, a wait on it). */
@@ -524,7 +527,9 @@ int pgas_end_nbi_accessregion(pgas_handle_t *handle);
  * are visible at that rank before any it issues after the fence.  Nothing
  * is waited for where every rank is mapped; with puts to ranks reached
  * through a network in flight, they complete first (a conduit's messages
- * and its fabric writes take different paths).
+ * and its fabric writes take different paths) -- except in a handler or
+ * under a handler-safe lock, which cannot wait for replies: there it (and
+ * an atomic with PGAS_AOP_REL) orders the stores to mapped ranks only.
  * pgas_quiet: every put, get and atomic this rank issued before it, by any
  * thread and in any form (blocking, _nb, _nbi), is complete: puts and
  * atomics are visible to every thread of every rank, gets have their data.

@@ -94,6 +94,17 @@ static void test_nopoll(int form, uint64_t round, const char *what)
 		} else if (form == 3) {
 			T_EQ(pgas_put_nb(&h, 1, seg(1, 0), buf, BIG), 0);
 			T_EQ(pgas_quiet(), 0);
+		} else if (form == 5) {
+			/* An endpoint made meanwhile has nothing in flight (it
+			 * once copied the primary's count: its quiet hung). */
+			pgas_ep_t ep;
+
+			T_EQ(pgas_put_nb(&h, 1, seg(1, 0), buf, BIG), 0);
+			T_EQ(pgas_ep_create(&ep, 0), 0);
+			T_EQ(pgas_ep_quiet(ep), 0);
+			T_EQ(pgas_ep_destroy(ep), 0);
+			T_EQ(pgas_wait_syncnb(h), 0);
+			h = PGAS_HANDLE_DONE;
 		} else {
 			T_EQ(pgas_put_nbi(1, seg(1, 0), buf, BIG), 0);
 			T_EQ(pgas_ad_op_u64(ad, NULL, 0, seg(0, 2 * BIG - 64), PGAS_AOP_SET, round, 0,
@@ -245,6 +256,7 @@ int main(void)
 		test_nopoll(2, 3, "an _nbi put and its sync");
 		test_nopoll(3, 4, "an _nb put and pgas_quiet");
 		test_nopoll(4, 5, "an _nbi put and an own-rank atomic with PGAS_AOP_REL");
+		test_nopoll(5, 7, "an _nb put, an endpoint created, its quiet, the put's sync");
 		test_fence(6);
 		test_buffers();
 		test_region();
