@@ -90,7 +90,8 @@ static int nbi_rc;		/* an _nbi operation's error, for the next sync */
 #define HANDLE_MAGIC 0xa5ull
 #define HANDLE_OF(op) (HANDLE_MAGIC << 56 | (uint64_t)((op)->gen & 0xffffffu) << 32 | (op)->index)
 
-static struct ref_op *op_new(int mode, struct pgas__state *ep)
+static struct ref_op *op_new(int mode, struct pgas__state *ep, uint64_t *pending,
+			     const char *call)
 {
 	struct ref_op *op;
 
@@ -115,9 +116,9 @@ static struct ref_op *op_new(int mode, struct pgas__state *ep)
 	pthread_mutex_unlock(&ops_lock);
 	op->mode = (unsigned char)mode;
 	op->fabric = false;
-	op->call = "";
+	op->call = call;
 	op->ep = ep;
-	op->pending = NULL;
+	op->pending = pending;
 	op->value = 0;
 	__atomic_store_n(&op->rc, 0, __ATOMIC_RELAXED);
 	/* Release: a reply handled by another thread reads what is above
@@ -651,21 +652,24 @@ static int op_finish(struct ref_op *op, const char *call, unsigned rank, int iss
 static struct ref_op *op_start(const char *call, unsigned rank, int mode, bool get,
 			       struct pgas__state *ep, int *rc)
 {
+	uint64_t *pending = NULL;
 	struct ref_op *op;
 
 	if ((*rc = can_wait(call, rank)))
 		return NULL;
-	op = op_new(mode, ep);
+	/* Everything a reply reads is set in op_new, before its release of
+	 * left: the request reaches the reply's thread through another
+	 * process's ring, which gives the race detector no order. */
+	if (mode != OP_WAIT)
+		pending = mode == OP_NBI_GET || (mode == OP_NB && get) ? &ep->nbi_gets_pending
+								       : &ep->nbi_puts_pending;
+	op = op_new(mode, ep, pending, call);
 	if (!op) {
 		*rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for an operation record");
 		return NULL;
 	}
-	if (mode != OP_WAIT) {
-		op->pending = mode == OP_NBI_GET || (mode == OP_NB && get) ? &ep->nbi_gets_pending
-									     : &ep->nbi_puts_pending;
-		__atomic_fetch_add(op->pending, 1, __ATOMIC_RELAXED);
-	}
-	op->call = call;
+	if (pending)
+		__atomic_fetch_add(pending, 1, __ATOMIC_RELAXED);
 	*rc = PGAS_OK;
 	return op;
 }
