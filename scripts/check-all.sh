@@ -24,11 +24,12 @@ total_fail=0
 
 # tier NAME CMD...: runs one tier, echoes its output, adds its counts.
 tier() {
-	local name=$1 out line p f
+	local name=$1 out line p f t0=$SECONDS
 	shift
 	echo "=== tier $name"
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
+	echo "# tier $name took $((SECONDS - t0)) s"
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "not ok - tier $name printed no result line"
