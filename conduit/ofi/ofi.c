@@ -166,7 +166,7 @@ struct proxy {
  * outside the registered segment and region goes through inl or a bounce
  * buffer, copied back on a get's completion.
  */
-#define NRMA 256		/* operations in flight */
+#define NRMA 1024		/* operations in flight (writes held until flushed) */
 #define RMA_INLINE 64
 #define NBOUNCE 16		/* registered bounce buffers (FI_MR_LOCAL) */
 #define BOUNCE_SIZE (64u << 10)
@@ -181,7 +181,26 @@ struct rma_ctx {
 	unsigned rank;
 	bool get;
 	unsigned char amo;	/* an atomic (ops->amo): its value's size, else 0 */
+	bool flush;		/* a rank's flush read (struct wrank) */
+	uint64_t seq;		/* a flushed write: its number to its rank; a flush: the last it covers */
 	unsigned char inl[RMA_INLINE];	/* an atomic: operand, compare, result */
+};
+
+/*
+ * Flushed writes (ofi.flushed): a write goes without FI_DELIVERY_COMPLETE
+ * (its completion says the data left), and a read of 8 bytes from the
+ * rank, ordered behind the writes (FI_ORDER_RAW), says that they are at
+ * the target: a write is done (c->rma_done) once its own completion and a
+ * later flush's have come.  One flush in flight per rank; one that
+ * completes posts the next if writes were posted meanwhile.
+ */
+struct wrank {
+	uint64_t posted;	/* writes posted to the rank */
+	uint64_t covered;	/* writes a flush posted so far is behind */
+	uint64_t delivered;	/* writes a completed flush is behind */
+	struct rma_ctx *sent;	/* writes whose own completion came, not delivered */
+	int failed;		/* a flush failed: later writes end with it */
+	bool flushing;		/* its flush read is in flight */
 };
 
 /* A rank's registered memory as the fabric addresses it. */
@@ -218,7 +237,13 @@ static struct {
 	struct fid_mr *reg_mr;	/* mine */
 	void *reg_local;
 	size_t reg_len;
-	struct rma_ctx *rctx, *rctx_free;	/* NRMA contexts (registered under mr_local) */
+	struct rma_ctx *rctx, *rctx_free;	/* NRMA contexts, then a flush one per rank
+						 * (registered under mr_local) */
+	size_t rctx_len;
+	struct wrank *wr;	/* [nranks], where flushed */
+	unsigned long wr_open;	/* flushed writes posted, not yet done */
+	unsigned long rma_flushes;
+	bool flushed;		/* writes delivered by flush reads (struct wrank) */
 	struct fid_mr *rctx_mr;
 	unsigned char *bounce[NBOUNCE];	/* free ones; NULL: taken */
 	unsigned char *bounce_area;
@@ -227,7 +252,7 @@ static struct {
 	bool rma_on;		/* ops->rma serves (PGAS_OFI_RMA is not am) */
 	bool amo_on;		/* ops->amo serves (c->amo_ops) */
 	unsigned long amo_posted;
-	uint64_t write_flags;	/* FI_DELIVERY_COMPLETE where the provider takes it */
+	uint64_t write_flags;	/* FI_DELIVERY_COMPLETE unless flushed */
 	size_t rma_max;		/* the provider's largest message */
 	unsigned long rma_writes, rma_reads, rma_bounced, rma_eagain;
 	unsigned long long rma_bytes;
@@ -617,7 +642,8 @@ static struct fi_info *pick_info(struct fi_info *info)
 	return chosen;
 }
 
-static struct fi_info *get_info(bool atomics, bool ordered)
+/* order: the msg_order asked for (FI_ORDER_RMA_RAW: writes flushed by a read). */
+static struct fi_info *get_info(bool atomics, uint64_t order)
 {
 	struct fi_info *hints = lf.dupinfo(NULL), *info = NULL;	/* fi_allocinfo */
 
@@ -629,8 +655,7 @@ static struct fi_info *get_info(bool atomics, bool ordered)
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
 				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
 	hints->domain_attr->threading = FI_THREAD_DOMAIN;	/* progress serialises */
-	if (ordered)
-		hints->tx_attr->msg_order = hints->rx_attr->msg_order = FI_ORDER_SAS;
+	hints->tx_attr->msg_order = hints->rx_attr->msg_order = order;
 	if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &info))
 		info = NULL;
 	fi_freeinfo(hints);
@@ -662,10 +687,10 @@ static void print_stats(void)
 	if (ofi.c)
 		fprintf(stderr, "pgas[%u]: ofi conduit: %lu messages shipped, %lu delivered, "
 			"%lu through the backlog; rma: %lu writes, %lu reads, %llu bytes, "
-			"%lu bounced, %lu queue full; %lu atomics; block sleeps on the wait fd: "
+			"%lu bounced, %lu queue full, %lu flush reads; %lu atomics; block sleeps on the wait fd: "
 			"%lu woken, %lu timed out, %lu skipped; %lu foreign dropped\n", ofi.c->rank,
 			ofi.shipped, ofi.delivered, ofi.backlogged, ofi.rma_writes, ofi.rma_reads,
-			ofi.rma_bytes, ofi.rma_bounced, ofi.rma_eagain, ofi.amo_posted, ofi.sleep_woken,
+			ofi.rma_bytes, ofi.rma_bounced, ofi.rma_eagain, ofi.rma_flushes, ofi.amo_posted, ofi.sleep_woken,
 			ofi.sleep_timed, ofi.sleep_skipped, ofi.foreign);
 }
 
@@ -866,11 +891,15 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	}
 
 	atexit(close_fabric);	/* before pgas_init registers its finalize: runs after it */
-	ofi.info = get_info(true, true);
+	ofi.info = get_info(true, FI_ORDER_SAS | FI_ORDER_RMA_RAW);
 	if (!ofi.info)
-		ofi.info = get_info(false, true);
+		ofi.info = get_info(true, FI_ORDER_SAS);
 	if (!ofi.info)
-		ofi.info = get_info(false, false);
+		ofi.info = get_info(false, FI_ORDER_SAS | FI_ORDER_RMA_RAW);
+	if (!ofi.info)
+		ofi.info = get_info(false, FI_ORDER_SAS);
+	if (!ofi.info)
+		ofi.info = get_info(false, 0);
 	if (!ofi.info) {
 		free(all);
 		snprintf(msg, msglen, "no libfabric provider offers FI_EP_RDM with FI_MSG | FI_RMA%s%s%s",
@@ -1082,6 +1111,26 @@ static int exchange_keys(struct pgas_conduit *c, unsigned which, void *addr, siz
 }
 
 /*
+ * Whether a read's completion says that the writes posted before it to
+ * the same rank are at the target: the read goes after them
+ * (FI_ORDER_RMA_RAW) and sees their data (max_order_raw_size covers the
+ * largest write: shm says so when asked).  tcp (alone or under ofi_rxm)
+ * says the first only, with max_order_raw_size 0, but its target takes a
+ * connection's operations off one socket in order and receives a write's
+ * data into memory before it reads the next header, so a read behind
+ * writes on it finds them placed.
+ */
+static bool flush_ordered(void)
+{
+	const struct fi_info *i = ofi.info;
+
+	if (!(i->tx_attr->msg_order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
+		return false;
+	return i->ep_attr->max_order_raw_size >= ofi.rma_max ||
+	       !strncmp(i->fabric_attr->prov_name, "tcp", 3);
+}
+
+/*
  * What the RMA path needs besides the keys: the operation contexts and,
  * where local buffers need a desc (FI_MR_LOCAL, or PGAS_OFI_RMA=bounce),
  * their registration and the bounce buffers'.  Bounce buffers rather than
@@ -1101,19 +1150,36 @@ static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 	ofi.rma_max = ofi.info->ep_attr->max_msg_size;
 	if (!ofi.rma_max || ofi.rma_max > (1u << 30))
 		ofi.rma_max = 1u << 30;
-	/* A write completes once its data is visible at the target. */
-	ofi.write_flags = FI_DELIVERY_COMPLETE;
+	/*
+	 * A write completes (c->rma_done) once its data is visible at the
+	 * target: by FI_DELIVERY_COMPLETE on each (PGAS_OFI_RMA=dc, or a
+	 * provider that does not order a read behind writes of any size), or
+	 * flushed: a read behind them (struct wrank).  Delivery completion
+	 * costs tcp;ofi_rxm an acknowledgement per write, which the target
+	 * sends from its progress: 2-5x the time of a stream of small puts.
+	 */
+	ofi.flushed = ofi.rma_on && pgas__cfg.ofi_rma != 3 && flush_ordered();
+	ofi.write_flags = ofi.flushed ? 0 : FI_DELIVERY_COMPLETE;
 	if ((!ofi.rma_on && !ofi.amo_on) || !c->remote)
 		return PGAS_OK;
-	ofi.rctx = mmap(NULL, NRMA * sizeof(*ofi.rctx), PROT_READ | PROT_WRITE,
+	ofi.rctx_len = (NRMA + (size_t)c->nranks) * sizeof(*ofi.rctx);
+	ofi.rctx = mmap(NULL, ofi.rctx_len, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ofi.rctx == MAP_FAILED) {
+	ofi.wr = ofi.flushed ? calloc(c->nranks, sizeof(*ofi.wr)) : NULL;
+	if (ofi.rctx == MAP_FAILED || (ofi.flushed && !ofi.wr)) {
+		if (ofi.rctx != MAP_FAILED)
+			munmap(ofi.rctx, ofi.rctx_len);
 		ofi.rctx = NULL;
 		snprintf(msg, msglen, "out of memory for RMA contexts");
 		return PGAS_ERR_NOMEM;
 	}
-	for (unsigned i = 0; i < NRMA; i++) {
+	for (unsigned i = 0; i < NRMA + c->nranks; i++)
 		ofi.rctx[i].h.kind = CTX_RMA;
+	for (unsigned r = 0; r < c->nranks; r++) {
+		ofi.rctx[NRMA + r].flush = true;
+		ofi.rctx[NRMA + r].rank = r;
+	}
+	for (unsigned i = 0; i < NRMA; i++) {
 		ofi.rctx[i].next = ofi.rctx_free;
 		ofi.rctx_free = &ofi.rctx[i];
 	}
@@ -1128,7 +1194,7 @@ static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 	}
 	for (unsigned i = 0; i < NBOUNCE; i++)
 		ofi.bounce[i] = ofi.bounce_area + (size_t)i * BOUNCE_SIZE;
-	if ((rc = mr_reg(ofi.rctx, NRMA * sizeof(*ofi.rctx), FI_READ | FI_WRITE, &ofi.rctx_mr)) ||
+	if ((rc = mr_reg(ofi.rctx, ofi.rctx_len, FI_READ | FI_WRITE, &ofi.rctx_mr)) ||
 	    (rc = mr_reg(ofi.bounce_area, (size_t)NBOUNCE * BOUNCE_SIZE, FI_READ | FI_WRITE,
 			 &ofi.bounce_mr)))
 		return ofi_fail(msg, msglen, "registering the RMA bounce buffers (fi_mr_reg)", rc);
@@ -1165,7 +1231,9 @@ static int ofi_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 			ofi.info->caps & FI_ATOMIC ? "atomics" : "no atomics");
 	if (!rc && pgas__cfg.verbose_env && c->rank == 0)
 		fprintf(stderr, "pgas: ofi conduit: RMA %s, local buffers %s, largest %zu bytes\n",
-			ofi.rma_on ? "by fi_write/fi_read (delivery complete)" : "by AM",
+			!ofi.rma_on ? "by AM" : ofi.flushed ?
+			"by fi_write/fi_read (writes delivered by a read behind them)" :
+			"by fi_write/fi_read (delivery complete)",
 			ofi.mr_local ? "registered or bounced" : "as they are", ofi.rma_max);
 	if (!rc && pgas__cfg.verbose_env && c->rank == 0)
 		fprintf(stderr, "pgas: ofi conduit: atomics by fi_atomic for %#x %#x %#x %#x %#x %#x "
@@ -1201,7 +1269,10 @@ static void ofi_close(struct pgas_conduit *c)
 	free(ofi.active);
 	free(ofi.rk);
 	if (ofi.rctx)
-		munmap(ofi.rctx, NRMA * sizeof(*ofi.rctx));
+		munmap(ofi.rctx, ofi.rctx_len);
+	free(ofi.wr);
+	ofi.wr = NULL;
+	ofi.wr_open = 0;
 	if (ofi.bounce_area)
 		munmap(ofi.bounce_area, (size_t)NBOUNCE * BOUNCE_SIZE);
 	ofi.rctx = ofi.rctx_free = NULL;
@@ -1317,6 +1388,7 @@ static bool ship_ring(struct pgas_conduit *c, struct proxy *p, unsigned ch, int 
 static int read_cq(struct pgas_conduit *c);
 struct rma_ctx;
 static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err);
+static void flush_all(void);
 #define FLAG_TRIES 10000
 
 /* Ships the notifications (pgas_put_signal) published in a proxy's ring:
@@ -1730,6 +1802,9 @@ static int progress_locked(struct pgas_conduit *c)
 	} else {
 		n += read_cq(c);
 	}
+	/* Writes posted since the last flush: a read behind them. */
+	if (ofi.wr_open)
+		flush_all();
 	if (ofi.bl_head)
 		n += backlog_drain(c);
 	live_tick(c);
@@ -1895,6 +1970,7 @@ static void ctx_posted(struct rma_ctx *x, void *core, void *local, size_t n, uns
 		       bool get, unsigned char amo)
 {
 	ofi.rctx_free = x->next;
+	x->seq = 0;
 	x->core = core;
 	x->local = local;
 	x->n = n;
@@ -1903,7 +1979,6 @@ static void ctx_posted(struct rma_ctx *x, void *core, void *local, size_t n, uns
 	x->amo = amo;
 }
 
-/* From read_cq (the lock held): x's completion, or its error entry. */
 /* A completion error that says the peer's end went away. */
 static bool rma_peer_lost(int err)
 {
@@ -1912,31 +1987,13 @@ static bool rma_peer_lost(int err)
 	       err == FI_ETIMEDOUT;
 }
 
-static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
+/* x's end with rc: a get's copy out, the core's completion. */
+static void rma_end(struct rma_ctx *x, int rc)
 {
 	void *core = x->core;
-	int rc = PGAS_OK;
 
-	if (err) {
-		/* The call's error names the rank; the provider's reason here. */
-		rc = err->err == FI_EACCES || err->err == FI_EINVAL ? PGAS_ERR_BOUNDS
-								  : PGAS_ERR_SYS;
-		/* The connection to it is gone (a SIGKILLed peer's socket is
-		 * refused at once): the peer is, as for a failed send. */
-		if (rma_peer_lost(err->err)) {
-			live_lost(ofi.c, x->rank, x->get ? "a fabric read from it failed" :
-				  "a fabric write to it failed", err->err);
-			rc = PGAS_ERR_GONE;
-		}
-		if (pgas__cfg.error_mode != 1)	/* PGAS_ERROR_MODE=quiet */
-			fprintf(stderr, "pgas[%u]: ofi: %s of %zu bytes to rank %u failed: %s (%s)\n",
-				ofi.c->rank, x->amo ? "fi_atomic" : x->get ? "fi_read" : "fi_write",
-				x->n, x->rank,
-				fi_strerror(err->err),
-				fi_cq_strerror(ofi.cq, err->prov_errno, err->err_data, NULL, 0));
-	} else if (x->copy) {
+	if (!rc && x->copy)
 		memcpy(x->local, x->copy, x->n);	/* a get through inl or a bounce buffer */
-	}
 	if (x->amo) {
 		uint64_t old = 0;
 		uint32_t o32;
@@ -1951,8 +2008,126 @@ static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 		ofi.c->amo_done(core, rc, old);
 		return;
 	}
+	if (x->seq)
+		ofi.wr_open--;
 	rma_free(x);
 	ofi.c->rma_done(core, rc);
+}
+
+/* The rc of a failed operation to rank (err: its completion's error). */
+static int rma_error(unsigned rank, const char *what, bool read, size_t n,
+		     const struct fi_cq_err_entry *err)
+{
+	/* The call's error names the rank; the provider's reason here. */
+	int rc = err->err == FI_EACCES || err->err == FI_EINVAL ? PGAS_ERR_BOUNDS : PGAS_ERR_SYS;
+
+	/* The connection to it is gone (a SIGKILLed peer's socket is
+	 * refused at once): the peer is, as for a failed send. */
+	if (rma_peer_lost(err->err)) {
+		live_lost(ofi.c, rank, read ? "a fabric read from it failed" :
+			  "a fabric write to it failed", err->err);
+		rc = PGAS_ERR_GONE;
+	}
+	if (pgas__cfg.error_mode != 1)	/* PGAS_ERROR_MODE=quiet */
+		fprintf(stderr, "pgas[%u]: ofi: %s of %zu bytes to rank %u failed: %s (%s)\n",
+			ofi.c->rank, what, n, rank, fi_strerror(err->err),
+			fi_cq_strerror(ofi.cq, err->prov_errno, err->err_data, NULL, 0));
+	return rc;
+}
+
+/* Ends rank's held writes that a flush is behind (all of them with rc). */
+static void flush_end_writes(struct wrank *w, int rc)
+{
+	for (struct rma_ctx **pp = &w->sent, *x; (x = *pp);) {
+		if (rc || x->seq <= w->delivered) {
+			*pp = x->next;
+			rma_end(x, rc);
+		} else {
+			pp = &x->next;
+		}
+	}
+}
+
+/* Posts rank's flush read, behind every write posted to it so far, unless
+ * one is in flight (the lock held); -FI_EAGAIN: the next progress does. */
+static void flush_post(unsigned rank)
+{
+	struct wrank *w = &ofi.wr[rank];
+	struct rma_ctx *f = &ofi.rctx[NRMA + rank];
+	const struct rkey *k = ofi.rk[2 * rank].size >= 8 ? &ofi.rk[2 * rank] : &ofi.rk[2 * rank + 1];
+	void *desc = ofi.rctx_mr ? fi_mr_desc(ofi.rctx_mr) : NULL;
+	struct iovec iov = { f->inl, 8 };
+	struct fi_rma_iov riov = { k->base, 8, k->key };
+	struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1,
+				.addr = ofi.addr[rank], .rma_iov = &riov, .rma_iov_count = 1,
+				.context = &f->h.ctx };
+	ssize_t rc;
+
+	if (w->flushing || w->failed || w->posted == w->covered)
+		return;
+	rc = fi_readmsg(ofi.ep, &m, FI_COMPLETION);
+	if (rc == -FI_EAGAIN)
+		return;
+	if (rc) {
+		if (pgas__cfg.error_mode != 1)
+			fprintf(stderr, "pgas[%u]: ofi: the read behind writes to rank %u: "
+				"fi_readmsg: %s\n", ofi.c->rank, rank, fi_strerror((int)-rc));
+		w->failed = PGAS_ERR_SYS;
+		flush_end_writes(w, w->failed);
+		return;
+	}
+	w->flushing = true;
+	f->seq = w->covered = w->posted;
+	ofi.rma_flushes++;
+}
+
+/* Every rank's flush where writes wait for one (the lock held). */
+static void flush_all(void)
+{
+	for (unsigned r = 0; ofi.wr_open && r < ofi.c->nranks; r++)
+		if (ofi.wr[r].posted != ofi.wr[r].covered)
+			flush_post(r);
+}
+
+/* A flush read's completion: the writes before it are at the target. */
+static void flush_done(struct rma_ctx *f, const struct fi_cq_err_entry *err)
+{
+	struct wrank *w = &ofi.wr[f->rank];
+	int rc = PGAS_OK;
+
+	w->flushing = false;
+	if (err)
+		rc = w->failed = rma_error(f->rank, "fi_read (behind writes)", true, 8, err);
+	else
+		w->delivered = f->seq;
+	flush_end_writes(w, rc);
+	flush_post(f->rank);	/* writes posted since */
+}
+
+/* From read_cq (the lock held): x's completion, or its error entry. */
+static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
+{
+	int rc = PGAS_OK;
+
+	if (x->flush) {
+		flush_done(x, err);
+		return;
+	}
+	if (err) {
+		rc = rma_error(x->rank, x->amo ? "fi_atomic" : x->get ? "fi_read" : "fi_write",
+			       x->get, x->n, err);
+	} else if (x->seq) {
+		/* A flushed write: done once a flush is behind it. */
+		struct wrank *w = &ofi.wr[x->rank];
+
+		rc = w->failed;
+		if (!rc && x->seq > w->delivered) {
+			x->next = w->sent;
+			w->sent = x;
+			return;
+		}
+	}
+	rma_end(x, rc);
 }
 
 /* ops->rma: one fi_writemsg/fi_readmsg of up to n bytes (docs/ofi.md). */
@@ -2026,10 +2201,21 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 		return PGAS_ERR_SYS;
 	}
 	ctx_posted(x, core, local, len, rank, get, 0);
-	if (get)
+	if (get) {
 		ofi.rma_reads++;
-	else
+	} else {
 		ofi.rma_writes++;
+		if (ofi.flushed) {
+			struct wrank *w = &ofi.wr[rank];
+
+			x->seq = ++w->posted;
+			ofi.wr_open++;
+			/* A long stream without progress: a flush midway, so
+			 * that contexts come back before they run out. */
+			if (w->posted - w->covered >= NRMA / 2)
+				flush_post(rank);
+		}
+	}
 	ofi.rma_bytes += len;
 	pthread_mutex_unlock(&ofi.lock);
 	return (ssize_t)len;
@@ -2037,6 +2223,7 @@ full:
 	/* No context, bounce buffer or queue entry: completions make room. */
 	ofi.rma_eagain++;
 	read_cq(c);
+	flush_all();
 	pthread_mutex_unlock(&ofi.lock);
 	return 0;
 }
