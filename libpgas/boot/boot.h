@@ -68,7 +68,7 @@ struct pgas_config {
 	unsigned ofi_wait_fd;	/* PGAS_OFI_WAIT_FD: block mode sleeps on the CQ's fd (1) */
 	int hier;		/* PGAS_HIER: 0 auto (by host where useful), 1 flat */
 	unsigned fake_hosts;	/* PGAS_FAKE_HOSTS: pseudo-hosts of a pgasrun job (test knob) */
-	int ofi_rma;		/* PGAS_OFI_RMA: 0 fabric, 1 am, 2 bounce, 3 dc (docs/ofi.md) */
+	int ofi_rma;		/* PGAS_OFI_RMA: 0 fabric, 1 am, 2 bounce, 3 dc, 4 flush (docs/ofi.md) */
 	int ofi_atomic;		/* PGAS_OFI_ATOMIC: 0 fabric, 1 am (docs/ofi.md) */
 	size_t coll_stage;
 	size_t coll_pool;

@@ -53,7 +53,7 @@ static const char *const unknown_modes[] = { "warn", "ignore", "fail", NULL };
 static const char *const map_modes[] = { "auto", "none", NULL };
 static const char *const ofi_am_modes[] = { "auto", "fabric", NULL };
 static const char *const hier_modes[] = { "auto", "flat", NULL };
-static const char *const ofi_rma_modes[] = { "fabric", "am", "bounce", "dc", NULL };
+static const char *const ofi_rma_modes[] = { "fabric", "am", "bounce", "dc", "flush", NULL };
 static const char *const ofi_atomic_modes[] = { "fabric", "am", NULL };
 
 #define CFG(field) offsetof(struct pgas_config, field)
@@ -107,7 +107,8 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_RMA", ENV_LOCAL, VAR_ENUM, "fabric", 0, 0, ofi_rma_modes, CFG(ofi_rma),
 	  "ofi conduit: RMA to ranks reached over the fabric by fi_write/fi_read (fabric), by "
 	  "AM (am), by fi_write/fi_read through registered bounce buffers (bounce), or with "
-	  "delivery completion on each write instead of a read behind them (dc)" },
+	  "delivery completion on each write instead of a read behind them (dc), or with every "
+	  "write delivered by a read behind it, a lone one too (flush, tests)" },
 	/* Agreed: every rank must make the same domains fabric ones, or a
 	 * word would see NIC and CPU atomics at once (docs/ofi.md). */
 	{ "PGAS_OFI_ATOMIC", ENV_AGREE, VAR_ENUM, "fabric", 0, 0, ofi_atomic_modes,
