@@ -23,6 +23,10 @@ run_tap() {
 	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
 		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
 		sed 's/^/    # /' "$log.err" | tail -n 20
+	elif [ "$f" -ne 0 ]; then
+		# Counted above, case by case; the label says so too.
+		echo "not ok - $label ($f of $((p + f)) cases failed)"
+		sed 's/^/    # /' "$log.err" | grep -F 'check failed' | tail -n 20
 	else
 		echo "ok - $label ($p cases)"
 	fi
