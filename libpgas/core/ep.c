@@ -465,9 +465,8 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	ep->gone = pgas__g.gone;
 	ep->wake = pgas__g.wake;
 	ep->status_src = PGAS_STATUS(0, x->xep.eid, 0, 0, 0, 0);
-	/* None in flight yet (the primary's count is its own; block mode
-	 * keeps the base at 1). */
-	ep->nbi_puts_pending = pgas__g.wake ? 1 : 0;
+	/* None in flight yet (the primary's count is its own). */
+	ep->nbi_puts_pending = pgas__puts_base();
 	/* Its polls leave the fast path to move the conduit's proxy rings. */
 	ep->pending = (pgas__pending() & PGAS__PENDING_CONDUIT) |
 		      (pgas__ctl_msgs ? PGAS__PENDING_PRIMARY : 0);

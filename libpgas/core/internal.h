@@ -160,6 +160,12 @@ void pgas__naps_wake(void);
 /* progress.c: stops the progress thread if one runs; 1 if one did. */
 int pgas__progress_thread_end(void);
 
+/* May this thread wait for replies (not in a handler, no HSL held)? */
+static inline bool pgas__may_wait(void)
+{
+	return !pgas__self.handler_depth && !pgas__self.hsl_held;
+}
+
 /* Refusals shared by the calls a handler or a held HSL must not make. */
 static inline int pgas__check_thread(const char *call)
 {

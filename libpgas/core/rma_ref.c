@@ -1043,7 +1043,7 @@ int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int 
 static int nbi_wait(struct pgas__state *ep, const char *call, int what, int block)
 {
 	struct pgas__waiter w = PGAS__WAITER_INIT;
-	uint64_t base = pgas__g.wake ? 1 : 0;
+	uint64_t base = pgas__puts_base();
 	int rc;
 
 	for (;;) {
@@ -1085,7 +1085,7 @@ void pgas__fence_wait(struct pgas__state *ep)
 {
 	/* A handler cannot wait for replies (pgas.h: a fence there orders
 	 * only the mapped ranks' stores). */
-	if (!pgas__self.handler_depth && !pgas__self.hsl_held)
+	if (pgas__may_wait())
 		(void)pgas__ref_drain(ep, "pgas_fence", PGAS__NBI_PUTS);
 }
 
