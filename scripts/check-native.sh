@@ -415,11 +415,11 @@ if [ "$B" = "$PWD/build" ]; then
 	done
 fi
 run_tap "shmem/coll -np 3, another seed, 200 operations" \
-	"$OSHRUN" -np 3 -t 120 "$B/tests/shmem/coll" -s 987654321 -k 200
+	"$OSHRUN" -np 3 -t "$TLIMIT" "$B/tests/shmem/coll" -s 987654321 -k 200
 run_tap "shmem/coll -np 3, PGAS_WAIT_MODE=block" \
 	env PGAS_WAIT_MODE=block "$OSHRUN" -np 3 -t 120 "$B/tests/shmem/coll" -k 50
 run_tap "shmem/heap -np 3, another seed, 1000 operations" \
-	"$OSHRUN" -np 3 -t 60 "$B/tests/shmem/heap" -s 987654321 -k 1000
+	"$OSHRUN" -np 3 -t "$TLIMIT" "$B/tests/shmem/heap" -s 987654321 -k 1000
 out=$("$OSHRUN" -v -np 3 -t 30 "$B/tests/shmem/setup" -x 6 2>&1)
 rc=$?
 if [ $rc -eq 6 ] && [ "$(echo "$out" | grep -c 'exited with code 6$')" -eq 3 ]; then
