@@ -107,6 +107,12 @@ static const struct env_var vars[] = {
 	{ "PGAS_OFI_RMA", ENV_LOCAL, VAR_ENUM, "fabric", 0, 0, ofi_rma_modes, CFG(ofi_rma),
 	  "ofi conduit: RMA to ranks reached over the fabric by fi_write/fi_read (fabric), by "
 	  "AM (am), or by fi_write/fi_read through registered bounce buffers (bounce)" },
+	/* Local: how many of a process's endpoints get a fabric endpoint of
+	 * their own is its own business (docs/ofi.md, "Fabric endpoints"). */
+	{ "PGAS_OFI_EPS", ENV_LOCAL, VAR_UINT, "16", 0, 4096, NULL, CFG(ofi_eps),
+	  "ofi conduit: endpoints beyond the primary (pgas_ep_create) that get a fabric "
+	  "endpoint and completion queue of their own; those created beyond it share the "
+	  "primary's (0 = all share it)" },
 	/* Agreed: every rank must make the same domains fabric ones, or a
 	 * word would see NIC and CPU atomics at once (docs/ofi.md). */
 	{ "PGAS_OFI_ATOMIC", ENV_AGREE, VAR_ENUM, "fabric", 0, 0, ofi_atomic_modes,
