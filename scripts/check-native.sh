@@ -914,6 +914,36 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 	done
 fi
 
+# ---- fabric endpoints of extra endpoints (issue 22, docs/ofi.md "Fabric endpoints")
+# Each pgas endpoint gets a fid_ep and CQ of its own: ep_fabric's threads
+# (an endpoint each) put and get to the next rank, destroy endpoints with
+# puts in flight, and one endpoint's puts complete while another waits on
+# a rank that does not poll.  From the exit statistics: every rank opened
+# fabric endpoints and no RMA completed on the shared one.  With
+# PGAS_OFI_EPS=1 the endpoints beyond one share the primary's (said under
+# PGAS_VERBOSEENV) and the results are the same.  The sanitizer builds run
+# the first line (TSan: the threads on their own queues).
+if "$RUN" --version | grep -q '^conduits:.* ofi'; then
+	fep_check() {	# name, want refused (0/1), env...
+		name=$1 refused=$2
+		shift 2
+		out=$(env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_VERBOSEENV=1 "$@" \
+		      "$RUN" -n 3 -t "$TLIMIT" "$B/tests/ep_fabric" -t 3 -i 20 2>&1)
+		rc=$?
+		own=$(echo "$out" | grep -c "^pgas\[[0-2]\]: ofi conduit: fabric endpoints: [1-9][0-9]* opened, $([ "$refused" = 1 ] && echo "[1-9][0-9]*" || echo 0) refused.*on the shared endpoint: $([ "$refused" = 1 ] && echo "[0-9]*" || echo 0) rma completions")
+		said=$(echo "$out" | grep -c "shares the primary's fabric endpoint: this process has opened PGAS_OFI_EPS=1")
+		if [ $rc -eq 0 ] && echo "$out" | grep -q "^1\.\.3$" && ! echo "$out" | grep -q "^not ok" &&
+		   [ "$own" -eq 3 ] && { [ "$refused" = 0 ] || [ "$said" -gt 0 ]; }; then
+			ok "$name"
+		else
+			notok "$name: exit $rc, $own of 3 ranks' statistics as wanted, $said said: $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: \|^  " | tail -n 6)"
+		fi
+	}
+	fep_check "ofi tcp, no peer mapped: ep_fabric -n 3 -t 3: each endpoint's RMA on its own fabric endpoint, none on the shared one" 0
+	[ "$(basename "$B")" = build ] &&
+		fep_check "ofi tcp, no peer mapped: ep_fabric -n 3 -t 3, PGAS_OFI_EPS=1: the endpoints beyond it share the primary's, said" 1 PGAS_OFI_EPS=1
+fi
+
 # ---- atomics over the fabric (issue 22, docs/ofi.md "Atomics") -----------------
 # A domain whose type and operations the provider does is a fabric domain:
 # every operation through it, on any rank, the own and mapped ones too, is
