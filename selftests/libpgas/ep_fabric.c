@@ -15,7 +15,8 @@
  *     rank 1, which makes no library call until rank 0 says (through a
  *     page in /dev/shm) that thread B's puts to rank 2 on its own endpoint
  *     and their sync completed: B's operations neither complete on A's
- *     queue nor wait behind A's wait (else B never ends: bounded, 120 s).
+ *     queue nor wait behind A's wait (a B that did would end only after
+ *     rank 1's 120 s bound, after A: the check fails).
  *
  * check-native also reads the PGAS_VERBOSEENV statistics: the extra
  * endpoints' RMA completed on their own queues, none on the shared one.
