@@ -94,6 +94,7 @@ for applet in $(/bin/busybox --list); do
 	[ -e "$OUT/root/bin/$applet" ] || ln -s busybox "$OUT/root/bin/$applet"
 done
 cp scripts/vm/init "$OUT/root/init"
+cp scripts/vm/el.sh "$OUT/root/tests/vm-el.sh"
 cp "${VM_MODULE:-kmod/pgas.ko}" "$OUT/root/pgas.ko" || fail "no module ${VM_MODULE:-}"
 find build/static/tests -maxdepth 1 -type f -exec cp {} "$OUT/root/tests/" \;
 cp build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
@@ -204,6 +205,11 @@ fi
 
 pass=$(grep -c '^ok ' "$LOG.txt")
 failn=$(grep -c '^not ok ' "$LOG.txt")
+# Where the time went (the guest's "# N.N s" lines, scripts/vm/el.sh): the
+# boot, each kselftest and part, and the slowest result lines.
+sed -n -E 's/.*vm: booted .*, ([0-9]+ s after the kernel started)$/# time: userspace \1/p' "$LOG.txt"
+grep -E '^# [^:]+: [0-9]+\.[0-9] s$' "$LOG.txt" | sed 's/^# /# time: /'
+scripts/tap-times.sh -n "${VM_SLOWEST:-15}" "$LOG.txt" 2>&1 | sed 's/^/# slowest: /'
 grep -E '^(ok|not ok) ' "$LOG.txt" | grep -v '^ok ' || true
 if grep -qE "$BAD" "$LOG.txt"; then
 	echo "not ok - kernel warning/oops on the console:"
