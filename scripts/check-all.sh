@@ -56,9 +56,9 @@ build_or_fail() {
 # built from the start, one after the other, at the lowest priority
 # (SCHED_IDLE, nice 19): on CPU time that the tiers before theirs leave
 # idle (block-mode waits, liveness time-outs, launches).  Their tiers wait
-# for them (both builders hold a lock).  PGAS_CHECK_EARLY_KERNELS=0: built
+# for them (both builders hold a lock).  PGAS_TEST_EARLY_KERNELS=0: built
 # by their tiers, as before.
-if [ "${PGAS_CHECK_EARLY_KERNELS:-1}" = 1 ]; then
+if [ "${PGAS_TEST_EARLY_KERNELS:-1}" = 1 ]; then
 	mkdir -p build
 	idle="nice -n 19"
 	chrt -i 0 true 2>/dev/null && idle="chrt -i 0 $idle"

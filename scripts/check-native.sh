@@ -340,7 +340,7 @@ run_tap "coll -n 8 oversubscribed, block mode" \
 tune=$(mktemp)
 # The tuner's plumbing, not its timings: every algorithm and size once
 # (PGAS_BENCH_SCALE=1000: 1 call per timing, 400 by default; ~10x faster).
-if PGAS_BENCH_SCALE=${PGAS_TUNE_SCALE:-1000} "$RUN" -n 3 -t "$TLIMIT" "$B/bin/pgas-tune" -o "$tune" \
+if PGAS_BENCH_SCALE=${PGAS_TEST_TUNE_SCALE:-1000} "$RUN" -n 3 -t "$TLIMIT" "$B/bin/pgas-tune" -o "$tune" \
 	broadcast reduce_all exchange >/dev/null 2>&1 &&
 	[ "$(grep -c '^broadcast 3 ' "$tune")" -eq 8 ] && [ "$(grep -c '^exchange 3 ' "$tune")" -eq 8 ]; then
 	ok "pgas-tune -n 3 wrote a tuning file ($(grep -vc '^#' "$tune") entries)"
