@@ -30,6 +30,8 @@ tier() {
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
 	echo "# tier $name took $((SECONDS - t0)) s"
+	# Its 5 slowest result lines (the VM tiers print their guest's own).
+	scripts/tap-times.sh -n 5 "$out" 2>/dev/null | sed "s/^/# slowest in $name: /"
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "not ok - tier $name printed no result line"
