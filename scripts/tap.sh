@@ -47,6 +47,7 @@ run_tap() {
 	elif [ "$f" -ne 0 ]; then
 		# Counted above, case by case; the label says so too.
 		echo "not ok - $label ($f of $((p + f)) cases failed)"
+		_tap_el
 		sed 's/^/    # /' "$log.err" | grep -F 'check failed' | tail -n 20
 	else
 		echo "ok - $label ($p cases)"
