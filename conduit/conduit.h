@@ -310,7 +310,8 @@ struct pgas_conduit_region {
  * docs/design-threads-endpoints.md 5.5; mapped peers keep the inline path).
  * Optional (NULL: the core's AM reference protocol, rma_ref.c):
  *  rma_reach:  whether rma can reach rank's [remote, +n) (a key covers it).
- *  rma:        posts one write (get: read) of up to n bytes between local
+ *  rma:        posts on fep (fep_open's, or NULL: the conduit's own) one
+ *              write (get: read) of up to n bytes between local
  *              (any memory of this process; a put's source is read until
  *              the completion) and rank's remote: the bytes posted (> 0),
  *              whose completion c->rma_done(ctx, rc) reports
@@ -326,6 +327,18 @@ struct pgas_conduit_region {
  *              c->amo_done(ctx, rc, old) reports later from progress
  *              (once the operation is done at the target); 0 when the
  *              queue is full; or a negative PGAS_ERR_* with msg.
+ * Fabric endpoints of extra endpoints (optional, NULL: every endpoint's
+ * rma goes through the conduit's one; docs/ofi.md, "Fabric endpoints"):
+ *  fep_open:     an initiator-only fabric endpoint and completion queue for
+ *                one endpoint of this rank (pgas_ep_create), whose rma
+ *                operations then post and complete there, moved only by
+ *                fep_progress; shared: more than one thread may use it at
+ *                once (PGAS_THREAD_MULTIPLE), so it serialises itself.
+ *                NULL (msg says why) where it gets none: it shares the
+ *                conduit's.
+ *  fep_close:    closes it; nothing of it is in flight (the core drained).
+ *  fep_progress: reads its completions (c->rma_done); how many.  Never
+ *                blocks: another thread inside it makes it return 0.
  */
 struct pgas_conduit_ops {
 	const char *name;	/* PGAS_CONDUIT=name */
@@ -351,10 +364,13 @@ struct pgas_conduit_ops {
 			  size_t msglen);
 	int (*progress)(struct pgas_conduit *c);
 	bool (*rma_reach)(struct pgas_conduit *c, unsigned rank, uint64_t remote, size_t n);
-	ssize_t (*rma)(struct pgas_conduit *c, int get, unsigned rank, uint64_t remote,
+	ssize_t (*rma)(struct pgas_conduit *c, void *fep, int get, unsigned rank, uint64_t remote,
 		       void *local, size_t n, void *ctx, char *msg, size_t msglen);
 	int (*amo)(struct pgas_conduit *c, unsigned rank, uint64_t remote, unsigned dt,
 		   unsigned op, uint64_t a, uint64_t b, void *ctx, char *msg, size_t msglen);
+	void *(*fep_open)(struct pgas_conduit *c, bool shared, char *msg, size_t msglen);
+	void (*fep_close)(struct pgas_conduit *c, void *fep);
+	int (*fep_progress)(struct pgas_conduit *c, void *fep);
 };
 
 

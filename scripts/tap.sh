@@ -2,10 +2,31 @@
 # tap.sh - the counting helpers of the test tiers (sourced): a tier sets
 # pass=0 fail=0 and log (a temporary file), then counts with these and
 # ends with "N passed, N failed".
+#
+# Every ok/not ok line is followed by "# N.N s": the seconds since the
+# previous one (or since tap.sh was sourced), so a CI log says where a
+# tier's time goes: scripts/tap-times.sh LOG lists the slowest lines.
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
-skip() { echo "ok - # SKIP $*"; }
+# _tap_t: the previous line's time in microseconds (bash 5's EPOCHREALTIME,
+# with either decimal separator; date where there is none).  No fork.
+_tap_now() {
+	local t=${EPOCHREALTIME:-}
+	[ -n "$t" ] || t=$(date +%s.%6N)
+	t=${t/,/.}
+	_tap_nowv=$((10#${t%.*} * 1000000 + 10#${t#*.}))
+}
+_tap_now
+_tap_t=$_tap_nowv
+_tap_el() {
+	_tap_now
+	local d=$(((_tap_nowv - _tap_t) / 100000))
+	_tap_t=$_tap_nowv
+	echo "# $((d / 10)).$((d % 10)) s"
+}
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; _tap_el; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; _tap_el; }
+skip() { echo "ok - # SKIP $*"; _tap_el; }
 
 # run_tap LABEL CMD...: runs a TAP-printing job and counts its lines; a job
 # whose exit code is not 0 or whose plan does not match is one failure more.
@@ -23,8 +44,14 @@ run_tap() {
 	if [ "$rc" -ne 0 ] || [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
 		notok "$label: exit code $rc, plan '${plan:-none}', $((p + f)) results"
 		sed 's/^/    # /' "$log.err" | tail -n 20
+	elif [ "$f" -ne 0 ]; then
+		# Counted above, case by case; the label says so too.
+		echo "not ok - $label ($f of $((p + f)) cases failed)"
+		_tap_el
+		sed 's/^/    # /' "$log.err" | grep -F 'check failed' | tail -n 20
 	else
 		echo "ok - $label ($p cases)"
+		_tap_el
 	fi
 	rm -f "$log.err"
 }

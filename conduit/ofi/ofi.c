@@ -170,9 +170,11 @@ struct proxy {
 #define RMA_INLINE 64
 #define NBOUNCE 16		/* registered bounce buffers (FI_MR_LOCAL) */
 #define BOUNCE_SIZE (64u << 10)
+struct fep;
 struct rma_ctx {
 	struct ctx_head h;	/* CTX_RMA */
 	struct rma_ctx *next;	/* free list */
+	struct fep *fep;	/* posted on that fabric endpoint; NULL: the shared one */
 	void *core;		/* c->rma_done's ctx */
 	unsigned char *copy;	/* a get's landing place to copy out of, or NULL */
 	unsigned char *bounce;	/* the bounce buffer it holds, or NULL */
@@ -203,6 +205,31 @@ struct wrank {
 	int failed;		/* a flush failed: later writes end with it */
 	unsigned dc;		/* delivery-complete writes in flight (a burst's first) */
 	bool flushing;		/* its flush read is in flight */
+};
+
+/*
+ * A pgas endpoint's own fabric endpoint (ops->fep_open; docs/ofi.md,
+ * "Fabric endpoints"): an initiator-only fid_ep on the conduit's domain
+ * and AV, bound to a CQ of its own, so that the RMA of the threads that
+ * drive different endpoints neither waits for the conduit's lock nor
+ * completes on another endpoint's queue.  Nobody addresses it: RMA goes
+ * to the targets' primary endpoints and their registered memory.
+ */
+#define NRMA_FEP 128		/* its operations in flight */
+struct rma_stats {
+	unsigned long writes, reads, eagain, done;
+	unsigned long long bytes;
+};
+struct fep {
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	/* Only where threads share the endpoint (PGAS_THREAD_MULTIPLE):
+	 * posting takes it, progress tries it. */
+	pthread_mutex_t lock;
+	bool shared;
+	struct rma_ctx *ctx, *free;	/* NRMA_FEP contexts */
+	struct rma_stats st;
+	struct fep *next;	/* ofi.feps: open ones (closed at exit) */
 };
 
 /* A rank's registered memory as the fabric addresses it. */
@@ -259,6 +286,15 @@ static struct {
 	unsigned long rma_writes, rma_reads, rma_bounced, rma_eagain;
 	unsigned long long rma_bytes;
 	unsigned mbox_shift, notify_shift;
+	/* Fabric endpoints of extra endpoints: the open ones (under lock),
+	 * how many, the statistics of those closed, completions of the
+	 * shared endpoint's RMA; fep_why: why none are opened, or NULL. */
+	struct fep *feps;
+	unsigned nfep;
+	unsigned long fep_opened, fep_refused, rma_done;
+	struct rma_stats fep_closed;
+	const char *fep_why;
+	bool thread_safe;	/* the domain was opened FI_THREAD_SAFE */
 	/* Every call into the domain (FI_THREAD_DOMAIN): progress takes it
 	 * with a trylock (one thread moves the proxies, the others go on),
 	 * a thread posting an RMA waits for it (progress never blocks). */
@@ -656,7 +692,10 @@ static struct fi_info *get_info(bool atomics, uint64_t order)
 	hints->mode = FI_CONTEXT;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
 				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-	hints->domain_attr->threading = FI_THREAD_DOMAIN;	/* progress serialises */
+	/* Fabric endpoints used by threads at once (PGAS_OFI_EPS): the
+	 * domain's shared parts (rxm's connections, tcp's progress) need the
+	 * provider's own locks; else one lock serialises every call. */
+	hints->domain_attr->threading = ofi.thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
 	hints->tx_attr->msg_order = hints->rx_attr->msg_order = order;
 	if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &info))
 		info = NULL;
@@ -694,6 +733,24 @@ static void print_stats(void)
 			ofi.shipped, ofi.delivered, ofi.backlogged, ofi.rma_writes, ofi.rma_reads,
 			ofi.rma_bytes, ofi.rma_bounced, ofi.rma_eagain, ofi.rma_flushes, ofi.amo_posted, ofi.sleep_woken,
 			ofi.sleep_timed, ofi.sleep_skipped, ofi.foreign);
+	if (ofi.c && (ofi.fep_opened || ofi.fep_refused)) {
+		struct rma_stats t = ofi.fep_closed;
+
+		pthread_mutex_lock(&ofi.lock);
+		for (struct fep *f = ofi.feps; f; f = f->next) {
+			t.writes += f->st.writes;
+			t.reads += f->st.reads;
+			t.bytes += f->st.bytes;
+			t.eagain += f->st.eagain;
+			t.done += f->st.done;
+		}
+		pthread_mutex_unlock(&ofi.lock);
+		fprintf(stderr, "pgas[%u]: ofi conduit: fabric endpoints: %lu opened, %lu refused "
+			"(shared); on their own: %lu writes, %lu reads, %llu bytes, %lu queue full, "
+			"%lu completions; on the shared endpoint: %lu rma completions\n",
+			ofi.c->rank, ofi.fep_opened, ofi.fep_refused, t.writes, t.reads, t.bytes,
+			t.eagain, t.done, ofi.rma_done);
+	}
 }
 
 /* At exit: arrivals that were not the job's are worth a line of their own
@@ -761,6 +818,8 @@ static void flush_proxies(void)
 	ofi.flushing = false;
 }
 
+static void fep_free(struct fep *f);
+
 static void close_fabric(void)
 {
 	struct fid_mr *mrs[] = { ofi.seg_mr, ofi.buf_mr, ofi.reg_mr, ofi.rctx_mr, ofi.bounce_mr };
@@ -785,6 +844,12 @@ static void close_fabric(void)
 	if (ofi.info && ofi.info->fabric_attr->prov_name &&
 	    strstr(ofi.info->fabric_attr->prov_name, "verbs"))
 		return;
+	while (ofi.feps) {
+		struct fep *f = ofi.feps;
+
+		ofi.feps = f->next;
+		fep_free(f);
+	}
 	if (ofi.ep)
 		fi_close(&ofi.ep->fid);
 	for (unsigned i = 0; i < sizeof(mrs) / sizeof(mrs[0]); i++)
@@ -893,15 +958,18 @@ static int ofi_open(struct pgas_conduit *c, char *msg, size_t msglen)
 	}
 
 	atexit(close_fabric);	/* before pgas_init registers its finalize: runs after it */
-	ofi.info = get_info(true, FI_ORDER_SAS | FI_ORDER_RMA_RAW);
-	if (!ofi.info)
-		ofi.info = get_info(true, FI_ORDER_SAS);
-	if (!ofi.info)
-		ofi.info = get_info(false, FI_ORDER_SAS | FI_ORDER_RMA_RAW);
-	if (!ofi.info)
-		ofi.info = get_info(false, FI_ORDER_SAS);
-	if (!ofi.info)
-		ofi.info = get_info(false, 0);
+	for (int safe = pgas__cfg.ofi_eps > 0; !ofi.info && safe >= 0; safe--) {
+		ofi.thread_safe = safe;
+		ofi.info = get_info(true, FI_ORDER_SAS | FI_ORDER_RMA_RAW);
+		if (!ofi.info)
+			ofi.info = get_info(true, FI_ORDER_SAS);
+		if (!ofi.info)
+			ofi.info = get_info(false, FI_ORDER_SAS | FI_ORDER_RMA_RAW);
+		if (!ofi.info)
+			ofi.info = get_info(false, FI_ORDER_SAS);
+		if (!ofi.info)
+			ofi.info = get_info(false, 0);
+	}
 	if (!ofi.info) {
 		free(all);
 		snprintf(msg, msglen, "no libfabric provider offers FI_EP_RDM with FI_MSG | FI_RMA%s%s%s",
@@ -1154,14 +1222,26 @@ static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 		ofi.rma_max = 1u << 30;
 	/*
 	 * A write completes (c->rma_done) once its data is visible at the
-	 * target: by FI_DELIVERY_COMPLETE on each (PGAS_OFI_RMA=dc, or a
-	 * provider that does not order a read behind writes of any size), or
-	 * flushed: a read behind them (struct wrank).  Delivery completion
-	 * costs tcp;ofi_rxm an acknowledgement per write, which the target
-	 * sends from its progress: 2-5x the time of a stream of small puts.
+	 * target: by FI_DELIVERY_COMPLETE on each (PGAS_OFI_RMA=dc, a fabric
+	 * endpoint's writes, atomics, or a provider that does not order a
+	 * read behind writes of any size), or flushed: a read behind them
+	 * (struct wrank).  Delivery completion costs tcp;ofi_rxm an
+	 * acknowledgement per write, which the target sends from its
+	 * progress: 2-5x the time of a stream of small puts.
 	 */
 	ofi.flushed = ofi.rma_on && pgas__cfg.ofi_rma != 3 && flush_ordered();
-	ofi.write_flags = ofi.flushed ? 0 : FI_DELIVERY_COMPLETE;
+	ofi.write_flags = FI_DELIVERY_COMPLETE;
+	/* Why extra endpoints share the primary's fabric endpoint, if they do. */
+	ofi.fep_why = !c->remote ? NULL :	/* nothing to say: no RMA over the fabric */
+		      !pgas__cfg.ofi_eps ? "PGAS_OFI_EPS=0" :
+		      !ofi.thread_safe ? "the provider does not offer FI_THREAD_SAFE" :
+		      !ofi.rma_on ? "PGAS_OFI_RMA=am: RMA goes by AM" :
+		      ofi.mr_local ? "local buffers need the shared endpoint's registrations "
+				     "(FI_MR_LOCAL or PGAS_OFI_RMA=bounce)" :
+		      (ofi.info->domain_attr->mr_mode & FI_MR_ENDPOINT) ?
+		      "registrations are bound to one endpoint (FI_MR_ENDPOINT)" : NULL;
+	if (!c->remote)
+		ofi.fep_why = "";	/* no rank is reached over the fabric: nothing to say */
 	if ((!ofi.rma_on && !ofi.amo_on) || !c->remote)
 		return PGAS_OK;
 	ofi.rctx_len = (NRMA + (size_t)c->nranks) * sizeof(*ofi.rctx);
@@ -1958,12 +2038,14 @@ static void bounce_free(struct rma_ctx *x)
 	x->bounce = NULL;
 }
 
-/* A completed operation's context back on the free list. */
+/* A completed operation's context back on its endpoint's free list. */
 static void rma_free(struct rma_ctx *x)
 {
+	struct rma_ctx **freep = x->fep ? &x->fep->free : &ofi.rctx_free;
+
 	bounce_free(x);
-	x->next = ofi.rctx_free;
-	ofi.rctx_free = x;
+	x->next = *freep;
+	*freep = x;
 }
 
 /* x, the free list's first, was posted: off the list, with what its
@@ -1971,7 +2053,9 @@ static void rma_free(struct rma_ctx *x)
 static void ctx_posted(struct rma_ctx *x, void *core, void *local, size_t n, unsigned rank,
 		       bool get, unsigned char amo)
 {
-	ofi.rctx_free = x->next;
+	struct rma_ctx **freep = x->fep ? &x->fep->free : &ofi.rctx_free;
+
+	*freep = x->next;
 	x->seq = 0;
 	x->dc = false;
 	x->core = core;
@@ -2015,12 +2099,16 @@ static void rma_end(struct rma_ctx *x, int rc)
 		ofi.wr_open--;
 	if (x->dc)
 		ofi.wr[x->rank].dc--;
+	if (x->fep)
+		x->fep->st.done++;
+	else
+		ofi.rma_done++;
 	rma_free(x);
 	ofi.c->rma_done(core, rc);
 }
 
 /* The rc of a failed operation to rank (err: its completion's error). */
-static int rma_error(unsigned rank, const char *what, bool read, size_t n,
+static int rma_error(struct fid_cq *cq, unsigned rank, const char *what, bool read, size_t n,
 		     const struct fi_cq_err_entry *err)
 {
 	/* The call's error names the rank; the provider's reason here. */
@@ -2036,7 +2124,7 @@ static int rma_error(unsigned rank, const char *what, bool read, size_t n,
 	if (pgas__cfg.error_mode != 1)	/* PGAS_ERROR_MODE=quiet */
 		fprintf(stderr, "pgas[%u]: ofi: %s of %zu bytes to rank %u failed: %s (%s)\n",
 			ofi.c->rank, what, n, rank, fi_strerror(err->err),
-			fi_cq_strerror(ofi.cq, err->prov_errno, err->err_data, NULL, 0));
+			fi_cq_strerror(cq, err->prov_errno, err->err_data, NULL, 0));
 	return rc;
 }
 
@@ -2102,7 +2190,8 @@ static void flush_done(struct rma_ctx *f, const struct fi_cq_err_entry *err)
 
 	w->flushing = false;
 	if (err)
-		rc = w->failed = rma_error(f->rank, "fi_read (behind writes)", true, 8, err);
+		rc = w->failed = rma_error(ofi.cq, f->rank, "fi_read (behind writes)", true, 8,
+						   err);
 	else
 		w->delivered = f->seq;
 	flush_end_writes(w, rc);
@@ -2119,8 +2208,9 @@ static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 		return;
 	}
 	if (err) {
-		rc = rma_error(x->rank, x->amo ? "fi_atomic" : x->get ? "fi_read" : "fi_write",
-			       x->get, x->n, err);
+		rc = rma_error(x->fep ? x->fep->cq : ofi.cq, x->rank,
+			       x->amo ? "fi_atomic" : x->get ? "fi_read" : "fi_write", x->get, x->n,
+			       err);
 	} else if (x->seq) {
 		/* A flushed write: done once a flush is behind it. */
 		struct wrank *w = &ofi.wr[x->rank];
@@ -2135,10 +2225,20 @@ static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 	rma_end(x, rc);
 }
 
-/* ops->rma: one fi_writemsg/fi_readmsg of up to n bytes (docs/ofi.md). */
-static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t remote,
-		       void *local, size_t n, void *core, char *msg, size_t msglen)
+static int fep_read(struct fep *f);
+
+/*
+ * ops->rma: one fi_writemsg/fi_readmsg of up to n bytes (docs/ofi.md), on
+ * fep's fabric endpoint (its contexts, its lock only where threads share
+ * it) or the shared one (the conduit's lock).
+ */
+static ssize_t ofi_rma(struct pgas_conduit *c, void *fep, int get, unsigned rank,
+		       uint64_t remote, void *local, size_t n, void *core, char *msg,
+		       size_t msglen)
 {
+	struct fep *f = fep;
+	pthread_mutex_t *lock = !f ? &ofi.lock : f->shared ? &f->lock : NULL;
+	struct rma_stats *st = f ? &f->st : NULL;
 	size_t len = n < ofi.rma_max ? n : ofi.rma_max;
 	const struct rkey *k = ofi_rma_reach(c, rank, remote, len) ? rkey_of(rank, remote, len)
 								   : NULL;
@@ -2147,7 +2247,7 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 	struct iovec iov;
 	struct fi_rma_iov riov;
 	struct fi_msg_rma m;
-	bool dc = false;
+	bool dc = true;
 	ssize_t rc;
 
 	if (!k) {
@@ -2158,13 +2258,14 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 		snprintf(msg, msglen, "rank %u is gone (docs/ofi.md, \"Failure\")", rank);
 		return PGAS_ERR_GONE;
 	}
-	pthread_mutex_lock(&ofi.lock);
-	x = ofi.rctx_free;
+	if (lock)
+		pthread_mutex_lock(lock);
+	x = f ? f->free : ofi.rctx_free;
 	if (!x)
 		goto full;
 	x->copy = NULL;
 	if (ofi.mr_local && local_desc(c, local, len, &desc)) {
-		/* in place */
+		/* in place (a fabric endpoint of its own has no FI_MR_LOCAL) */
 	} else if (len <= RMA_INLINE) {
 		/* Copied: a by-value put's source is its caller's stack. */
 		buf = x->inl;
@@ -2193,20 +2294,22 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 				 .addr = ofi.addr[rank], .rma_iov = &riov, .rma_iov_count = 1,
 				 .context = &x->h.ctx };
 	/*
-	 * Flushed writes: the first write to a rank with none in flight
-	 * still goes delivery complete, so that a lone (blocking) put costs
-	 * one round trip, as before; a write and a read behind it took a
-	 * blocking put of 8 bytes 2x as long on tcp;ofi_rxm (loopback).
+	 * Flushed writes (the shared endpoint only: a read on it is not
+	 * ordered behind another endpoint's writes): the first write to a
+	 * rank with none in flight still goes delivery complete, so that a
+	 * lone (blocking) put costs one round trip, as before; a write and a
+	 * read behind it took a blocking put of 8 bytes 4x as long
+	 * (84 against 17 us in the bed).
 	 */
-	if (!get && ofi.flushed) {
+	if (!get && !f && ofi.flushed) {
 		const struct wrank *w = &ofi.wr[rank];
 
 		dc = !w->dc && w->posted == w->delivered && !w->flushing &&
 		     pgas__cfg.ofi_rma != 4;	/* flush: every write flushed (tests) */
 	}
-	rc = get ? fi_readmsg(ofi.ep, &m, FI_COMPLETION)
-		 : fi_writemsg(ofi.ep, &m, FI_COMPLETION | (dc ? FI_DELIVERY_COMPLETE :
-								 ofi.write_flags));
+	rc = get ? fi_readmsg(f ? f->ep : ofi.ep, &m, FI_COMPLETION)
+		 : fi_writemsg(f ? f->ep : ofi.ep, &m,
+			       FI_COMPLETION | (dc ? ofi.write_flags : 0));
 	/* x is taken off the free list only once posted. */
 	if (rc == -FI_EAGAIN) {
 		bounce_free(x);
@@ -2214,17 +2317,22 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 	}
 	if (rc) {
 		bounce_free(x);
-		pthread_mutex_unlock(&ofi.lock);
+		if (lock)
+			pthread_mutex_unlock(lock);
 		snprintf(msg, msglen, "%s: %s (provider %s)", get ? "fi_readmsg" : "fi_writemsg",
 			 fi_strerror((int)-rc), ofi.info->fabric_attr->prov_name);
 		return PGAS_ERR_SYS;
 	}
 	ctx_posted(x, core, local, len, rank, get, 0);
-	if (get) {
-		ofi.rma_reads++;
+	if (st) {
+		st->writes += !get;
+		st->reads += !!get;
+		st->bytes += len;
 	} else {
-		ofi.rma_writes++;
-		if (ofi.flushed) {
+		ofi.rma_writes += !get;
+		ofi.rma_reads += !!get;
+		ofi.rma_bytes += len;
+		if (!get && ofi.flushed) {
 			struct wrank *w = &ofi.wr[rank];
 
 			if (dc) {
@@ -2240,16 +2348,169 @@ static ssize_t ofi_rma(struct pgas_conduit *c, int get, unsigned rank, uint64_t 
 				flush_post(rank);
 		}
 	}
-	ofi.rma_bytes += len;
-	pthread_mutex_unlock(&ofi.lock);
+	if (lock)
+		pthread_mutex_unlock(lock);
 	return (ssize_t)len;
 full:
 	/* No context, bounce buffer or queue entry: completions make room. */
-	ofi.rma_eagain++;
-	read_cq(c);
-	flush_all();
-	pthread_mutex_unlock(&ofi.lock);
+	if (st) {
+		st->eagain++;
+		fep_read(f);
+	} else {
+		ofi.rma_eagain++;
+		read_cq(c);
+		flush_all();
+	}
+	if (lock)
+		pthread_mutex_unlock(lock);
 	return 0;
+}
+
+/* ---- fabric endpoints of extra endpoints (ops->fep_*) -------------------------- */
+
+/* f's completions (its lock held where it has one): how many. */
+static int fep_read(struct fep *f)
+{
+	struct fi_cq_msg_entry e[16];
+	int n = 0;
+
+	for (;;) {
+		ssize_t got = fi_cq_read(f->cq, e, 16);
+
+		if (got == -FI_EAGAIN)
+			return n;
+		if (got == -FI_EAVAIL) {
+			struct fi_cq_err_entry err = { 0 };
+
+			fi_cq_readerr(f->cq, &err, 0);
+			if (err.op_context &&
+			    ((struct ctx_head *)err.op_context)->kind == CTX_RMA) {
+				rma_complete(err.op_context, &err);
+				n++;
+				continue;
+			}
+			pgas__fatal("ofi: an endpoint's own fabric operation failed: %s (%s)",
+				    fi_strerror(err.err),
+				    fi_cq_strerror(f->cq, err.prov_errno, err.err_data, NULL, 0));
+		}
+		if (got < 0)
+			pgas__fatal("ofi: reading an endpoint's own completion queue: %s",
+				    fi_strerror((int)-got));
+		for (ssize_t i = 0; i < got; i++)
+			if (e[i].op_context) {
+				rma_complete(e[i].op_context, NULL);
+				n++;
+			}
+		if (got < (ssize_t)(sizeof(e) / sizeof(e[0])))
+			return n;
+	}
+}
+
+static int ofi_fep_progress(struct pgas_conduit *c, void *fep)
+{
+	struct fep *f = fep;
+	int n;
+
+	(void)c;
+	if (!f->shared)
+		return fep_read(f);
+	if (pthread_mutex_trylock(&f->lock))
+		return 0;	/* another thread reads it */
+	n = fep_read(f);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+static void fep_free(struct fep *f)
+{
+	if (f->ep)
+		fi_close(&f->ep->fid);
+	if (f->cq)
+		fi_close(&f->cq->fid);
+	pthread_mutex_destroy(&f->lock);
+	free(f->ctx);
+	free(f);
+}
+
+static void *ofi_fep_open(struct pgas_conduit *c, bool shared, char *msg, size_t msglen)
+{
+	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_MSG, .size = 2 * NRMA_FEP };
+	const char *what = NULL;
+	struct fep *f;
+	int rc;
+
+	(void)c;
+	if (ofi.fep_why || ofi.forked) {
+		snprintf(msg, msglen, "%s", ofi.forked ? "a forked child" : ofi.fep_why);
+		__atomic_fetch_add(&ofi.fep_refused, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	pthread_mutex_lock(&ofi.lock);
+	if (ofi.nfep >= pgas__cfg.ofi_eps) {
+		__atomic_fetch_add(&ofi.fep_refused, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&ofi.lock);
+		snprintf(msg, msglen, "this process has opened PGAS_OFI_EPS=%u fabric endpoints "
+			 "(raise it for more)", pgas__cfg.ofi_eps);
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f)
+		f->ctx = calloc(NRMA_FEP, sizeof(*f->ctx));
+	if (!f || !f->ctx) {
+		pthread_mutex_unlock(&ofi.lock);
+		free(f);
+		snprintf(msg, msglen, "out of memory for a fabric endpoint");
+		return NULL;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	f->shared = shared;
+	for (unsigned i = 0; i < NRMA_FEP; i++) {
+		f->ctx[i].h.kind = CTX_RMA;
+		f->ctx[i].fep = f;
+		f->ctx[i].next = f->free;
+		f->free = &f->ctx[i];
+	}
+	/* The caps of the shared one (FI_MSG's receive side unused: nobody
+	 * knows its address, so nothing arrives at it). */
+	if ((what = "fi_cq_open", rc = fi_cq_open(ofi.domain, &attr, &f->cq, NULL)) ||
+	    (what = "fi_endpoint", rc = fi_endpoint(ofi.domain, ofi.info, &f->ep, NULL)) ||
+	    (what = "fi_ep_bind", rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)) ||
+	    (rc = fi_ep_bind(f->ep, &ofi.av->fid, 0)) ||
+	    (what = "fi_enable", rc = fi_enable(f->ep))) {
+		__atomic_fetch_add(&ofi.fep_refused, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&ofi.lock);
+		fep_free(f);
+		snprintf(msg, msglen, "opening a fabric endpoint (%s): %s", what,
+			 fi_strerror(rc < 0 ? -rc : rc));
+		return NULL;
+	}
+	f->next = ofi.feps;
+	ofi.feps = f;
+	ofi.nfep++;
+	ofi.fep_opened++;
+	pthread_mutex_unlock(&ofi.lock);
+	return f;
+}
+
+static void ofi_fep_close(struct pgas_conduit *c, void *fep)
+{
+	struct fep *f = fep, **at;
+
+	(void)c;
+	pthread_mutex_lock(&ofi.lock);
+	for (at = &ofi.feps; *at && *at != f; at = &(*at)->next)
+		;
+	if (*at)
+		*at = f->next;
+	ofi.nfep--;
+	ofi.fep_closed.writes += f->st.writes;
+	ofi.fep_closed.reads += f->st.reads;
+	ofi.fep_closed.bytes += f->st.bytes;
+	ofi.fep_closed.eagain += f->st.eagain;
+	ofi.fep_closed.done += f->st.done;
+	pthread_mutex_unlock(&ofi.lock);
+	if (!ofi.forked)
+		fep_free(f);
 }
 
 /* ---- atomics over the fabric (ops->amo) --------------------------------------- */
@@ -2598,4 +2859,7 @@ const struct pgas_conduit_ops pgas_ofi_ops = {
 	.rma_reach = ofi_rma_reach,
 	.rma = ofi_rma,
 	.amo = ofi_amo,
+	.fep_open = ofi_fep_open,
+	.fep_close = ofi_fep_close,
+	.fep_progress = ofi_fep_progress,
 };

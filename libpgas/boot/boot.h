@@ -70,6 +70,7 @@ struct pgas_config {
 	unsigned fake_hosts;	/* PGAS_FAKE_HOSTS: pseudo-hosts of a pgasrun job (test knob) */
 	int ofi_rma;		/* PGAS_OFI_RMA: 0 fabric, 1 am, 2 bounce, 3 dc, 4 flush (docs/ofi.md) */
 	int ofi_atomic;		/* PGAS_OFI_ATOMIC: 0 fabric, 1 am (docs/ofi.md) */
+	unsigned ofi_eps;	/* PGAS_OFI_EPS: fabric endpoints of extra endpoints (docs/ofi.md) */
 	size_t coll_stage;
 	size_t coll_pool;
 	size_t coll_team_stage;

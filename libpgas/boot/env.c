@@ -109,6 +109,12 @@ static const struct env_var vars[] = {
 	  "AM (am), by fi_write/fi_read through registered bounce buffers (bounce), or with "
 	  "delivery completion on each write instead of a read behind them (dc), or with every "
 	  "write delivered by a read behind it, a lone one too (flush, tests)" },
+	/* Local: how many of a process's endpoints get a fabric endpoint of
+	 * their own is its own business (docs/ofi.md, "Fabric endpoints"). */
+	{ "PGAS_OFI_EPS", ENV_LOCAL, VAR_UINT, "16", 0, 4096, NULL, CFG(ofi_eps),
+	  "ofi conduit: endpoints beyond the primary (pgas_ep_create) that get a fabric "
+	  "endpoint and completion queue of their own; those created beyond it share the "
+	  "primary's (0 = all share it)" },
 	/* Agreed: every rank must make the same domains fabric ones, or a
 	 * word would see NIC and CPU atomics at once (docs/ofi.md). */
 	{ "PGAS_OFI_ATOMIC", ENV_AGREE, VAR_ENUM, "fabric", 0, 0, ofi_atomic_modes,

@@ -930,6 +930,7 @@ int pgas__poll_slow(struct pgas__state *ep)
 		rc = pgas__check_ep("pgas_ep_poll", ep);
 		if (rc)
 			return rc;
+		pgas__fep_progress(ep);
 		rc = pgas__ep_poll_try(ep, PGAS__CHANMASK_ALL);
 		if (ep->pending & PGAS__PENDING_PRIMARY)
 			(void)pgas__serve_primary();

@@ -218,7 +218,7 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 	 * complete first (pgas_fence's rule, rma_ref.c); a handler cannot
 	 * wait for their replies, and releases as the CPU path does. */
 	if (valid && (x->flags & PGAS_AOP_REL) && pgas__puts_in_flight(&pgas__g) &&
-	    !pgas__self.handler_depth && !pgas__self.hsl_held &&
+	    pgas__may_wait() &&
 	    (r.rc = pgas__ref_drain(&pgas__g, x->call, PGAS__NBI_PUTS)))
 		return r;
 	if (valid && (ad->key & AD_FABRIC) && pgas__job.attached && x->rank < pgas__g.nranks &&
@@ -236,7 +236,7 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 	if (valid && pgas__map(x->rank, x->addr, size, &p) && !((uintptr_t)p & (size - 1))) {
 		r.value = pgas__ad_exec(x->dt, p, x->op, x->a, x->b, x->flags);
 		r.rc = pgas__rma_check(x->call, x->rank);
-		if ((ad->key & AD_ROUTED) && !pgas__self.handler_depth && !pgas__self.hsl_held)
+		if ((ad->key & AD_ROUTED) && pgas__may_wait())
 			(void)pgas_poll();	/* serve the remote ranks' operations */
 		return r;
 	}

@@ -205,7 +205,7 @@ bool pgas__ctl_idle(void)
 	bool idle;
 
 	/* Requests cannot leave from a handler, or without polling. */
-	if (pgas__self.handler_depth || pgas__self.hsl_held)
+	if (!pgas__may_wait())
 		return false;
 	/* At MULTIPLE only the primary's poller: its count of handled control
 	 * slots and its published heads then move together. */

@@ -465,9 +465,8 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 	ep->gone = pgas__g.gone;
 	ep->wake = pgas__g.wake;
 	ep->status_src = PGAS_STATUS(0, x->xep.eid, 0, 0, 0, 0);
-	/* None in flight yet (the primary's count is its own; block mode
-	 * keeps the base at 1). */
-	ep->nbi_puts_pending = pgas__g.wake ? 1 : 0;
+	/* None in flight yet (the primary's count is its own). */
+	ep->nbi_puts_pending = pgas__puts_base();
 	/* Its polls leave the fast path to move the conduit's proxy rings. */
 	ep->pending = (pgas__pending() & PGAS__PENDING_CONDUIT) |
 		      (pgas__ctl_msgs ? PGAS__PENDING_PRIMARY : 0);
@@ -476,6 +475,15 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 		c->ops->ep_close(c, &x->xep);
 		rc = pgas__err(PGAS_ERR_NOMEM, call, "no memory for AM buffers");
 		goto fail;
+	}
+	/* A fabric endpoint of its own for its remote RMA, where the conduit
+	 * gives one (docs/ofi.md, "Fabric endpoints"); else the shared one. */
+	if (c->ops->fep_open) {
+		msg[0] = 0;
+		x->fep = c->ops->fep_open(c, pgas__mt(), msg, sizeof(msg));
+		if (!x->fep && msg[0] && pgas__cfg.verbose_env)
+			fprintf(stderr, "pgas[%u]: endpoint %u shares the primary's fabric endpoint: %s\n",
+				pgas__g.rank, x->xep.eid, msg);
 	}
 	/* This process knows its own rings: no mapping of them again. */
 	eids[x->xep.eid - pgas__g.nranks].owner = pgas__g.rank;
@@ -549,6 +557,10 @@ int pgas_ep_destroy(pgas_ep_t ep)
 	__atomic_store_n(&eids[x->xep.eid - pgas__g.nranks].state, PGAS__PEER_CLOSED,
 			 __ATOMIC_RELEASE);
 	c->ops->ep_close(c, &x->xep);
+	/* Drained above, and no poller is inside it (ep lock, poller's place). */
+	if (x->fep)
+		c->ops->fep_close(c, x->fep);
+	x->fep = NULL;
 	for (unsigned i = 0; i < nmine; i++)
 		if (mine[i] == ep) {
 			mine[i] = mine[nmine - 1];
@@ -665,7 +677,7 @@ int pgas__eps_poll_mine(bool progress_only, unsigned chan_mask)
 	ep_lock_take();
 	for (unsigned i = 0; i < nmine; i++)
 		if (!progress_only || (mine[i]->priv->flags & PGAS_EP_PROGRESS))
-			n += pgas__ep_poll_try(mine[i], chan_mask);
+			n += pgas__fep_progress(mine[i]) + pgas__ep_poll_try(mine[i], chan_mask);
 	ep_lock_give();
 	return n;
 }

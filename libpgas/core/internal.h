@@ -58,6 +58,9 @@ struct pgas__ep_priv {
 	void *poller;
 	struct pgas__peer *rpeers;	/* extras: the table replies use, or NULL */
 	struct pgas_conduit_xep xep;	/* extras: its rings as the conduit made them */
+	/* Extras: its own fabric endpoint (ops->fep_open), where its remote
+	 * RMA posts and completes; NULL: the conduit's shared one. */
+	void *fep;
 };
 #define PGAS__EP_MAGIC 0x70657031u	/* "pep1" */
 extern struct pgas__ep_priv pgas__ep0_priv;
@@ -160,6 +163,12 @@ void pgas__naps_wake(void);
 /* progress.c: stops the progress thread if one runs; 1 if one did. */
 int pgas__progress_thread_end(void);
 
+/* May this thread wait for replies (not in a handler, no HSL held)? */
+static inline bool pgas__may_wait(void)
+{
+	return !pgas__self.handler_depth && !pgas__self.hsl_held;
+}
+
 /* Refusals shared by the calls a handler or a held HSL must not make. */
 static inline int pgas__check_thread(const char *call)
 {
@@ -200,6 +209,16 @@ static inline int pgas__conduit_progress(void)
 	struct pgas_conduit *c = &pgas__job.conduit;
 
 	return c->ops->progress(c);
+}
+
+/* Reads ep's own fabric endpoint's completions (ops->fep_progress): its
+ * remote RMA completes only there.  The primary has none. */
+static inline int pgas__fep_progress(const struct pgas__state *ep)
+{
+	struct pgas_conduit *c = &pgas__job.conduit;
+	void *f = ep && ep->priv ? ep->priv->fep : NULL;
+
+	return f ? c->ops->fep_progress(c, f) : 0;
 }
 
 /* am.c */

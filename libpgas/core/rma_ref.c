@@ -505,7 +505,7 @@ static int issue_fabric(struct ref_op *op, int get, unsigned rank, uintptr_t rem
 		ssize_t k;
 
 		__atomic_fetch_add(&op->left, 1, __ATOMIC_RELAXED);
-		k = c->ops->rma(c, get, rank, remote + off, local + off, n - off, ctx, msg,
+		k = c->ops->rma(c, op->ep ? op->ep->priv->fep : NULL, get, rank, remote + off, local + off, n - off, ctx, msg,
 				sizeof(msg));
 		if (k > 0) {
 			off += (size_t)k;
@@ -973,6 +973,7 @@ int pgas__sync_nb(pgas_handle_t h, const char *call, int block)
 		if (done)
 			break;
 		if (!block) {
+			pgas__fep_progress(ep);
 			if (!pgas__self.hsl_held)
 				pgas__wait_step(&(struct pgas__waiter){ .spins = 0, .nosleep = 1 });
 			if ((done = handle_test(h, &rc)) < 0)
@@ -987,6 +988,16 @@ int pgas__sync_nb(pgas_handle_t h, const char *call, int block)
 	}
 	PGAS__FENCE(memory_order_acq_rel);
 	return handle_rc(call, rc);
+}
+
+/* A pending handle's endpoint's own fabric completions (its only progress). */
+static void handle_progress(pgas_handle_t h)
+{
+	struct ref_op *op = op_find((uint32_t)h, (uint32_t)(h >> 32) & 0xffffffu, 0xffffffu);
+	struct pgas__state *ep = op ? op->ep : NULL;	/* pending: not recycled */
+
+	if (ep && !pgas__is_primary(ep))
+		pgas__fep_progress(ep);
 }
 
 int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int some, int block)
@@ -1021,6 +1032,7 @@ int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int 
 					first = rc;
 			} else if (done == 0) {
 				pending++;
+				handle_progress(handles[i]);
 			}
 		}
 		if (!pending || (some && (completed || !live)))
@@ -1043,7 +1055,7 @@ int pgas__sync_many(const char *call, pgas_handle_t *handles, size_t count, int 
 static int nbi_wait(struct pgas__state *ep, const char *call, int what, int block)
 {
 	struct pgas__waiter w = PGAS__WAITER_INIT;
-	uint64_t base = pgas__g.wake ? 1 : 0;
+	uint64_t base = pgas__puts_base();
 	int rc;
 
 	for (;;) {
@@ -1053,6 +1065,7 @@ static int nbi_wait(struct pgas__state *ep, const char *call, int what, int bloc
 		if (!((what & PGAS__NBI_PUTS) && puts > base) && !((what & PGAS__NBI_GETS) && gets))
 			return PGAS_OK;
 		if (!block) {
+			pgas__fep_progress(ep);
 			if (!pgas__self.hsl_held)
 				pgas__wait_step(&(struct pgas__waiter){ .spins = 0, .nosleep = 1 });
 			puts = __atomic_load_n(&ep->nbi_puts_pending, __ATOMIC_ACQUIRE);
@@ -1085,7 +1098,7 @@ void pgas__fence_wait(struct pgas__state *ep)
 {
 	/* A handler cannot wait for replies (pgas.h: a fence there orders
 	 * only the mapped ranks' stores). */
-	if (!pgas__self.handler_depth && !pgas__self.hsl_held)
+	if (pgas__may_wait())
 		(void)pgas__ref_drain(ep, "pgas_fence", PGAS__NBI_PUTS);
 }
 

@@ -287,7 +287,7 @@ int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 		m.start = pgas__any_start(ivars, n);
 	if (test) {
 		/* Progress as a wait's first step would make it, without idling. */
-		if (!pgas__self.handler_depth && !pgas__self.hsl_held && pgas__job.attached)
+		if (pgas__may_wait() && pgas__job.attached)
 			(void)pgas_poll();
 		return scan(&m);
 	}
@@ -303,7 +303,7 @@ int pgas__wait_mem(const char *call, const void *ivars, unsigned dt, size_t n,
 	/* A wait is a poll, even one that holds at once (GASNet's rule): where
 	 * some rank is not mapped, its puts into my words need my handlers,
 	 * and a caller that loops on waits that hold would never run them. */
-	if (pgas__ctl_msgs && !pgas__self.handler_depth && !pgas__self.hsl_held)
+	if (pgas__ctl_msgs && pgas__may_wait())
 		(void)pgas_poll();
 	while (!scan(&m))
 		pgas__wait_step(&w);

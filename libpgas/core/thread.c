@@ -103,7 +103,7 @@ int pgas__mt_enter_hsl(const char *call)
  */
 void pgas__plock_leave(void)
 {
-	if (pgas__self.plock_depth == 1 && !pgas__self.handler_depth && !pgas__self.hsl_held &&
+	if (pgas__self.plock_depth == 1 && pgas__may_wait() &&
 	    pgas__job.attached)
 		pgas__poll_locked();
 	pgas__plock_release();

@@ -475,6 +475,11 @@ static void ep_wait_step(struct pgas__waiter *w)
 
 	if (pgas__mt())
 		conduit_progress(w);	/* below MULTIPLE, progress(w) runs it */
+	if (pgas__fep_progress(ep) > 0) {	/* its own fabric completions */
+		w->spins = 0;
+		w->armed = 0;
+		w->naps = 0;
+	}
 	if ((mask && pgas__ep_msgs_waiting(ep) && pgas__ep_poll_try(ep, mask) > 0) ||
 	    (pgas__mt() && pgas__serve_primary() > 0)) {
 		w->spins = 0;
@@ -503,6 +508,10 @@ void pgas__wait_step_for(struct pgas__waiter *w, struct pgas__state *ep)
 
 	if (ep && !pgas__is_primary(ep) && mask && pgas__ep_msgs_waiting(ep))
 		(void)pgas__ep_poll_try(ep, mask);
+	/* Its remote RMA completes on its own fabric endpoint only (ep_wait_step
+	 * reads w->ep's). */
+	if (ep && ep != w->ep && pgas__fep_progress(ep) > 0)
+		w->spins = 0;
 	pgas__wait_step(w);
 }
 

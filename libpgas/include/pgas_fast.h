@@ -592,10 +592,17 @@ PGAS__SYNC_NBI(try_syncnbi_gets, PGAS__NBI_GETS, 0)
 PGAS__SYNC_NBI(try_syncnbi_all, PGAS__NBI_PUTS | PGAS__NBI_GETS, 0)
 #undef PGAS__SYNC_NBI
 
-/* Puts of ep in flight on the remote path (block mode keeps the count at 1). */
+/* What an endpoint's nbi_puts_pending reads with none in flight: block
+ * mode keeps it at 1, so that syncs leave the fast path to ring sleepers. */
+static inline uint64_t pgas__puts_base(void)
+{
+	return pgas__g.wake != 0;
+}
+
+/* Puts of ep in flight on the remote path. */
 static inline int pgas__puts_in_flight(const struct pgas__state *ep)
 {
-	return PGAS__PENDING(ep->nbi_puts_pending) > (uint64_t)(pgas__g.wake != 0);
+	return PGAS__PENDING(ep->nbi_puts_pending) > pgas__puts_base();
 }
 
 static inline void pgas_ep_fence(struct pgas__state *ep)

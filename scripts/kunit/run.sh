@@ -21,9 +21,14 @@ if [ ! -x "$SRC/tools/testing/kunit/kunit.py" ]; then
 	[ -f /usr/src/linux-source-6.1.tar.xz ] || fail "linux-source-6.1 missing (scripts/deps.sh kunit)"
 	tar -C /usr/src -xf /usr/src/linux-source-6.1.tar.xz || fail "unpacking linux-source-6.1"
 fi
-# Rebuild when the kunitconfig changed (or on the first run).
+# Rebuild when the kunitconfig changed (or on the first run).  One builder
+# at a time (check-all.sh starts this build early, in the background:
+# `scripts/kunit/run.sh build` builds the UML kernel and stops).
+exec 9>"$CACHE/.lock"
+flock 9
 if ! cmp -s kmod/tests/kunitconfig "$UML/.pgas-kunitconfig" || [ ! -x "$UML/linux" ]; then
 	echo "# building the UML kernel in $UML (cold: several minutes)"
+	rm -f "$UML/.pgas-kunitconfig"
 	if ! (cd "$SRC" && python3 tools/testing/kunit/kunit.py build \
 		--kunitconfig="$OLDPWD/kmod/tests/kunitconfig" --build_dir="$UML" \
 		--jobs="$(nproc)") >"$LOG" 2>&1; then
@@ -32,6 +37,8 @@ if ! cmp -s kmod/tests/kunitconfig "$UML/.pgas-kunitconfig" || [ ! -x "$UML/linu
 	fi
 	cp kmod/tests/kunitconfig "$UML/.pgas-kunitconfig"
 fi
+exec 9>&-
+[ "${1:-}" = build ] && exit 0
 make -C "$SRC" O="$UML" ARCH=um M="$PWD/kmod/tests" W=1 KCFLAGS=-Werror modules >"$LOG" 2>&1 ||
 	{ tail -n 30 "$LOG"; fail "building the KUnit module against UML"; }
 

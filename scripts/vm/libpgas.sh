@@ -2,6 +2,7 @@
 # Inside the VM (busybox sh): the libpgas test programs over pgas.ko.
 # Every TAP line passes through; each run adds one line for its exit code.
 export PGAS_CONDUIT=kmod PGAS_ERROR_MODE=quiet
+. /tests/vm-el.sh
 run() {	# run LABEL CMD...
 	label=$1
 	shift
@@ -14,6 +15,7 @@ run() {	# run LABEL CMD...
 		echo "not ok - $label exits $rc"
 		tail -n 15 /tmp/run.err | sed 's/^/# /'
 	fi
+	vm_el
 }
 for n in 1 2 3; do
 	for t in rma am errors barrier teams atomics signal vis immediate region; do
@@ -65,6 +67,7 @@ for c in "3 barrier 0" "3 thread 3" "2 handler 0"; do
 		echo "not ok - global_exit -n $1 -w $2 over pgas.ko: exit $rc"
 		echo "$out" | tail -n 5 | sed 's/^/# /'
 	fi
+	vm_el
 done
 set --
 for n in 2 3; do
@@ -96,13 +99,17 @@ for c in "2 1 PGAS_COLL_STAGE=8192" "3 0 PGAS_MBOX_SLOTS=64" "2 1 PGAS_DEVICE=/d
 		echo "not ok - $3 on rank $2 of $1 only over pgas.ko: exit $rc: $out"
 		tail -n 5 /tmp/apart.err | sed 's/^/# /'
 	fi
+	vm_el
 done
 set --
 run "config job -n 3 over pgas.ko, PGAS_SEGMENT_SIZE=3M on rank 2 only" \
 	pgasrun -n 3 -t 300 sh -c "$one_rank" sh 2 PGAS_SEGMENT_SIZE=3M /tests/config job
 # Every way a rank can leave at every point (issue 10), over pgas.ko.
+vm_now
+lc_t=$_vm_now
 PGAS_LIFECYCLE_BIN=/tests PGAS_LIFECYCLE_RANKS="2 3" PGAS_LIFECYCLE_TIMEOUT=120 \
 	sh /tests/check-lifecycle.sh >/tmp/lifecycle.out 2>&1
+vm_since "$lc_t" "check-lifecycle.sh over pgas.ko"
 sed -n -E '/^(ok|not ok) /s/$/ [kmod]/p; /^    # /p' /tmp/lifecycle.out
 grep -q '^lifecycle: [0-9]* passed, 0 failed' /tmp/lifecycle.out ||
 	echo "not ok - check-lifecycle.sh over pgas.ko: $(tail -n 1 /tmp/lifecycle.out)"
@@ -118,6 +125,7 @@ else
 	echo "$out" | grep ok | sed 's/^/# /'
 	tail -n 5 /tmp/deadget.err | sed 's/^/# /'
 fi
+vm_el
 # A NIC deleted under a live job (issue 9, defect 14): its ranks are told
 # through their kernel pages and end, naming it, instead of waiting forever.
 nic=$(pgasctl create)
@@ -141,6 +149,7 @@ else
 	echo "not ok - a NIC deleted under a waiting job: exit $rc after $took s"
 	tail -n 5 /tmp/nd.err | sed 's/^/# /'
 fi
+vm_el
 pgasrun -n 3 -t 600 /tests/lifecycle kill 1 >/dev/null 2>/tmp/kill.err
 rc=$?
 sleep 1
@@ -152,3 +161,4 @@ else
 	echo "not ok - killed rank over pgas.ko: exit $rc, endpoints $(cat /sys/class/misc/pgas0/endpoints), pinned $(cat /sys/class/misc/pgas0/pinned_pages)"
 	sed 's/^/# /' /tmp/kill.err
 fi
+vm_el

@@ -94,6 +94,7 @@ for applet in $(/bin/busybox --list); do
 	[ -e "$OUT/root/bin/$applet" ] || ln -s busybox "$OUT/root/bin/$applet"
 done
 cp scripts/vm/init "$OUT/root/init"
+cp scripts/vm/el.sh "$OUT/root/tests/vm-el.sh"
 cp "${VM_MODULE:-kmod/pgas.ko}" "$OUT/root/pgas.ko" || fail "no module ${VM_MODULE:-}"
 find build/static/tests -maxdepth 1 -type f -exec cp {} "$OUT/root/tests/" \;
 cp build/static/bin/pgasrun build/static/examples/demo "$OUT/root/tests/"
@@ -159,6 +160,18 @@ if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
 fi
 (cd "$OUT/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
 
+# The fuzzer's budget (scripts/vm/init): 30 s on each stock kernel, where
+# only a WARN/BUG/Oops shows (a new seed each run; a 60 s run under TCG
+# had 85 episodes, its first 30 s all four kinds: seq, race, members,
+# memlock); debugvm gives its own (60 s: KASAN and lockdep see what the
+# episodes do there).  VM_FUZZ_SECONDS=N for longer runs by hand.
+append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4"
+case " ${VM_APPEND:-}" in
+*" PGAS_FUZZ_SECONDS="*) ;;
+*) append="$append PGAS_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-30}" ;;
+esac
+append="$append ${VM_APPEND:-}"
+
 start=$(date +%s)
 # A kernel that dies before userspace (before /init's "vm: booted" line,
 # so before pgas.ko or any test could run: a TCG boot flake, e.g. an int3
@@ -168,7 +181,7 @@ for boot in 1 2; do
 : >"$LOG"	# before qemu starts: the watch below must not read an old log
 timeout "${VM_TIMEOUT:-1500}" qemu-system-x86_64 -machine q35 -accel tcg -smp 2 -m 2048 \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4 ${VM_APPEND:-}" \
+	-append "$append" \
 	-nographic -no-reboot </dev/null >"$LOG" 2>&1 &
 qemu=$!
 # Once the guest says it is done it powers off; a kernel that only halts
@@ -204,6 +217,11 @@ fi
 
 pass=$(grep -c '^ok ' "$LOG.txt")
 failn=$(grep -c '^not ok ' "$LOG.txt")
+# Where the time went (the guest's "# N.N s" lines, scripts/vm/el.sh): the
+# boot, each kselftest and part, and the slowest result lines.
+sed -n -E 's/.*vm: booted .*, ([0-9]+ s after the kernel started)$/# time: userspace \1/p' "$LOG.txt"
+grep -E '^# [^:]+: [0-9]+\.[0-9] s$' "$LOG.txt" | sed 's/^# /# time: /'
+scripts/tap-times.sh -n "${VM_SLOWEST:-15}" "$LOG.txt" 2>&1 | sed 's/^/# slowest: /'
 grep -E '^(ok|not ok) ' "$LOG.txt" | grep -v '^ok ' || true
 if grep -qE "$BAD" "$LOG.txt"; then
 	echo "not ok - kernel warning/oops on the console:"
