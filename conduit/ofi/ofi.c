@@ -229,8 +229,15 @@ struct fep {
 	bool shared;
 	struct rma_ctx *ctx, *free;	/* NRMA_FEP contexts */
 	struct rma_stats st;
+	/* Its connection to a target does not come up (the target's or our
+	 * own descriptor limit): since when its posts find the queue full
+	 * with nothing in flight (ms, 0: not), and whether it gave up and
+	 * posts on the shared endpoint instead (atomic). */
+	long long stuck_since;
+	bool given_up;
 	struct fep *next;	/* ofi.feps: open ones (closed at exit) */
 };
+#define FEP_STUCK_MS 5000
 
 /* A rank's registered memory as the fabric addresses it. */
 struct rkey {
@@ -291,7 +298,8 @@ static struct {
 	 * shared endpoint's RMA; fep_why: why none are opened, or NULL. */
 	struct fep *feps;
 	unsigned nfep;
-	unsigned long fep_opened, fep_refused, rma_done;
+	unsigned long fep_opened, fep_refused, fep_given_up, rma_done;
+	bool fep_broken;	/* one gave up: no more are opened (atomic) */
 	struct rma_stats fep_closed;
 	const char *fep_why;
 	bool thread_safe;	/* the domain was opened FI_THREAD_SAFE */
@@ -733,7 +741,9 @@ static void print_stats(void)
 			ofi.shipped, ofi.delivered, ofi.backlogged, ofi.rma_writes, ofi.rma_reads,
 			ofi.rma_bytes, ofi.rma_bounced, ofi.rma_eagain, ofi.rma_flushes, ofi.amo_posted, ofi.sleep_woken,
 			ofi.sleep_timed, ofi.sleep_skipped, ofi.foreign);
-	if (ofi.c && (ofi.fep_opened || ofi.fep_refused)) {
+	/* Not in a forked child: ofi.lock may be held by a thread of the
+	 * parent's that the child does not have. */
+	if (ofi.c && !ofi.forked && (ofi.fep_opened || ofi.fep_refused)) {
 		struct rma_stats t = ofi.fep_closed;
 
 		pthread_mutex_lock(&ofi.lock);
@@ -746,9 +756,9 @@ static void print_stats(void)
 		}
 		pthread_mutex_unlock(&ofi.lock);
 		fprintf(stderr, "pgas[%u]: ofi conduit: fabric endpoints: %lu opened, %lu refused "
-			"(shared); on their own: %lu writes, %lu reads, %llu bytes, %lu queue full, "
+			"(shared), %lu gave up; on their own: %lu writes, %lu reads, %llu bytes, %lu queue full, "
 			"%lu completions; on the shared endpoint: %lu rma completions\n",
-			ofi.c->rank, ofi.fep_opened, ofi.fep_refused, t.writes, t.reads, t.bytes,
+			ofi.c->rank, ofi.fep_opened, ofi.fep_refused, ofi.fep_given_up, t.writes, t.reads, t.bytes,
 			t.eagain, t.done, ofi.rma_done);
 	}
 }
@@ -1238,6 +1248,10 @@ static int rma_setup(struct pgas_conduit *c, char *msg, size_t msglen)
 		      !ofi.rma_on ? "PGAS_OFI_RMA=am: RMA goes by AM" :
 		      ofi.mr_local ? "local buffers need the shared endpoint's registrations "
 				     "(FI_MR_LOCAL or PGAS_OFI_RMA=bounce)" :
+		      /* Its completions would not wake a sleeper: waits nap
+		       * on the shared CQ's wait fd and the doorbell. */
+		      ofi.cq_fd >= 0 ? "block mode sleeps on the shared completion queue's "
+				       "wait fd (PGAS_WAIT_MODE=block)" :
 		      (ofi.info->domain_attr->mr_mode & FI_MR_ENDPOINT) ?
 		      "registrations are bound to one endpoint (FI_MR_ENDPOINT)" : NULL;
 	if (!c->remote)
@@ -2227,6 +2241,46 @@ static void rma_complete(struct rma_ctx *x, const struct fi_cq_err_entry *err)
 
 static int fep_read(struct fep *f);
 
+/* Operations of f posted and not completed (its lock held where it has one). */
+static unsigned long fep_in_flight(const struct fep *f)
+{
+	return f->st.writes + f->st.reads - f->st.done;
+}
+
+/*
+ * f could not post (failed: a post's error, else its queue full) with
+ * nothing of its own in flight, so its connection is not coming up: it
+ * gives up at once on an error, after FEP_STUCK_MS of full queues else (a
+ * target that cannot accept the connection would leave the caller retrying
+ * forever), and the endpoint's RMA goes on the shared fabric endpoint
+ * from then on, as where none was opened.  1: given up.
+ */
+static int fep_give_up(struct fep *f, int failed)
+{
+	long long now;
+
+	if (fep_in_flight(f)) {
+		f->stuck_since = 0;
+		return 0;
+	}
+	now = live_clock();
+	if (!failed && !f->stuck_since)
+		f->stuck_since = now;
+	/* After one gave up, a stuck one gives up at once: the limit that
+	 * stopped the first stops the others. */
+	if (!failed && now - f->stuck_since < FEP_STUCK_MS &&
+	    !__atomic_load_n(&ofi.fep_broken, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&ofi.fep_broken, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->given_up, true, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ofi.fep_given_up, 1, __ATOMIC_RELAXED);
+	if (pgas__cfg.verbose_env)
+		fprintf(stderr, "pgas[%u]: ofi conduit: an endpoint's own fabric endpoint "
+			"could not reach a target (%s); its RMA goes on the shared one\n",
+			ofi.c->rank, failed ? "its post failed" : "no connection within 5 s");
+	return 1;
+}
+
 /*
  * ops->rma: one fi_writemsg/fi_readmsg of up to n bytes (docs/ofi.md), on
  * fep's fabric endpoint (its contexts, its lock only where threads share
@@ -2236,7 +2290,8 @@ static ssize_t ofi_rma(struct pgas_conduit *c, void *fep, int get, unsigned rank
 		       uint64_t remote, void *local, size_t n, void *core, char *msg,
 		       size_t msglen)
 {
-	struct fep *f = fep;
+	struct fep *f = fep && !__atomic_load_n(&((struct fep *)fep)->given_up, __ATOMIC_RELAXED) ?
+			fep : NULL;
 	pthread_mutex_t *lock = !f ? &ofi.lock : f->shared ? &f->lock : NULL;
 	struct rma_stats *st = f ? &f->st : NULL;
 	size_t len = n < ofi.rma_max ? n : ofi.rma_max;
@@ -2315,6 +2370,13 @@ static ssize_t ofi_rma(struct pgas_conduit *c, void *fep, int get, unsigned rank
 		bounce_free(x);
 		goto full;
 	}
+	if (rc && f && fep_give_up(f, 1)) {
+		/* Its own connection failed (EMFILE, say): the shared one. */
+		bounce_free(x);
+		if (lock)
+			pthread_mutex_unlock(lock);
+		return ofi_rma(c, NULL, get, rank, remote, local, n, core, msg, msglen);
+	}
 	if (rc) {
 		bounce_free(x);
 		if (lock)
@@ -2325,6 +2387,7 @@ static ssize_t ofi_rma(struct pgas_conduit *c, void *fep, int get, unsigned rank
 	}
 	ctx_posted(x, core, local, len, rank, get, 0);
 	if (st) {
+		f->stuck_since = 0;
 		st->writes += !get;
 		st->reads += !!get;
 		st->bytes += len;
@@ -2356,6 +2419,11 @@ full:
 	if (st) {
 		st->eagain++;
 		fep_read(f);
+		if (fep_give_up(f, 0)) {
+			if (lock)
+				pthread_mutex_unlock(lock);
+			return ofi_rma(c, NULL, get, rank, remote, local, n, core, msg, msglen);
+		}
 	} else {
 		ofi.rma_eagain++;
 		read_cq(c);
@@ -2412,11 +2480,13 @@ static int ofi_fep_progress(struct pgas_conduit *c, void *fep)
 	int n;
 
 	(void)c;
+	/* Nothing in flight, nothing to read: an idle endpoint's CQ read
+	 * would drive the provider (system calls) on every wait step. */
 	if (!f->shared)
-		return fep_read(f);
+		return fep_in_flight(f) ? fep_read(f) : 0;
 	if (pthread_mutex_trylock(&f->lock))
 		return 0;	/* another thread reads it */
-	n = fep_read(f);
+	n = fep_in_flight(f) ? fep_read(f) : 0;
 	pthread_mutex_unlock(&f->lock);
 	return n;
 }
@@ -2440,8 +2510,10 @@ static void *ofi_fep_open(struct pgas_conduit *c, bool shared, char *msg, size_t
 	int rc;
 
 	(void)c;
-	if (ofi.fep_why || ofi.forked) {
-		snprintf(msg, msglen, "%s", ofi.forked ? "a forked child" : ofi.fep_why);
+	if (ofi.fep_why || ofi.forked || __atomic_load_n(&ofi.fep_broken, __ATOMIC_RELAXED)) {
+		snprintf(msg, msglen, "%s", ofi.forked ? "a forked child" :
+			 ofi.fep_why ? ofi.fep_why :
+			 "an earlier one of this process could not reach a target");
 		__atomic_fetch_add(&ofi.fep_refused, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
