@@ -660,6 +660,12 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 else
 	apart_works 2 1 PGAS_OFI_WAIT_FD=0
 fi
+# One rank with fabric endpoints of its own, the other sharing its primary's.
+if "$RUN" --version | grep -q '^conduits:.* ofi'; then
+	PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp apart_works 2 1 PGAS_OFI_EPS=0
+else
+	apart_works 2 1 PGAS_OFI_EPS=0
+fi
 apart_works 3 0 PGAS_SEGMENT_SIZE=3M
 apart_works 2 1 PGAS_VERBOSEENV=1
 apart_works 2 0 PGAS_COLL_VERBOSE=1
