@@ -962,10 +962,10 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 		fep_check "ofi tcp, no peer mapped: ep_fabric -n 3 -t 3, PGAS_OFI_EPS=1: the endpoints beyond it share the primary's, said" 1 PGAS_OFI_EPS=1
 	# A target out of file descriptors (rank 1 under ulimit -n 18) never
 	# accepts a new endpoint's connection: its puts go on the shared one
-	# (they retried forever before).
+	# after PGAS_OFI_TIMEOUT (they retried forever before).
 	[ "$(basename "$B")" = build ] &&
 		run_tap "ofi tcp, no peer mapped: ep_stuck -n 2, the target out of descriptors: an endpoint that cannot connect falls back to the shared one" \
-			env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp "$RUN" -n 2 -t 120 \
+			env PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_OFI_TIMEOUT=5 "$RUN" -n 2 -t 120 \
 			sh -c '[ "$PGAS_RANK" = 1 ] && ulimit -n 18; exec "$0"' "$B/tests/ep_stuck"
 fi
 

@@ -237,7 +237,6 @@ struct fep {
 	bool given_up;
 	struct fep *next;	/* ofi.feps: open ones (closed at exit) */
 };
-#define FEP_STUCK_MS 5000
 
 /* A rank's registered memory as the fabric addresses it. */
 struct rkey {
@@ -2250,9 +2249,10 @@ static unsigned long fep_in_flight(const struct fep *f)
 /*
  * f could not post (failed: a post's error, else its queue full) with
  * nothing of its own in flight, so its connection is not coming up: it
- * gives up at once on an error, after FEP_STUCK_MS of full queues else (a
- * target that cannot accept the connection would leave the caller retrying
- * forever), and the endpoint's RMA goes on the shared fabric endpoint
+ * gives up at once on an error, else after PGAS_OFI_TIMEOUT (30 s if 0) of
+ * full queues, the time a silent peer gets (a target that cannot accept the
+ * connection would leave the caller retrying forever; a target computing
+ * without progress only delays it), and the endpoint's RMA goes on the shared fabric endpoint
  * from then on, as where none was opened.  1: given up.
  */
 static int fep_give_up(struct fep *f, int failed)
@@ -2268,7 +2268,7 @@ static int fep_give_up(struct fep *f, int failed)
 		f->stuck_since = now;
 	/* After one gave up, a stuck one gives up at once: the limit that
 	 * stopped the first stops the others. */
-	if (!failed && now - f->stuck_since < FEP_STUCK_MS &&
+	if (!failed && now - f->stuck_since < (live.timeout ? live.timeout : 30000) &&
 	    !__atomic_load_n(&ofi.fep_broken, __ATOMIC_RELAXED))
 		return 0;
 	__atomic_store_n(&ofi.fep_broken, true, __ATOMIC_RELAXED);
@@ -2277,7 +2277,7 @@ static int fep_give_up(struct fep *f, int failed)
 	if (pgas__cfg.verbose_env)
 		fprintf(stderr, "pgas[%u]: ofi conduit: an endpoint's own fabric endpoint "
 			"could not reach a target (%s); its RMA goes on the shared one\n",
-			ofi.c->rank, failed ? "its post failed" : "no connection within 5 s");
+			ofi.c->rank, failed ? "its post failed" : "no connection within PGAS_OFI_TIMEOUT");
 	return 1;
 }
 
