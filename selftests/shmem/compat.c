@@ -68,7 +68,11 @@ int main(void)
 	/*
 	 * PE 0 sets PE 1's signal to 5 and back to 0 until PE 1 has waited
 	 * ROUNDS times for "not 0": each wait must return a value that is not
-	 * 0 (a second read after the wait could see the 0 again).
+	 * 0 (a second read after the wait could see the 0 again).  PE 0 reads
+	 * done after each store, so the signal stays 5 about as long as 0:
+	 * where that read is a round trip through the fabric (an atomic
+	 * domain of the ofi conduit, on its own rank too) and the two stores
+	 * were back to back, PE 1 almost never saw the 5 (62 s, CI).
 	 */
 	{
 		uint64_t *sig = (uint64_t *)shmem_calloc(1, sizeof(uint64_t));
@@ -79,6 +83,8 @@ int main(void)
 		if (n >= 2 && me == 0) {
 			while (!shmem_int_atomic_fetch(done, 0)) {
 				shmem_putmem_signal(sig, sig, 0, sig, 5, SHMEM_SIGNAL_SET, 1);
+				if (shmem_int_atomic_fetch(done, 0))
+					break;
 				shmem_putmem_signal(sig, sig, 0, sig, 0, SHMEM_SIGNAL_SET, 1);
 			}
 		} else if (n >= 2 && me == 1) {
