@@ -522,9 +522,16 @@ void pgas__team_activate(struct pgas_team *t)
 
 int pgas__coll_progress(void)
 {
+	static bool running;
 	struct pgas_team **pp = &active_teams;
 	int completed = 0;
 
+	/* A step that waits (a rendezvous get for room in the fabric's
+	 * queue, coll_ref.c) polls, and a poll progresses the collectives:
+	 * the call being stepped is not stepped again inside itself. */
+	if (running)
+		return 0;
+	running = true;
 	while (*pp) {
 		struct pgas_team *t = *pp;
 
@@ -553,6 +560,7 @@ int pgas__coll_progress(void)
 		pgas__set_pending(PGAS__PENDING_COLL, 1);
 	else
 		pgas__set_pending(PGAS__PENDING_COLL, 0);
+	running = false;
 	return completed;
 }
 

@@ -158,6 +158,11 @@ struct pgas__coll_op {
 	 * the message being consumed. */
 	size_t ref_at;
 	struct pgas__coll_ref_msg *ref_msg;
+	/* A rendezvous block being read (coll_ref.c): its get's handle, and
+	 * the temporary a reduction reads into. */
+	bool rdv_busy;
+	pgas_handle_t rdv_h;
+	char *rdv_tmp;
 	/* Hierarchical ones: a leader's contributions of the members (by team
 	 * rank), the result it hands down; the group being served. */
 	char *hall, *hres;
@@ -287,7 +292,7 @@ int pgas__co_barrier(struct pgas__coll_op *op, int *pc);
 /* coll_ref.c: the reference algorithms, over the library's AM (no load or
  * store in a peer's memory).  Tags: phase << 24 | index within it. */
 enum { REF_T_DATA = 1, REF_T_DEBUG, REF_T_BAR_DEBUG, REF_T_BAR_IN, REF_T_BAR_OUT, REF_T_BAR,
-       REF_T_LEFT, REF_T_UP, REF_T_X, REF_T_DOWN };
+       REF_T_LEFT, REF_T_UP, REF_T_X, REF_T_DOWN, REF_T_RDV, REF_T_RDONE };
 #define PGAS__REF_TAG(phase, i) ((uint32_t)(phase) << 24 | (uint32_t)(i))
 struct pgas__coll_ref_msg {
 	struct pgas__coll_ref_msg *next;

@@ -27,6 +27,21 @@
  *   reduce_all      n(n-1) messages of B; everyone combines every source
  *   scan            n(n-1)/2 messages of B; rank r combines sources 0..r
  * plus one copy into the handler's buffer and one out of it per message.
+ *
+ * Rendezvous (pgas__coll_ref_run's blocks):
+ * a block of at least RDV_MIN bytes, larger than a Medium, that lies in the
+ * sender's segment goes as its address and length (REF_T_RDV); the
+ * receiver reads it with one get into its destination (a reduction: into a
+ * temporary it folds) and answers REF_T_RDONE, for which the sender waits
+ * before its call ends, since the block must stay until read.  Eagerly, a
+ * block crosses the fabric in Medium fragments (pgas_am_max_medium(), 8 KiB
+ * by default) and is copied four times (the sender's proxy, the receive
+ * buffer, the handler's buffer, the destination): a 1 MiB broadcast across
+ * the bed took 1400 us that way, 420-550 us now (Open MPI's: 270 us).  The
+ * get may wait for room in the fabric's queue or a ring: its wait steps
+ * poll, which does not step the collectives again (pgas__coll_progress);
+ * at MULTIPLE the thread holds the progress lock meanwhile, and its wait
+ * steps still drive the fabric (conduit progress has a lock of its own).
  */
 #include <stdlib.h>
 #include "coll.h"
@@ -198,6 +213,23 @@ int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase)
 /* ---- the operations --------------------------------------------------------------- */
 
 #define DATA PGAS__REF_TAG(REF_T_DATA, 0)
+#define RDV PGAS__REF_TAG(REF_T_RDV, 0)
+#define RDONE PGAS__REF_TAG(REF_T_RDONE, 0)
+#define RDV_MIN ((size_t)32768)
+
+/* Does a block of mine at buf go by rendezvous?  The same answer at the
+ * sends and at the wait for their readers. */
+static bool rdv(const char *buf, size_t len)
+{
+	return buf && len >= RDV_MIN && len > pgas_am_max_medium() &&
+	       pgas__ref_in_bounds(pgas__g.rank, buf, len);
+}
+
+/* The team rank op->i places away from me (the send and done loops). */
+static unsigned nth(const struct pgas__coll_op *op)
+{
+	return (op->team->rank + op->i) % op->team->size;
+}
 
 /* Do I send to team rank 'to'? */
 static bool sends_to(struct pgas__coll_op *op, unsigned to)
@@ -301,6 +333,90 @@ static void place(struct pgas__coll_op *op, unsigned i, const char *data)
 		memcpy(landing(op, i), data, op->nbytes);
 }
 
+/* Sends my block to team rank to: eagerly, or its address (rendezvous). */
+static bool send_block(struct pgas__coll_op *op, unsigned to)
+{
+	const char *buf = outgoing(op, to);
+	uint64_t card[2] = { (uint64_t)(uintptr_t)buf, op->nbytes };
+
+	if (!rdv(buf, op->nbytes))
+		return pgas__coll_ref_send(op, to, DATA, buf, op->nbytes);
+	return pgas__coll_ref_send(op, to, RDV, card, sizeof(card));
+}
+
+/* A block from team rank from, as it came: eagerly or as a rendezvous card. */
+static struct pgas__coll_ref_msg *take_block(struct pgas__coll_op *op, unsigned from)
+{
+	struct pgas__coll_ref_msg *m = pgas__coll_ref_take(op, from, DATA);
+
+	return m ? m : pgas__coll_ref_take(op, from, RDV);
+}
+
+static bool block_len_ok(struct pgas__coll_op *op, uint64_t len)
+{
+	if (len != op->nbytes && !op->rc)
+		op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
+				   "call %llu on this team: team rank %u sent %llu bytes, "
+				   "team rank %u expected %zu (do the members pass the same "
+				   "size? PGAS_COLL_DEBUG=1 tells)",
+				   (unsigned long long)op->seq, op->i, (unsigned long long)len,
+				   op->team->rank, op->nbytes);
+	return !op->rc;
+}
+
+/*
+ * Reads the block of a rendezvous card (op->ref_msg from team rank op->i)
+ * and places it; resumable: true once done or failed (op->rc).  Whatever
+ * happens, the sender is told it is done (the caller's RDONE).
+ */
+static bool rdv_read(struct pgas__coll_op *op)
+{
+	unsigned rank = op->team->members[op->i];
+	uint64_t card[2];
+	char *to;
+	int rc;
+
+	if (!op->rdv_busy) {
+		if (op->ref_msg->len != sizeof(card)) {
+			if (!op->rc)
+				op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
+						   "call %llu: a rendezvous card of %llu bytes from team rank %u",
+						   (unsigned long long)op->seq,
+						   (unsigned long long)op->ref_msg->len, op->i);
+			return true;
+		}
+		memcpy(card, op->ref_msg->data, sizeof(card));
+		if (!block_len_ok(op, card[1]))
+			return true;
+		to = reduction(op) ? (op->rdv_tmp = malloc(op->nbytes)) : landing(op, op->i);
+		if (!to) {
+			op->rc = pgas__err(PGAS_ERR_NOMEM, op->call,
+					   "no memory for a %zu-byte block of team rank %u", op->nbytes,
+					   op->i);
+			return true;
+		}
+		rc = pgas_get_nb(&op->rdv_h, to, rank, (void *)(uintptr_t)card[0], op->nbytes);
+		if (rc) {
+			op->rc = rc;
+			free(op->rdv_tmp);
+			op->rdv_tmp = NULL;
+			return true;
+		}
+		op->rdv_busy = true;
+	}
+	rc = pgas_try_syncnb(op->rdv_h);
+	if (rc == PGAS_ERR_NOT_READY)
+		return false;
+	op->rdv_busy = false;
+	if (rc && !op->rc)
+		op->rc = rc;
+	if (!op->rc && reduction(op))
+		place(op, op->i, op->rdv_tmp);
+	free(op->rdv_tmp);
+	op->rdv_tmp = NULL;
+	return true;
+}
+
 int pgas__coll_ref_run(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
@@ -309,10 +425,8 @@ int pgas__coll_ref_run(struct pgas__coll_op *op)
 	CO_BEGIN(op->pc_sub);
 	/* Everything I send, peers from me + 1 on (they do not all start with one). */
 	for (op->i = 1; op->i < n; op->i++)
-		if (sends_to(op, (me + op->i) % n))
-			CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, (me + op->i) % n, DATA,
-							   outgoing(op, (me + op->i) % n),
-							   op->nbytes));
+		if (sends_to(op, nth(op)))
+			CO_WAIT(op->pc_sub, send_block(op, nth(op)));
 	/* Everything I receive, in rank order (my own share in its place). */
 	for (op->i = 0; op->i < n; op->i++) {
 		if (op->i == me) {
@@ -322,16 +436,22 @@ int pgas__coll_ref_run(struct pgas__coll_op *op)
 		}
 		if (!incoming(op, op->i))
 			continue;
-		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, op->i, DATA)));
-		if (op->ref_msg->len != op->nbytes && !op->rc)
-			op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
-					   "call %llu on this team: team rank %u sent %llu bytes, "
-					   "team rank %u expected %zu (do the members pass the same "
-					   "size? PGAS_COLL_DEBUG=1 tells)",
-					   (unsigned long long)op->seq, op->i,
-					   (unsigned long long)op->ref_msg->len, me, op->nbytes);
-		if (!op->rc)
+		CO_WAIT(op->pc_sub, (op->ref_msg = take_block(op, op->i)));
+		if (op->ref_msg->tag == RDV) {
+			CO_WAIT(op->pc_sub, rdv_read(op));
+			CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, op->i, RDONE, NULL, 0));
+		} else if (block_len_ok(op, op->ref_msg->len)) {
 			place(op, op->i, op->ref_msg->data);
+		}
+		free(op->ref_msg);
+		op->ref_msg = NULL;
+	}
+	/* My rendezvous blocks stay until their readers are done with them. */
+	for (op->i = 1; op->i < n; op->i++) {
+		/* A call that failed may not have sent every card: it ends. */
+		if (op->rc || !sends_to(op, nth(op)) || !rdv(outgoing(op, nth(op)), op->nbytes))
+			continue;
+		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, nth(op), RDONE)));
 		free(op->ref_msg);
 		op->ref_msg = NULL;
 	}
@@ -519,6 +639,10 @@ void pgas__coll_hier_free(struct pgas__coll_op *op)
 	free(op->hall);
 	free(op->hres);
 	op->hall = op->hres = NULL;
+	/* A rendezvous read still in flight may yet write into it: kept. */
+	if (!op->rdv_busy)
+		free(op->rdv_tmp);
+	op->rdv_tmp = NULL;
 }
 
 /* A message's length must be what this member expects (else: the sizes differ). */

@@ -44,6 +44,11 @@ static atomic_uint notes;		/* notifications taken, any thread */
 static unsigned note_count[MAX_RANKS][MAX_T];
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
 #define LONG_AREA ((size_t)MAX_RANKS * MAX_T * SLOT)	/* segment offset of the Long areas */
+/* Per thread, a broadcast's source and destination in the segment: large
+ * enough for the remote path's rendezvous (coll_ref.c), which then reads
+ * under the progress lock at MULTIPLE. */
+#define BIG 40000
+#define BIG_AREA (LONG_AREA + (size_t)MAX_RANKS * MAX_T * WINDOW * LONG_MAX_BYTES)
 static pgas_team_t teams[MAX_T];
 
 #define FAIL(...) do { fprintf(stderr, "# rank %u: " __VA_ARGS__); fprintf(stderr, "\n"); \
@@ -341,6 +346,19 @@ static void *worker(void *arg)
 			else if (sum != want)
 				FAIL("reduce_all of thread %u iteration %u: %llu, expected %llu", me, t,
 				     i, (unsigned long long)sum, (unsigned long long)want);
+			char *src = line_of(me, BIG_AREA, 2 * t, BIG);
+			char *dst = src + BIG;
+			unsigned root = (i / 16) % n;
+
+			if (me == root)
+				t_fill(src, BIG, seed_of(5, root, t, i));
+			memset(dst, 0, BIG);
+			if (pgas_broadcast(teams[t], root, dst, src, BIG, PGAS_COLL_MYSYNC))
+				FAIL("broadcast of thread %u: %s", me, t, pgas_last_error());
+			else if (t_verify(dst, BIG, seed_of(5, root, t, i)) != BIG)
+				FAIL("broadcast of %d bytes from %u, thread %u iteration %u: byte %zu "
+				     "differs", me, BIG, root, t, i,
+				     t_verify(dst, BIG, seed_of(5, root, t, i)));
 		}
 	}
 	wait_acks(&acks[t], sent);
@@ -522,7 +540,7 @@ int main(int argc, char **argv)
 		{ H_PING, h_ping }, { H_PONG, h_pong }, { H_SPIN, h_spin },
 	};
 	int provided = -1, opt, rc;
-	size_t area = LONG_AREA + (size_t)MAX_RANKS * MAX_T * WINDOW * LONG_MAX_BYTES;
+	size_t area = BIG_AREA + (size_t)MAX_T * 2 * BIG;
 
 	while ((opt = getopt(argc, argv, "t:i:l:")) != -1) {
 		if (opt == 't')
@@ -567,7 +585,7 @@ int main(int argc, char **argv)
 	traffic();
 	t_case("%u threads x %u iterations: AM Short/Medium/Long with replies, RMA, signals, "
 	       "polls%s: exact counts and data", nthreads, iters,
-	       level == PGAS_THREAD_MULTIPLE ? ", a team's collective per thread" : "");
+	       level == PGAS_THREAD_MULTIPLE ? ", a team's collectives per thread" : "");
 	if (level == PGAS_THREAD_MULTIPLE) {
 		thread_rules();
 		t_case("an HSL held by one thread refuses its requests and polls, not another's; "
