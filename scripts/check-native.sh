@@ -469,7 +469,11 @@ shmem_misuse setup "-*[0-9]*" \
 	"size:shmem_init: SHMEM_SYMMETRIC_SIZE=0x10M is not a size" \
 	"init:shmem_my_pe: called before shmem_init" \
 	"pinit:shmem_long_p: called before shmem_init" \
-	"pfin:shmem_long_p: called after shmem_finalize"
+	"pfin:shmem_long_p: called after shmem_finalize" \
+	"amoalign:shmem_long_atomic_fetch_add: .*aligned" \
+	"amope:shmem_int_atomic_add: PE 2 out of range (2 PEs)" \
+	"amolocal:shmem_int_atomic_compare_swap: .* is not symmetric" \
+	"amoinit:shmem_int_atomic_inc: called before shmem_init"
 # A context used after shmem_ctx_destroy (or SHMEM_CTX_INVALID, or
 # SHMEM_CTX_DEFAULT destroyed) ends the job naming the call.
 shmem_misuse ctx "[0-9]*" \

@@ -173,3 +173,10 @@ SHMEM__AMO_OLD_STD(long, long)
 SHMEM__AMO_OLD_STD(long long, longlong)
 SHMEM__AMO_OLD(float, float)
 SHMEM__AMO_OLD(double, double)
+
+/* shmem.h's inline AMOs: an error of libpgas's call, reported as the
+ * library's own calls report it. */
+void shmem__i_amo_fail(const char *call, int rc)
+{
+	SHMEM__CHECK(call, rc);
+}

@@ -323,7 +323,7 @@ static int do_init(const char *call, int requested, int *provided)
 	shmem__s.initialised = 1;
 	shmem__hv = (struct shmem__heap_view){ shmem__s.base, shmem__s.size, shmem__s.bases,
 					       shmem__s.npes, shmem__s.data, shmem__s.data_size,
-					       shmem__s.datas };
+					       shmem__s.datas, shmem__s.ad_u32, shmem__s.ad_u64 };
 	if (provided)
 		*provided = got;
 	if (shmem__s.me == 0)

@@ -6,7 +6,9 @@
  *   setup -x CODE      the last PE calls shmem_global_exit(CODE) while the
  *                      others wait in a barrier: every PE ends with CODE
  *   setup -f           shmem_finalize returns, the program goes on, exit 0
- *   setup -m put|free|pe|overflow|init   misuse: the job ends with 1 and a message
+ *   setup -m put|free|pe|overflow|init|...   misuse: the job ends with 1 and a message
+ *                      (amo*: shmem.h's inline AMOs: misaligned in the heap,
+ *                      a PE out of range, not symmetric, before shmem_init)
  */
 #define _GNU_SOURCE
 #include <unistd.h>
@@ -49,6 +51,12 @@ int main(int argc, char **argv)
 		shmem_long_p(&x, 1, 0);
 		return 0;
 	}
+	if (misuse && !strcmp(misuse, "amoinit")) {
+		static int x;
+
+		shmem_int_atomic_inc(&x, 0);
+		return 0;
+	}
 	if (level >= 0) {
 		if (shmem_init_thread(level, &provided) != 0)
 			return 3;
@@ -79,6 +87,12 @@ int main(int argc, char **argv)
 				shmem_long_p(obj, 1, n);	/* no such PE */
 			else if (!strcmp(misuse, "overflow"))	/* bytes wrap to 8 */
 				shmem_long_put(obj, obj, SIZE_MAX / 8 + 2, 0);
+			else if (!strcmp(misuse, "amoalign"))	/* in the heap, misaligned */
+				(void)shmem_long_atomic_fetch_add((long *)((char *)obj + 4), 1, 0);
+			else if (!strcmp(misuse, "amope"))
+				shmem_int_atomic_add((int *)obj, 1, n);
+			else if (!strcmp(misuse, "amolocal"))
+				(void)shmem_int_atomic_compare_swap(&local, 0, 1, 0);
 		}
 		shmem_barrier_all();
 		return 0;

@@ -722,11 +722,12 @@ struct shmem__heap_view {
 	char *data;		/* the program's .data/.bss (size 0: not symmetric) */
 	size_t data_size;
 	char *const *datas;
+	struct pgas__ad *ad_u32, *ad_u64;	/* the AMOs' domains of 4 and 8 bytes */
 };
 extern struct shmem__heap_view shmem__hv;
 /* The inline paths' guard (as pgas_fast.h's): a program built against
  * another heap view fails to link.  Bump with struct shmem__heap_view. */
-#define SHMEM__FAST_ABI 1
+#define SHMEM__FAST_ABI 2
 #define SHMEM__FAST_SYM__(v) shmem__fast_abi_##v
 #define SHMEM__FAST_SYM_(v) SHMEM__FAST_SYM__(v)
 #define SHMEM__FAST_SYM SHMEM__FAST_SYM_(SHMEM__FAST_ABI)
@@ -824,6 +825,115 @@ SHMEM__INL_XFER(putmem_nbi, void, put, 1, 1)
 SHMEM__INL_XFER(getmem_nbi, void, get, 1, 1)
 #undef SHMEM__INL_RMA
 #undef SHMEM__INL_XFER
+
+/*
+ * AMOs of the default context on the standard AMO types (integers of 4
+ * and 8 bytes): libpgas's inline atomic on amo.c's domain of their size,
+ * after the heap check.  An error after that check (a misaligned address,
+ * the remote path's) is reported by shmem__i_amo_fail as the library
+ * reports it, so an operation is never tried twice; the bitwise, _nbi and
+ * context forms stay in the library.
+ */
+void shmem__i_amo_fail(const char *call, int rc);
+
+static inline __attribute__((always_inline))
+int shmem__i_amo(const char *call, const void *dest, size_t size, unsigned op, uint64_t a,
+		 uint64_t b, int pe, uint64_t *old)
+{
+	char *r = shmem__i_at(dest, size, pe);
+	int rc;
+
+	if (__builtin_expect(!r, 0))
+		return 0;
+	if (size == 4) {
+		uint32_t v = 0;
+
+		rc = pgas_ad_op_u32(shmem__hv.ad_u32, &v, (unsigned)pe, r, op, (uint32_t)a,
+				    (uint32_t)b, 0);
+		*old = v;
+	} else {
+		rc = pgas_ad_op_u64(shmem__hv.ad_u64, old, (unsigned)pe, r, op, a, b, 0);
+	}
+	if (__builtin_expect(rc < 0, 0))
+		shmem__i_amo_fail(call, rc);
+	return 1;
+}
+
+/* The old value's bits as T (4 bytes: the low half). */
+#define SHMEM__I_OLD(T, o) (sizeof(T) == 4 ? (T)(uint32_t)(o) : (T)(o))
+#define SHMEM__INL_AMO(T, N, B)								\
+static inline T shmem__i_##N##_atomic_fetch(const T *source, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch", source, sizeof(T),	\
+					  PGAS_AOP_GET, (uint64_t)(0), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_fetch(source, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_set(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_set", dest, sizeof(T),	\
+					   PGAS_AOP_SET, (uint64_t)(value), (uint64_t)(0), pe, &o_), 0))	\
+		shmem_##N##_atomic_set(dest, value, pe);					\
+}											\
+static inline T shmem__i_##N##_atomic_swap(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_swap", dest, sizeof(T),	\
+					  PGAS_AOP_SWAP, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_swap(dest, value, pe);					\
+}											\
+static inline T shmem__i_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_compare_swap", dest, sizeof(T),	\
+					  PGAS_AOP_FCAS, (uint64_t)(cond), (uint64_t)(value), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_compare_swap(dest, cond, value, pe);					\
+}											\
+static inline T shmem__i_##N##_atomic_fetch_inc(T *dest, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_inc", dest, sizeof(T),	\
+					  PGAS_AOP_FINC, (uint64_t)(0), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_fetch_inc(dest, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_inc(T *dest, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_inc", dest, sizeof(T),	\
+					   PGAS_AOP_INC, (uint64_t)(0), (uint64_t)(0), pe, &o_), 0))	\
+		shmem_##N##_atomic_inc(dest, pe);					\
+}											\
+static inline T shmem__i_##N##_atomic_fetch_add(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_add", dest, sizeof(T),	\
+					  PGAS_AOP_FADD, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_fetch_add(dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_add(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_add", dest, sizeof(T),	\
+					   PGAS_AOP_ADD, (uint64_t)(value), (uint64_t)(0), pe, &o_), 0))	\
+		shmem_##N##_atomic_add(dest, value, pe);					\
+}
+SHMEM__AMO_TYPES(SHMEM__INL_AMO)
+#undef SHMEM__INL_AMO
+#undef SHMEM__I_OLD
 
 /* Every operation of the default context is the primary's. */
 static inline void shmem__i_quiet(void)
@@ -981,6 +1091,102 @@ static inline void shmem__i_quiet(void)
 #define shmem_putmem_nbi shmem__i_putmem_nbi
 #define shmem_getmem_nbi shmem__i_getmem_nbi
 #define shmem_quiet shmem__i_quiet
+#define shmem_int_atomic_fetch shmem__i_int_atomic_fetch
+#define shmem_int_atomic_set shmem__i_int_atomic_set
+#define shmem_int_atomic_swap shmem__i_int_atomic_swap
+#define shmem_int_atomic_compare_swap shmem__i_int_atomic_compare_swap
+#define shmem_int_atomic_fetch_inc shmem__i_int_atomic_fetch_inc
+#define shmem_int_atomic_inc shmem__i_int_atomic_inc
+#define shmem_int_atomic_fetch_add shmem__i_int_atomic_fetch_add
+#define shmem_int_atomic_add shmem__i_int_atomic_add
+#define shmem_long_atomic_fetch shmem__i_long_atomic_fetch
+#define shmem_long_atomic_set shmem__i_long_atomic_set
+#define shmem_long_atomic_swap shmem__i_long_atomic_swap
+#define shmem_long_atomic_compare_swap shmem__i_long_atomic_compare_swap
+#define shmem_long_atomic_fetch_inc shmem__i_long_atomic_fetch_inc
+#define shmem_long_atomic_inc shmem__i_long_atomic_inc
+#define shmem_long_atomic_fetch_add shmem__i_long_atomic_fetch_add
+#define shmem_long_atomic_add shmem__i_long_atomic_add
+#define shmem_longlong_atomic_fetch shmem__i_longlong_atomic_fetch
+#define shmem_longlong_atomic_set shmem__i_longlong_atomic_set
+#define shmem_longlong_atomic_swap shmem__i_longlong_atomic_swap
+#define shmem_longlong_atomic_compare_swap shmem__i_longlong_atomic_compare_swap
+#define shmem_longlong_atomic_fetch_inc shmem__i_longlong_atomic_fetch_inc
+#define shmem_longlong_atomic_inc shmem__i_longlong_atomic_inc
+#define shmem_longlong_atomic_fetch_add shmem__i_longlong_atomic_fetch_add
+#define shmem_longlong_atomic_add shmem__i_longlong_atomic_add
+#define shmem_uint_atomic_fetch shmem__i_uint_atomic_fetch
+#define shmem_uint_atomic_set shmem__i_uint_atomic_set
+#define shmem_uint_atomic_swap shmem__i_uint_atomic_swap
+#define shmem_uint_atomic_compare_swap shmem__i_uint_atomic_compare_swap
+#define shmem_uint_atomic_fetch_inc shmem__i_uint_atomic_fetch_inc
+#define shmem_uint_atomic_inc shmem__i_uint_atomic_inc
+#define shmem_uint_atomic_fetch_add shmem__i_uint_atomic_fetch_add
+#define shmem_uint_atomic_add shmem__i_uint_atomic_add
+#define shmem_ulong_atomic_fetch shmem__i_ulong_atomic_fetch
+#define shmem_ulong_atomic_set shmem__i_ulong_atomic_set
+#define shmem_ulong_atomic_swap shmem__i_ulong_atomic_swap
+#define shmem_ulong_atomic_compare_swap shmem__i_ulong_atomic_compare_swap
+#define shmem_ulong_atomic_fetch_inc shmem__i_ulong_atomic_fetch_inc
+#define shmem_ulong_atomic_inc shmem__i_ulong_atomic_inc
+#define shmem_ulong_atomic_fetch_add shmem__i_ulong_atomic_fetch_add
+#define shmem_ulong_atomic_add shmem__i_ulong_atomic_add
+#define shmem_ulonglong_atomic_fetch shmem__i_ulonglong_atomic_fetch
+#define shmem_ulonglong_atomic_set shmem__i_ulonglong_atomic_set
+#define shmem_ulonglong_atomic_swap shmem__i_ulonglong_atomic_swap
+#define shmem_ulonglong_atomic_compare_swap shmem__i_ulonglong_atomic_compare_swap
+#define shmem_ulonglong_atomic_fetch_inc shmem__i_ulonglong_atomic_fetch_inc
+#define shmem_ulonglong_atomic_inc shmem__i_ulonglong_atomic_inc
+#define shmem_ulonglong_atomic_fetch_add shmem__i_ulonglong_atomic_fetch_add
+#define shmem_ulonglong_atomic_add shmem__i_ulonglong_atomic_add
+#define shmem_int32_atomic_fetch shmem__i_int32_atomic_fetch
+#define shmem_int32_atomic_set shmem__i_int32_atomic_set
+#define shmem_int32_atomic_swap shmem__i_int32_atomic_swap
+#define shmem_int32_atomic_compare_swap shmem__i_int32_atomic_compare_swap
+#define shmem_int32_atomic_fetch_inc shmem__i_int32_atomic_fetch_inc
+#define shmem_int32_atomic_inc shmem__i_int32_atomic_inc
+#define shmem_int32_atomic_fetch_add shmem__i_int32_atomic_fetch_add
+#define shmem_int32_atomic_add shmem__i_int32_atomic_add
+#define shmem_int64_atomic_fetch shmem__i_int64_atomic_fetch
+#define shmem_int64_atomic_set shmem__i_int64_atomic_set
+#define shmem_int64_atomic_swap shmem__i_int64_atomic_swap
+#define shmem_int64_atomic_compare_swap shmem__i_int64_atomic_compare_swap
+#define shmem_int64_atomic_fetch_inc shmem__i_int64_atomic_fetch_inc
+#define shmem_int64_atomic_inc shmem__i_int64_atomic_inc
+#define shmem_int64_atomic_fetch_add shmem__i_int64_atomic_fetch_add
+#define shmem_int64_atomic_add shmem__i_int64_atomic_add
+#define shmem_uint32_atomic_fetch shmem__i_uint32_atomic_fetch
+#define shmem_uint32_atomic_set shmem__i_uint32_atomic_set
+#define shmem_uint32_atomic_swap shmem__i_uint32_atomic_swap
+#define shmem_uint32_atomic_compare_swap shmem__i_uint32_atomic_compare_swap
+#define shmem_uint32_atomic_fetch_inc shmem__i_uint32_atomic_fetch_inc
+#define shmem_uint32_atomic_inc shmem__i_uint32_atomic_inc
+#define shmem_uint32_atomic_fetch_add shmem__i_uint32_atomic_fetch_add
+#define shmem_uint32_atomic_add shmem__i_uint32_atomic_add
+#define shmem_uint64_atomic_fetch shmem__i_uint64_atomic_fetch
+#define shmem_uint64_atomic_set shmem__i_uint64_atomic_set
+#define shmem_uint64_atomic_swap shmem__i_uint64_atomic_swap
+#define shmem_uint64_atomic_compare_swap shmem__i_uint64_atomic_compare_swap
+#define shmem_uint64_atomic_fetch_inc shmem__i_uint64_atomic_fetch_inc
+#define shmem_uint64_atomic_inc shmem__i_uint64_atomic_inc
+#define shmem_uint64_atomic_fetch_add shmem__i_uint64_atomic_fetch_add
+#define shmem_uint64_atomic_add shmem__i_uint64_atomic_add
+#define shmem_size_atomic_fetch shmem__i_size_atomic_fetch
+#define shmem_size_atomic_set shmem__i_size_atomic_set
+#define shmem_size_atomic_swap shmem__i_size_atomic_swap
+#define shmem_size_atomic_compare_swap shmem__i_size_atomic_compare_swap
+#define shmem_size_atomic_fetch_inc shmem__i_size_atomic_fetch_inc
+#define shmem_size_atomic_inc shmem__i_size_atomic_inc
+#define shmem_size_atomic_fetch_add shmem__i_size_atomic_fetch_add
+#define shmem_size_atomic_add shmem__i_size_atomic_add
+#define shmem_ptrdiff_atomic_fetch shmem__i_ptrdiff_atomic_fetch
+#define shmem_ptrdiff_atomic_set shmem__i_ptrdiff_atomic_set
+#define shmem_ptrdiff_atomic_swap shmem__i_ptrdiff_atomic_swap
+#define shmem_ptrdiff_atomic_compare_swap shmem__i_ptrdiff_atomic_compare_swap
+#define shmem_ptrdiff_atomic_fetch_inc shmem__i_ptrdiff_atomic_fetch_inc
+#define shmem_ptrdiff_atomic_inc shmem__i_ptrdiff_atomic_inc
+#define shmem_ptrdiff_atomic_fetch_add shmem__i_ptrdiff_atomic_fetch_add
+#define shmem_ptrdiff_atomic_add shmem__i_ptrdiff_atomic_add
 #endif
 
 #ifdef __cplusplus
