@@ -553,6 +553,11 @@ int pgas__coll_progress(void)
 		} else {
 			t->tail = NULL;
 			t->active = false;
+			/* A step's wait lends the progress lock at MULTIPLE
+			 * (coll_ref.c's get): another thread may have put a
+			 * team in front of t meanwhile. */
+			for (pp = &active_teams; *pp != t; pp = &(*pp)->next_active)
+				;
 			*pp = t->next_active;
 		}
 	}

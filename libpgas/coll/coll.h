@@ -163,6 +163,7 @@ struct pgas__coll_op {
 	bool rdv_busy;
 	pgas_handle_t rdv_h;
 	char *rdv_tmp;
+	unsigned char *rdv_sent;	/* per team rank: my card went (NULL: none) */
 	/* Hierarchical ones: a leader's contributions of the members (by team
 	 * rank), the result it hands down; the group being served. */
 	char *hall, *hres;

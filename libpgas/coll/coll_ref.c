@@ -38,10 +38,14 @@
  * by default) and is copied four times (the sender's proxy, the receive
  * buffer, the handler's buffer, the destination): a 1 MiB broadcast across
  * the bed took 1400 us that way, 420-550 us now (Open MPI's: 270 us).  The
- * get may wait for room in the fabric's queue or a ring: its wait steps
- * poll, which does not step the collectives again (pgas__coll_progress);
- * at MULTIPLE the thread holds the progress lock meanwhile, and its wait
- * steps still drive the fabric (conduit progress has a lock of its own).
+ * get is the one step that may wait (for room in the fabric's queue or a
+ * ring; never from a handler or under an HSL: it is deferred there): its
+ * wait steps poll, which does not step the collectives again
+ * (pgas__coll_progress), and at MULTIPLE lend the progress lock, so other
+ * threads may start calls meanwhile (the active list is walked again).
+ * The sender waits for every reader of a card it sent, so a root of a
+ * broadcast or scatter, or a member of a gather or reduce, no longer ends
+ * before its readers as it does eagerly.
  */
 #include <stdlib.h>
 #include "coll.h"
@@ -115,7 +119,9 @@ void pgas__coll_ref_init(void)
 	pgas__lib_handlers[PGAS__LIBH_COLL] = ref_handler;
 }
 
-bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
+/* pgas__coll_ref_send's: PGAS_OK once all of it went, PGAS_ERR_NOT_READY
+ * (resume later), or the error that stopped it. */
+static int ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
 		    size_t len)
 {
 	struct pgas_team *t = op->team;
@@ -123,7 +129,7 @@ bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, co
 	uint64_t key = t->ref_key[to];
 
 	if (pgas__self.handler_depth)	/* handlers may not send requests: later */
-		return false;
+		return PGAS_ERR_NOT_READY;
 	do {
 		size_t n = len - op->ref_at < max ? len - op->ref_at : max;
 		uint32_t a[9] = { (uint32_t)key, (uint32_t)(key >> 32), (uint32_t)op->seq,
@@ -134,15 +140,26 @@ bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, co
 					     n ? (const char *)buf + op->ref_at : NULL, n, a, 9, true);
 
 		if (rc == PGAS_ERR_NOT_READY)
-			return false;
+			return rc;
 		if (rc) {
-			if (!op->rc)
-				op->rc = rc;
-			break;
+			op->ref_at = 0;
+			return rc;
 		}
 		op->ref_at += n;
 	} while (op->ref_at < len);
 	op->ref_at = 0;
+	return PGAS_OK;
+}
+
+bool pgas__coll_ref_send(struct pgas__coll_op *op, unsigned to, uint32_t tag, const void *buf,
+		    size_t len)
+{
+	int rc = ref_send(op, to, tag, buf, len);
+
+	if (rc == PGAS_ERR_NOT_READY)
+		return false;
+	if (rc && !op->rc)
+		op->rc = rc;
 	return true;
 }
 
@@ -217,8 +234,9 @@ int pgas__coll_ref_barrier(struct pgas__coll_op *op, int *pc, unsigned phase)
 #define RDONE PGAS__REF_TAG(REF_T_RDONE, 0)
 #define RDV_MIN ((size_t)32768)
 
-/* Does a block of mine at buf go by rendezvous?  The same answer at the
- * sends and at the wait for their readers. */
+/* May a block of mine at buf go by rendezvous?  Asked once per target, at
+ * the send (a region registered meanwhile changes the answer): the cards
+ * that went are recorded in op->rdv_sent. */
 static bool rdv(const char *buf, size_t len)
 {
 	return buf && len >= RDV_MIN && len > pgas_am_max_medium() &&
@@ -333,15 +351,25 @@ static void place(struct pgas__coll_op *op, unsigned i, const char *data)
 		memcpy(landing(op, i), data, op->nbytes);
 }
 
-/* Sends my block to team rank to: eagerly, or its address (rendezvous). */
+/* Sends my block to team rank to: eagerly, or its address (rendezvous);
+ * a card that went is recorded, and its reader's RDONE awaited. */
 static bool send_block(struct pgas__coll_op *op, unsigned to)
 {
 	const char *buf = outgoing(op, to);
 	uint64_t card[2] = { (uint64_t)(uintptr_t)buf, op->nbytes };
+	int rc;
 
-	if (!rdv(buf, op->nbytes))
+	if (rdv(buf, op->nbytes) && !op->rdv_sent)
+		op->rdv_sent = calloc(op->team->size, 1);	/* none: eagerly */
+	if (!op->rdv_sent || !rdv(buf, op->nbytes))
 		return pgas__coll_ref_send(op, to, DATA, buf, op->nbytes);
-	return pgas__coll_ref_send(op, to, RDV, card, sizeof(card));
+	rc = ref_send(op, to, RDV, card, sizeof(card));
+	if (rc == PGAS_ERR_NOT_READY)
+		return false;
+	if (rc && !op->rc)
+		op->rc = rc;
+	op->rdv_sent[to] = !rc;
+	return true;
 }
 
 /* A block from team rank from, as it came: eagerly or as a rendezvous card. */
@@ -377,6 +405,9 @@ static bool rdv_read(struct pgas__coll_op *op)
 	int rc;
 
 	if (!op->rdv_busy) {
+		/* A handler's poll or a held HSL: not a get that may wait; later. */
+		if (!pgas__may_wait())
+			return false;
 		if (op->ref_msg->len != sizeof(card)) {
 			if (!op->rc)
 				op->rc = pgas__err(PGAS_ERR_INVAL, op->call,
@@ -446,15 +477,17 @@ int pgas__coll_ref_run(struct pgas__coll_op *op)
 		free(op->ref_msg);
 		op->ref_msg = NULL;
 	}
-	/* My rendezvous blocks stay until their readers are done with them. */
-	for (op->i = 1; op->i < n; op->i++) {
-		/* A call that failed may not have sent every card: it ends. */
-		if (op->rc || !sends_to(op, nth(op)) || !rdv(outgoing(op, nth(op)), op->nbytes))
+	/* My rendezvous blocks stay until their readers are done with them,
+	 * failed call or not (a reader that left ends it: pgas__team_gone). */
+	for (op->i = 1; op->rdv_sent && op->i < n; op->i++) {
+		if (!op->rdv_sent[nth(op)])
 			continue;
 		CO_WAIT(op->pc_sub, (op->ref_msg = pgas__coll_ref_take(op, nth(op), RDONE)));
 		free(op->ref_msg);
 		op->ref_msg = NULL;
 	}
+	free(op->rdv_sent);
+	op->rdv_sent = NULL;
 	CO_END(op->pc_sub);
 }
 
@@ -639,7 +672,13 @@ void pgas__coll_hier_free(struct pgas__coll_op *op)
 	free(op->hall);
 	free(op->hres);
 	op->hall = op->hres = NULL;
-	/* A rendezvous read still in flight may yet write into it: kept. */
+	/* A call abandoned half-way (a member left): what it held.  A
+	 * rendezvous read still in flight may yet write into its temporary:
+	 * kept (its record ends with the conduit's failure of the read). */
+	free(op->ref_msg);
+	op->ref_msg = NULL;
+	free(op->rdv_sent);
+	op->rdv_sent = NULL;
 	if (!op->rdv_busy)
 		free(op->rdv_tmp);
 	op->rdv_tmp = NULL;

@@ -797,6 +797,50 @@ static void misuse(void)
 	t_case("PGAS_COLL_DEBUG: mismatched sizes and roots fail on every member");
 }
 
+/*
+ * The remote path's rendezvous (coll_ref.c: a block of 32 KiB or more in
+ * the sender's segment goes as its address): a member that passes another
+ * size fails, alone in a broadcast (the others get the root's bytes) and
+ * every member in a gather_all, and no call waits for a reader that never
+ * reads; the team works afterwards.  Reference teams only (PGAS_MAP_PEERS=none,
+ * PGAS_COLL_UNMAPPED=1, other hosts): mapped algorithms do not check sizes.
+ */
+static void rendezvous_sizes(void)
+{
+	pgas_team_t all = pgas_team_all();
+	const size_t B = 65536;
+	char got[64];
+	char *src = seg_at(me, SRC_OFF), *dst = seg_at(me, DST_OFF);
+	size_t mine = me == n - 1 ? B + 8 : B;
+
+	if (n < 3 || pgas_coll_describe(all, PGAS_COLL_BROADCAST, B, got, sizeof(got)) ||
+	    strcmp(got, "ref"))
+		return;
+	for (int round = 0; round < 3; round++) {
+		t_fill(src, B + 8, 7000 + (uint64_t)round);
+		memset(dst, 0, B + 8);
+		int rc = pgas_broadcast(all, 0, dst, src, mine, PGAS_COLL_MYSYNC);
+
+		if (me == n - 1) {
+			T_EQ(rc, PGAS_ERR_INVAL);
+		} else {
+			T_EQ(rc, 0);
+			T_EQ(t_verify(dst, B, 7000 + (uint64_t)round), B);
+		}
+		rc = pgas_gather_all(all, dst, src, mine, PGAS_COLL_MYSYNC);
+		T_EQ(rc, PGAS_ERR_INVAL);
+		/* The sources change at once: a reader still at them would
+		 * see it in the next round's check. */
+		T_EQ(pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS), 0);
+	}
+	uint64_t one = 1, total = 0;
+
+	T_EQ(pgas_reduce_all(all, &total, &one, 1, PGAS_UINT64, PGAS_OP_SUM, PGAS_COLL_MYSYNC), 0);
+	T_EQ(total, n);
+	t_case("rendezvous blocks: a member passing another size fails (broadcast: alone; "
+	       "gather_all: all), no call waits for a reader, the team works after");
+}
+
 int main(int argc, char **argv)
 {
 	static const int kinds[] = { PGAS_COLL_BROADCAST, PGAS_COLL_SCATTER, PGAS_COLL_GATHER,
@@ -830,5 +874,6 @@ int main(int argc, char **argv)
 	teams();
 	overlap();
 	misuse();
+	rendezvous_sizes();
 	t_done();
 }
