@@ -178,5 +178,5 @@ SHMEM__AMO_OLD(double, double)
  * library's own calls report it. */
 void shmem__i_amo_fail(const char *call, int rc)
 {
-	SHMEM__CHECK(call, rc);
+	shmem__fatal(call, "%s (%s)", pgas_last_error(), pgas_strerror(rc));
 }

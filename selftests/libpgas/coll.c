@@ -813,8 +813,9 @@ static void rendezvous_sizes(void)
 	char *src = seg_at(me, SRC_OFF), *dst = seg_at(me, DST_OFF);
 	size_t mine = me == n - 1 ? B + 8 : B;
 
-	if (n < 3 || pgas_coll_describe(all, PGAS_COLL_BROADCAST, B, got, sizeof(got)) ||
-	    strcmp(got, "ref"))
+	/* PGAS_COLL_DEBUG finds the sizes differ before a call runs (misuse). */
+	if (n < 3 || getenv("PGAS_COLL_DEBUG") ||
+	    pgas_coll_describe(all, PGAS_COLL_BROADCAST, B, got, sizeof(got)) || strcmp(got, "ref"))
 		return;
 	for (int round = 0; round < 3; round++) {
 		t_fill(src, B + 8, 7000 + (uint64_t)round);

@@ -834,7 +834,7 @@ SHMEM__INL_XFER(getmem_nbi, void, get, 1, 1)
  * reports it, so an operation is never tried twice; the bitwise, _nbi and
  * context forms stay in the library.
  */
-void shmem__i_amo_fail(const char *call, int rc);
+void shmem__i_amo_fail(const char *call, int rc) __attribute__((noreturn));
 
 static inline __attribute__((always_inline))
 int shmem__i_amo(const char *call, const void *dest, size_t size, unsigned op, uint64_t a,
