@@ -829,10 +829,11 @@ SHMEM__INL_XFER(getmem_nbi, void, get, 1, 1)
 /*
  * AMOs of the default context on the standard AMO types (integers of 4
  * and 8 bytes): libpgas's inline atomic on amo.c's domain of their size,
- * after the heap check.  An error after that check (a misaligned address,
- * the remote path's) is reported by shmem__i_amo_fail as the library
- * reports it, so an operation is never tried twice; the bitwise, _nbi and
- * context forms stay in the library.
+ * after the heap check, their _nbi forms (complete at return, as the
+ * library's), and the bitwise ones of their types.  An error after that
+ * check (a misaligned address, the remote path's) is reported by
+ * shmem__i_amo_fail as the library reports it, so an operation is never
+ * tried twice; the context forms and float/double stay in the library.
  */
 void shmem__i_amo_fail(const char *call, int rc) __attribute__((noreturn));
 
@@ -930,9 +931,149 @@ static inline void shmem__i_##N##_atomic_add(T *dest, T value, int pe)	\
 	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_add", dest, sizeof(T),	\
 					   PGAS_AOP_ADD, (uint64_t)(value), (uint64_t)(0), pe, &o_), 0))	\
 		shmem_##N##_atomic_add(dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_nbi", source, sizeof(T),	\
+					  PGAS_AOP_GET, (uint64_t)(0), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_fetch_nbi(fetch, source, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_swap_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_SWAP, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_swap_nbi(fetch, dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_compare_swap_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_FCAS, (uint64_t)(cond), (uint64_t)(value), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_compare_swap_nbi(fetch, dest, cond, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_inc_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_FINC, (uint64_t)(0), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_fetch_inc_nbi(fetch, dest, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_add_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_FADD, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_fetch_add_nbi(fetch, dest, value, pe);					\
 }
 SHMEM__AMO_TYPES(SHMEM__INL_AMO)
+#define SHMEM__INL_AMO_BIT(T, N)								\
+static inline T shmem__i_##N##_atomic_fetch_and(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_and", dest, sizeof(T),	\
+					  PGAS_AOP_FAND, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_fetch_and(dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_and(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_and", dest, sizeof(T),	\
+					   PGAS_AOP_AND, (uint64_t)(value), (uint64_t)(0), pe, &o_), 0))	\
+		shmem_##N##_atomic_and(dest, value, pe);					\
+}											\
+static inline T shmem__i_##N##_atomic_fetch_or(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_or", dest, sizeof(T),	\
+					  PGAS_AOP_FOR, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_fetch_or(dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_or(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_or", dest, sizeof(T),	\
+					   PGAS_AOP_OR, (uint64_t)(value), (uint64_t)(0), pe, &o_), 0))	\
+		shmem_##N##_atomic_or(dest, value, pe);					\
+}											\
+static inline T shmem__i_##N##_atomic_fetch_xor(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_xor", dest, sizeof(T),	\
+					  PGAS_AOP_FXOR, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		return SHMEM__I_OLD(T, o_);						\
+	return shmem_##N##_atomic_fetch_xor(dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_xor(T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(!shmem__i_amo("shmem_" #N "_atomic_xor", dest, sizeof(T),	\
+					   PGAS_AOP_XOR, (uint64_t)(value), (uint64_t)(0), pe, &o_), 0))	\
+		shmem_##N##_atomic_xor(dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_and_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_FAND, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_fetch_and_nbi(fetch, dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_or_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_FOR, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_fetch_or_nbi(fetch, dest, value, pe);					\
+}											\
+static inline void shmem__i_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe)	\
+{											\
+	uint64_t o_ = 0;								\
+											\
+	if (__builtin_expect(shmem__i_amo("shmem_" #N "_atomic_fetch_xor_nbi", dest, sizeof(T),	\
+					  PGAS_AOP_FXOR, (uint64_t)(value), (uint64_t)(0), pe, &o_), 1))	\
+		*fetch = SHMEM__I_OLD(T, o_);						\
+	else										\
+		shmem_##N##_atomic_fetch_xor_nbi(fetch, dest, value, pe);					\
+}
+SHMEM__INL_AMO_BIT(unsigned int, uint)
+SHMEM__INL_AMO_BIT(unsigned long, ulong)
+SHMEM__INL_AMO_BIT(unsigned long long, ulonglong)
+SHMEM__INL_AMO_BIT(int32_t, int32)
+SHMEM__INL_AMO_BIT(int64_t, int64)
+SHMEM__INL_AMO_BIT(uint32_t, uint32)
+SHMEM__INL_AMO_BIT(uint64_t, uint64)
 #undef SHMEM__INL_AMO
+#undef SHMEM__INL_AMO_BIT
 #undef SHMEM__I_OLD
 
 /* Every operation of the default context is the primary's. */
@@ -1187,6 +1328,129 @@ static inline void shmem__i_quiet(void)
 #define shmem_ptrdiff_atomic_inc shmem__i_ptrdiff_atomic_inc
 #define shmem_ptrdiff_atomic_fetch_add shmem__i_ptrdiff_atomic_fetch_add
 #define shmem_ptrdiff_atomic_add shmem__i_ptrdiff_atomic_add
+#define shmem_int_atomic_fetch_nbi shmem__i_int_atomic_fetch_nbi
+#define shmem_int_atomic_swap_nbi shmem__i_int_atomic_swap_nbi
+#define shmem_int_atomic_compare_swap_nbi shmem__i_int_atomic_compare_swap_nbi
+#define shmem_int_atomic_fetch_inc_nbi shmem__i_int_atomic_fetch_inc_nbi
+#define shmem_int_atomic_fetch_add_nbi shmem__i_int_atomic_fetch_add_nbi
+#define shmem_long_atomic_fetch_nbi shmem__i_long_atomic_fetch_nbi
+#define shmem_long_atomic_swap_nbi shmem__i_long_atomic_swap_nbi
+#define shmem_long_atomic_compare_swap_nbi shmem__i_long_atomic_compare_swap_nbi
+#define shmem_long_atomic_fetch_inc_nbi shmem__i_long_atomic_fetch_inc_nbi
+#define shmem_long_atomic_fetch_add_nbi shmem__i_long_atomic_fetch_add_nbi
+#define shmem_longlong_atomic_fetch_nbi shmem__i_longlong_atomic_fetch_nbi
+#define shmem_longlong_atomic_swap_nbi shmem__i_longlong_atomic_swap_nbi
+#define shmem_longlong_atomic_compare_swap_nbi shmem__i_longlong_atomic_compare_swap_nbi
+#define shmem_longlong_atomic_fetch_inc_nbi shmem__i_longlong_atomic_fetch_inc_nbi
+#define shmem_longlong_atomic_fetch_add_nbi shmem__i_longlong_atomic_fetch_add_nbi
+#define shmem_uint_atomic_fetch_nbi shmem__i_uint_atomic_fetch_nbi
+#define shmem_uint_atomic_swap_nbi shmem__i_uint_atomic_swap_nbi
+#define shmem_uint_atomic_compare_swap_nbi shmem__i_uint_atomic_compare_swap_nbi
+#define shmem_uint_atomic_fetch_inc_nbi shmem__i_uint_atomic_fetch_inc_nbi
+#define shmem_uint_atomic_fetch_add_nbi shmem__i_uint_atomic_fetch_add_nbi
+#define shmem_ulong_atomic_fetch_nbi shmem__i_ulong_atomic_fetch_nbi
+#define shmem_ulong_atomic_swap_nbi shmem__i_ulong_atomic_swap_nbi
+#define shmem_ulong_atomic_compare_swap_nbi shmem__i_ulong_atomic_compare_swap_nbi
+#define shmem_ulong_atomic_fetch_inc_nbi shmem__i_ulong_atomic_fetch_inc_nbi
+#define shmem_ulong_atomic_fetch_add_nbi shmem__i_ulong_atomic_fetch_add_nbi
+#define shmem_ulonglong_atomic_fetch_nbi shmem__i_ulonglong_atomic_fetch_nbi
+#define shmem_ulonglong_atomic_swap_nbi shmem__i_ulonglong_atomic_swap_nbi
+#define shmem_ulonglong_atomic_compare_swap_nbi shmem__i_ulonglong_atomic_compare_swap_nbi
+#define shmem_ulonglong_atomic_fetch_inc_nbi shmem__i_ulonglong_atomic_fetch_inc_nbi
+#define shmem_ulonglong_atomic_fetch_add_nbi shmem__i_ulonglong_atomic_fetch_add_nbi
+#define shmem_int32_atomic_fetch_nbi shmem__i_int32_atomic_fetch_nbi
+#define shmem_int32_atomic_swap_nbi shmem__i_int32_atomic_swap_nbi
+#define shmem_int32_atomic_compare_swap_nbi shmem__i_int32_atomic_compare_swap_nbi
+#define shmem_int32_atomic_fetch_inc_nbi shmem__i_int32_atomic_fetch_inc_nbi
+#define shmem_int32_atomic_fetch_add_nbi shmem__i_int32_atomic_fetch_add_nbi
+#define shmem_int64_atomic_fetch_nbi shmem__i_int64_atomic_fetch_nbi
+#define shmem_int64_atomic_swap_nbi shmem__i_int64_atomic_swap_nbi
+#define shmem_int64_atomic_compare_swap_nbi shmem__i_int64_atomic_compare_swap_nbi
+#define shmem_int64_atomic_fetch_inc_nbi shmem__i_int64_atomic_fetch_inc_nbi
+#define shmem_int64_atomic_fetch_add_nbi shmem__i_int64_atomic_fetch_add_nbi
+#define shmem_uint32_atomic_fetch_nbi shmem__i_uint32_atomic_fetch_nbi
+#define shmem_uint32_atomic_swap_nbi shmem__i_uint32_atomic_swap_nbi
+#define shmem_uint32_atomic_compare_swap_nbi shmem__i_uint32_atomic_compare_swap_nbi
+#define shmem_uint32_atomic_fetch_inc_nbi shmem__i_uint32_atomic_fetch_inc_nbi
+#define shmem_uint32_atomic_fetch_add_nbi shmem__i_uint32_atomic_fetch_add_nbi
+#define shmem_uint64_atomic_fetch_nbi shmem__i_uint64_atomic_fetch_nbi
+#define shmem_uint64_atomic_swap_nbi shmem__i_uint64_atomic_swap_nbi
+#define shmem_uint64_atomic_compare_swap_nbi shmem__i_uint64_atomic_compare_swap_nbi
+#define shmem_uint64_atomic_fetch_inc_nbi shmem__i_uint64_atomic_fetch_inc_nbi
+#define shmem_uint64_atomic_fetch_add_nbi shmem__i_uint64_atomic_fetch_add_nbi
+#define shmem_size_atomic_fetch_nbi shmem__i_size_atomic_fetch_nbi
+#define shmem_size_atomic_swap_nbi shmem__i_size_atomic_swap_nbi
+#define shmem_size_atomic_compare_swap_nbi shmem__i_size_atomic_compare_swap_nbi
+#define shmem_size_atomic_fetch_inc_nbi shmem__i_size_atomic_fetch_inc_nbi
+#define shmem_size_atomic_fetch_add_nbi shmem__i_size_atomic_fetch_add_nbi
+#define shmem_ptrdiff_atomic_fetch_nbi shmem__i_ptrdiff_atomic_fetch_nbi
+#define shmem_ptrdiff_atomic_swap_nbi shmem__i_ptrdiff_atomic_swap_nbi
+#define shmem_ptrdiff_atomic_compare_swap_nbi shmem__i_ptrdiff_atomic_compare_swap_nbi
+#define shmem_ptrdiff_atomic_fetch_inc_nbi shmem__i_ptrdiff_atomic_fetch_inc_nbi
+#define shmem_ptrdiff_atomic_fetch_add_nbi shmem__i_ptrdiff_atomic_fetch_add_nbi
+#define shmem_uint_atomic_fetch_and shmem__i_uint_atomic_fetch_and
+#define shmem_uint_atomic_and shmem__i_uint_atomic_and
+#define shmem_uint_atomic_fetch_or shmem__i_uint_atomic_fetch_or
+#define shmem_uint_atomic_or shmem__i_uint_atomic_or
+#define shmem_uint_atomic_fetch_xor shmem__i_uint_atomic_fetch_xor
+#define shmem_uint_atomic_xor shmem__i_uint_atomic_xor
+#define shmem_uint_atomic_fetch_and_nbi shmem__i_uint_atomic_fetch_and_nbi
+#define shmem_uint_atomic_fetch_or_nbi shmem__i_uint_atomic_fetch_or_nbi
+#define shmem_uint_atomic_fetch_xor_nbi shmem__i_uint_atomic_fetch_xor_nbi
+#define shmem_ulong_atomic_fetch_and shmem__i_ulong_atomic_fetch_and
+#define shmem_ulong_atomic_and shmem__i_ulong_atomic_and
+#define shmem_ulong_atomic_fetch_or shmem__i_ulong_atomic_fetch_or
+#define shmem_ulong_atomic_or shmem__i_ulong_atomic_or
+#define shmem_ulong_atomic_fetch_xor shmem__i_ulong_atomic_fetch_xor
+#define shmem_ulong_atomic_xor shmem__i_ulong_atomic_xor
+#define shmem_ulong_atomic_fetch_and_nbi shmem__i_ulong_atomic_fetch_and_nbi
+#define shmem_ulong_atomic_fetch_or_nbi shmem__i_ulong_atomic_fetch_or_nbi
+#define shmem_ulong_atomic_fetch_xor_nbi shmem__i_ulong_atomic_fetch_xor_nbi
+#define shmem_ulonglong_atomic_fetch_and shmem__i_ulonglong_atomic_fetch_and
+#define shmem_ulonglong_atomic_and shmem__i_ulonglong_atomic_and
+#define shmem_ulonglong_atomic_fetch_or shmem__i_ulonglong_atomic_fetch_or
+#define shmem_ulonglong_atomic_or shmem__i_ulonglong_atomic_or
+#define shmem_ulonglong_atomic_fetch_xor shmem__i_ulonglong_atomic_fetch_xor
+#define shmem_ulonglong_atomic_xor shmem__i_ulonglong_atomic_xor
+#define shmem_ulonglong_atomic_fetch_and_nbi shmem__i_ulonglong_atomic_fetch_and_nbi
+#define shmem_ulonglong_atomic_fetch_or_nbi shmem__i_ulonglong_atomic_fetch_or_nbi
+#define shmem_ulonglong_atomic_fetch_xor_nbi shmem__i_ulonglong_atomic_fetch_xor_nbi
+#define shmem_int32_atomic_fetch_and shmem__i_int32_atomic_fetch_and
+#define shmem_int32_atomic_and shmem__i_int32_atomic_and
+#define shmem_int32_atomic_fetch_or shmem__i_int32_atomic_fetch_or
+#define shmem_int32_atomic_or shmem__i_int32_atomic_or
+#define shmem_int32_atomic_fetch_xor shmem__i_int32_atomic_fetch_xor
+#define shmem_int32_atomic_xor shmem__i_int32_atomic_xor
+#define shmem_int32_atomic_fetch_and_nbi shmem__i_int32_atomic_fetch_and_nbi
+#define shmem_int32_atomic_fetch_or_nbi shmem__i_int32_atomic_fetch_or_nbi
+#define shmem_int32_atomic_fetch_xor_nbi shmem__i_int32_atomic_fetch_xor_nbi
+#define shmem_int64_atomic_fetch_and shmem__i_int64_atomic_fetch_and
+#define shmem_int64_atomic_and shmem__i_int64_atomic_and
+#define shmem_int64_atomic_fetch_or shmem__i_int64_atomic_fetch_or
+#define shmem_int64_atomic_or shmem__i_int64_atomic_or
+#define shmem_int64_atomic_fetch_xor shmem__i_int64_atomic_fetch_xor
+#define shmem_int64_atomic_xor shmem__i_int64_atomic_xor
+#define shmem_int64_atomic_fetch_and_nbi shmem__i_int64_atomic_fetch_and_nbi
+#define shmem_int64_atomic_fetch_or_nbi shmem__i_int64_atomic_fetch_or_nbi
+#define shmem_int64_atomic_fetch_xor_nbi shmem__i_int64_atomic_fetch_xor_nbi
+#define shmem_uint32_atomic_fetch_and shmem__i_uint32_atomic_fetch_and
+#define shmem_uint32_atomic_and shmem__i_uint32_atomic_and
+#define shmem_uint32_atomic_fetch_or shmem__i_uint32_atomic_fetch_or
+#define shmem_uint32_atomic_or shmem__i_uint32_atomic_or
+#define shmem_uint32_atomic_fetch_xor shmem__i_uint32_atomic_fetch_xor
+#define shmem_uint32_atomic_xor shmem__i_uint32_atomic_xor
+#define shmem_uint32_atomic_fetch_and_nbi shmem__i_uint32_atomic_fetch_and_nbi
+#define shmem_uint32_atomic_fetch_or_nbi shmem__i_uint32_atomic_fetch_or_nbi
+#define shmem_uint32_atomic_fetch_xor_nbi shmem__i_uint32_atomic_fetch_xor_nbi
+#define shmem_uint64_atomic_fetch_and shmem__i_uint64_atomic_fetch_and
+#define shmem_uint64_atomic_and shmem__i_uint64_atomic_and
+#define shmem_uint64_atomic_fetch_or shmem__i_uint64_atomic_fetch_or
+#define shmem_uint64_atomic_or shmem__i_uint64_atomic_or
+#define shmem_uint64_atomic_fetch_xor shmem__i_uint64_atomic_fetch_xor
+#define shmem_uint64_atomic_xor shmem__i_uint64_atomic_xor
+#define shmem_uint64_atomic_fetch_and_nbi shmem__i_uint64_atomic_fetch_and_nbi
+#define shmem_uint64_atomic_fetch_or_nbi shmem__i_uint64_atomic_fetch_or_nbi
+#define shmem_uint64_atomic_fetch_xor_nbi shmem__i_uint64_atomic_fetch_xor_nbi
 #endif
 
 #ifdef __cplusplus
