@@ -121,16 +121,23 @@ static bool hier;
 
 static bool hier_run(void);
 
-static void store_word(struct pgas_ctrl_page *ctrl, unsigned k)
+/* word into flag k of ctrl, in the slot of epoch's parity. */
+static inline __attribute__((always_inline))
+void put_word(struct pgas_ctrl_page *ctrl, unsigned k, uint64_t epoch, uint64_t word)
+{
+	atomic_store_explicit((_Atomic uint64_t *)&ctrl->barrier[k].flag[epoch & 1], word,
+			      memory_order_release);
+	if (PGAS__UNLIKELY(pgas__g.wake))
+		pgas__ring_doorbell(ctrl);
+}
+
+static inline __attribute__((always_inline))
+void store_word(struct pgas_ctrl_page *ctrl, unsigned k)
 {
 	struct pgas__job *j = &pgas__job;
 
-	atomic_store_explicit((_Atomic uint64_t *)&ctrl->barrier[k].flag[j->barrier_epoch & 1],
-			      PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags,
-						j->barrier_acc_id),
-			      memory_order_release);
-	if (pgas__g.wake)
-		pgas__ring_doorbell(ctrl);
+	put_word(ctrl, k, j->barrier_epoch,
+		 PGAS_BARRIER_WORD(j->barrier_wire, j->barrier_acc_flags, j->barrier_acc_id));
 }
 
 /* Round k's target is not mapped, or the barrier is hierarchical. */
@@ -266,7 +273,7 @@ out:
 	free(leaders);
 }
 
-static void send_round(unsigned k)
+static inline __attribute__((always_inline)) void send_round(unsigned k)
 {
 	struct pgas_ctrl_page *ctrl = round_ctrl[k];
 
@@ -316,7 +323,9 @@ void pgas__barrier_progress(void)
 		advance();
 }
 
-static inline __attribute__((always_inline)) int check(const char *call, unsigned flags, int want_phase)
+/* The error of a call that check() below refuses (cold: the checks'
+ * hit path keeps no register across a call). */
+static PGAS__COLD int refused(const char *call, unsigned flags, int want_phase)
 {
 	int rc = pgas__check_attached(call);
 
@@ -334,6 +343,16 @@ static inline __attribute__((always_inline)) int check(const char *call, unsigne
 	return PGAS_OK;
 }
 
+static inline __attribute__((always_inline)) int check(const char *call, unsigned flags, int want_phase)
+{
+	if (PGAS__UNLIKELY(!pgas__job.attached ||
+			   (flags & ~(PGAS_BARRIERFLAG_ANONYMOUS | PGAS_BARRIERFLAG_MISMATCH)) ||
+			   pgas__self.handler_depth || pgas__self.hsl_held ||
+			   pgas__job.barrier_phase != want_phase))
+		return refused(call, flags, want_phase);
+	return PGAS_OK;
+}
+
 void pgas__barrier_setup(void)
 {
 	pgas__job.barrier_rounds = nrounds(pgas__g.nranks);
@@ -347,21 +366,31 @@ static int do_notify(uint32_t id, unsigned flags)
 {
 	struct pgas__job *j = &pgas__job;
 	int rc = check("pgas_barrier_notify", flags, 0);
+	/* The new state from locals: stores to the job's fields are not
+	 * read back (the relaxed atomic store of pending would reload them). */
+	uint32_t wire = next_wire_epoch(j->barrier_wire);
+	uint64_t epoch = j->barrier_epoch + 1;
+	uint32_t acc = (flags & PGAS_BARRIERFLAG_ANONYMOUS ? 0 : PGAS_BFLAG_NAMED) |
+		       (flags & PGAS_BARRIERFLAG_MISMATCH ? PGAS_BFLAG_MISMATCH : 0);
+	struct pgas_ctrl_page *ctrl = round_ctrl[0];
 
 	if (rc)
 		return rc;
 	j->barrier_phase = 1;
-	j->barrier_epoch++;
-	j->barrier_wire = next_wire_epoch(j->barrier_wire);
+	j->barrier_epoch = epoch;
+	j->barrier_wire = wire;
 	j->barrier_id = id;
 	j->barrier_flags = flags;
 	j->barrier_round = 0;
 	j->barrier_acc_id = id;
-	j->barrier_acc_flags = (flags & PGAS_BARRIERFLAG_ANONYMOUS ? 0 : PGAS_BFLAG_NAMED) |
-			       (flags & PGAS_BARRIERFLAG_MISMATCH ? PGAS_BFLAG_MISMATCH : 0);
+	j->barrier_acc_flags = acc;
 	if (pgas__g.nranks > 1) {
 		pgas__set_pending(PGAS__PENDING_BARRIER, 1);
-		send_round(0);
+		if (PGAS__UNLIKELY(!ctrl)) {
+			send_remote(0);
+			return PGAS_OK;
+		}
+		put_word(ctrl, 0, epoch, PGAS_BARRIER_WORD(wire, acc, id));
 	}
 	return PGAS_OK;
 }

@@ -50,13 +50,11 @@ static void forked(void)
 	forked_child = true;
 }
 
-int pgas__check_attached(const char *call)
+PGAS__COLD int pgas__not_attached(const char *call)
 {
-	if (!pgas__job.attached)
-		return pgas__err(PGAS_ERR_STATE, call,
-				 pgas__job.initialised ? "called before pgas_attach"
-						       : "called before pgas_init");
-	return PGAS_OK;
+	return pgas__err(PGAS_ERR_STATE, call,
+			 pgas__job.initialised ? "called before pgas_attach"
+					       : "called before pgas_init");
 }
 
 int pgas__check_rank(const char *call, unsigned rank)

@@ -552,8 +552,20 @@ void pgas__notify_local(unsigned src, uint32_t size, uint32_t tag);
 uint64_t pgas__ad_exec(unsigned dt, void *p, unsigned op, uint64_t a, uint64_t b,
 		       unsigned flags);
 
-/* Checks that the job is attached; returns an error naming call if not. */
-int pgas__check_attached(const char *call);
+/* Checks that the job is attached; returns an error naming call if not
+ * (inline: a load and a branch on the calls' paths, the error cold). */
+int pgas__not_attached(const char *call);
+static inline int pgas__check_attached(const char *call)
+{
+	int rc;
+
+	if (PGAS__LIKELY(pgas__job.attached))
+		return PGAS_OK;
+	rc = pgas__not_attached(call);
+	if (rc == PGAS_OK)	/* never: the callers' error paths need keep nothing */
+		__builtin_unreachable();
+	return rc;
+}
 /* The same, and that rank is a rank of the job. */
 int pgas__check_rank(const char *call, unsigned rank);
 
