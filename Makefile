@@ -142,7 +142,7 @@ tests: $(TESTS)
 shmem: $(B)/lib/libshmem.a $(B)/bin/oshcc $(B)/bin/oshc++ $(B)/bin/oshrun $(B)/bin/pgasrun \
 	$(SHMEM_TESTS)
 examples: $(EXAMPLES)
-benches: $(BENCHES)
+benches: $(BENCHES) $(B)/bench/shmem_icount
 
 $(B)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -188,6 +188,12 @@ $(B)/bin/oshc++: shmem/oshc++
 
 # The OpenSHMEM tests build with oshcc, as a user's program would.
 $(B)/tests/shmem/%: selftests/shmem/%.c selftests/shmem/stap.h $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(B)/bin/oshcc \
+		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(B)/bin/oshcc $(CFLAGS) -o $@ $<
+
+# The OpenSHMEM layer's instruction counts (scripts/icount.sh), built as a user's program.
+$(B)/bench/shmem_icount: bench/shmem/icount.c $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(B)/bin/oshcc \
 		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(B)/bin/oshcc $(CFLAGS) -o $@ $<

@@ -174,9 +174,9 @@ SHMEM__AMO_OLD_STD(long long, longlong)
 SHMEM__AMO_OLD(float, float)
 SHMEM__AMO_OLD(double, double)
 
-/* shmem.h's inline AMOs: an error of libpgas's call, reported as the
+/* shmem.h's inline calls: an error of libpgas's call, reported as the
  * library's own calls report it. */
-void shmem__i_amo_fail(const char *call, int rc)
+void shmem__i_fail(const char *call, int rc)
 {
 	shmem__fatal(call, "%s (%s)", pgas_last_error(), pgas_strerror(rc));
 }

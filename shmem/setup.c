@@ -201,6 +201,9 @@ void *shmem__xlate_data(const char *call, const void *addr, size_t nbytes, int p
 
 #define HEAP_ALIGN ((size_t)64)	/* every block: a cache line (max_align_t is 16) */
 #define HEAP_START ((size_t)64 << 10)	/* the heap's alignment in every PE */
+/* do_init keeps a heap of at least HEAP_ALIGN bytes: the inline paths'
+ * one-compare range check needs SHMEM__HEAP_MIN. */
+_Static_assert(HEAP_ALIGN >= SHMEM__HEAP_MIN, "the heap is never below SHMEM__HEAP_MIN");
 
 /* The operations the AMOs use (pgas_atomic.h's public set). */
 #define AOPS_FP (PGAS_AOP_GET | PGAS_AOP_SET | PGAS_AOP_SWAP)
@@ -248,6 +251,34 @@ static void print_env_info(void)
 			v ? v : "unset");
 	}
 	fprintf(stderr, "shmem:   and libpgas's PGAS_* variables (docs/libpgas.md)\n");
+}
+
+/*
+ * The inline paths' view (shmem.h): the heap and data of every PE, where
+ * they are in its address space and where this process maps them, so
+ * that an inline call translates once (libpgas keeps its mappings from
+ * attach to exit, and the data's region is registered once).
+ */
+static void heap_view(const char *call)
+{
+	char **maps = calloc((size_t)shmem__s.npes, sizeof(*maps));
+	char **dmaps = calloc((size_t)shmem__s.npes, sizeof(*dmaps));
+
+	if (!maps || !dmaps)
+		shmem__fatal(call, "out of memory");
+	if (shmem__s.size < SHMEM__HEAP_MIN)	/* do_init refuses it before */
+		shmem__fatal(call, "the heap (%zu bytes) is below %d", shmem__s.size,
+			     SHMEM__HEAP_MIN);
+	for (int pe = 0; pe < shmem__s.npes; pe++) {
+		maps[pe] = pgas__xlate((unsigned)pe, shmem__s.bases[pe], shmem__s.size);
+		if (shmem__s.data_size)
+			dmaps[pe] = pgas__xlate((unsigned)pe, shmem__s.datas[pe],
+						shmem__s.data_size);
+	}
+	shmem__hv = (struct shmem__heap_view){ shmem__s.base, shmem__s.size, shmem__s.bases,
+					       shmem__s.npes, shmem__s.data, shmem__s.data_size,
+					       shmem__s.datas, shmem__s.ad_u32, shmem__s.ad_u64,
+					       maps, dmaps };
 }
 
 static int do_init(const char *call, int requested, int *provided)
@@ -321,9 +352,7 @@ static int do_init(const char *call, int requested, int *provided)
 	shmem__coll_init();
 	shmem__team_init();
 	shmem__s.initialised = 1;
-	shmem__hv = (struct shmem__heap_view){ shmem__s.base, shmem__s.size, shmem__s.bases,
-					       shmem__s.npes, shmem__s.data, shmem__s.data_size,
-					       shmem__s.datas, shmem__s.ad_u32, shmem__s.ad_u64 };
+	heap_view(call);
 	if (provided)
 		*provided = got;
 	if (shmem__s.me == 0)

@@ -72,14 +72,15 @@ void *shmem__xlate_data(const char *call, const void *addr, size_t nbytes, int p
  */
 static inline void *shmem__xlate(const char *call, const void *addr, size_t nbytes, int pe)
 {
-	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)shmem__s.base;
+	char *r;
 
 	shmem__need_init(call);
 	if (__builtin_expect(pe < 0 || pe >= shmem__s.npes, 0))
 		shmem__fatal(call, "PE %d out of range (%d PEs)", pe, shmem__s.npes);
-	if (__builtin_expect(a < b || a - b > shmem__s.size || nbytes > shmem__s.size - (a - b), 0))
+	r = shmem__i_at(addr, nbytes, pe);	/* shmem.h: the inline paths' too */
+	if (__builtin_expect(!r, 0))
 		return shmem__xlate_data(call, addr, nbytes, pe);
-	return shmem__s.bases[pe] + (a - b);
+	return r;
 }
 
 /*

@@ -256,6 +256,25 @@ PGAS__AD_APPLY(pgas__flt, uint32_t, 1)
 PGAS__AD_APPLY(pgas__dbl, uint64_t, 1)
 
 /*
+ * May operation op (one PGAS_AOP_* bit) with flags run inline on ad, whose
+ * type is dt, the result wanted (has_result) or not?  Else the miss path
+ * decides (the remote path, a fabric domain's) and reports.  With the
+ * translation of the address, the inline calls' checks; the part after
+ * them is pgas__ad_at_* below, which a layer that translates by itself
+ * calls directly (the OpenSHMEM layer's AMOs, shmem.h).
+ */
+static inline __attribute__((always_inline))
+int pgas__ad_inline(pgas_ad_t ad, unsigned dt, unsigned op, unsigned flags, int has_result)
+{
+	uint64_t k;
+
+	return ad && (uint32_t)(k = ad->key) == PGAS__AD_TAG(dt) && !(op & (op - 1)) &&
+	       ((k >> 32) & op) && !(flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) &&
+	       !((flags & PGAS_AOP_REL) && pgas__puts_in_flight(&pgas__g)) &&
+	       (has_result || !(op & PGAS__AOP_FETCHING));
+}
+
+/*
  * The blocking, _nb and _nbi calls of one type.  always_inline: with the
  * operation a constant at the call site the whole call folds to the checks
  * and one instruction; left to its heuristics GCC 12 -O2 keeps one
@@ -296,22 +315,11 @@ int pgas__ad_miss_##sfx(const char *call, pgas_ad_t ad, T *result, unsigned rank
 	return (int)r.rc;								\
 }											\
 static inline __attribute__((always_inline))						\
-int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
-				    unsigned rank, void *addr, unsigned op, T a, T b,	\
-				    unsigned flags)					\
+int pgas__ad_at_##sfx(const char *call, T *result, unsigned rank, char *p,		\
+		      unsigned op, T a, T b, unsigned flags)				\
 {											\
-	char *p;									\
 	T o;										\
-	uint64_t k;									\
 											\
-	if (PGAS__UNLIKELY(!ad || (uint32_t)(k = ad->key) != PGAS__AD_TAG(DT) ||	\
-			   (op & (op - 1)) || !((k >> 32) & op) ||			\
-			   (flags & ~(PGAS_AOP_ACQ | PGAS_AOP_REL)) ||			\
-			   ((flags & PGAS_AOP_REL) && pgas__puts_in_flight(&pgas__g)) ||	\
-			   !pgas__map(rank, addr, sizeof(T), &p) ||			\
-			   ((uintptr_t)p & (sizeof(T) - 1)) ||				\
-			   (!result && (op & PGAS__AOP_FETCHING))))			\
-		return pgas__ad_miss_##sfx(call, ad, result, rank, addr, op, a, b, flags);	\
 	/* Constant orders only: GCC 12 expands a fetch-op whose order is	\
 	 * not a constant as a compare-and-swap loop that loses the operand. */	\
 	switch (flags) {								\
@@ -323,6 +331,19 @@ int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
 	if (result)									\
 		*result = o;								\
 	return pgas__rma_check(call, rank);						\
+}											\
+static inline __attribute__((always_inline))						\
+int pgas__ad_op_##sfx(const char *call, pgas_ad_t ad, T *result,		\
+				    unsigned rank, void *addr, unsigned op, T a, T b,	\
+				    unsigned flags)					\
+{											\
+	char *p;									\
+											\
+	if (PGAS__UNLIKELY(!pgas__ad_inline(ad, (DT), op, flags, !!result) ||		\
+			   !pgas__map(rank, addr, sizeof(T), &p) ||			\
+			   ((uintptr_t)p & (sizeof(T) - 1))))				\
+		return pgas__ad_miss_##sfx(call, ad, result, rank, addr, op, a, b, flags);	\
+	return pgas__ad_at_##sfx(call, result, rank, p, op, a, b, flags);		\
 }											\
 static inline __attribute__((always_inline))						\
 int pgas_ad_op_##sfx(pgas_ad_t ad, T *result, unsigned rank, void *addr,	\

@@ -394,14 +394,76 @@ static inline void pgas__copy(void *dst, const void *src, size_t n)
 		memcpy(dst, src, n);
 }
 
+/*
+ * What each call does once its address is translated and checked: d (or
+ * s) is this process's mapping of the bytes at rank.  The calls below
+ * translate and then do this; a layer that translates once by itself
+ * (the OpenSHMEM layer's heap view, shmem.h) calls these directly.
+ */
+static inline int pgas__ep_put_nbi_at(struct pgas__state *ep, unsigned rank, char *d,
+				      const void *src, size_t nbytes)
+{
+	(void)ep;
+	(void)rank;
+	pgas__copy(d, src, nbytes);
+	return PGAS_OK;
+}
+
+static inline int pgas__ep_get_nbi_at(struct pgas__state *ep, void *dst, unsigned rank,
+				      const char *s, size_t nbytes)
+{
+	pgas__copy(dst, s, nbytes);
+	return pgas__ep_rma_check_get(ep, "pgas_get_nbi", rank);
+}
+
+static inline int pgas__ep_put_at(struct pgas__state *ep, unsigned rank, char *d,
+				  const void *src, size_t nbytes)
+{
+	pgas__copy(d, src, nbytes);
+	PGAS__FENCE(memory_order_release);
+	return pgas__ep_rma_check(ep, "pgas_put", rank);
+}
+
+static inline int pgas__ep_get_at(struct pgas__state *ep, void *dst, unsigned rank,
+				  const char *s, size_t nbytes)
+{
+	PGAS__FENCE(memory_order_acquire);
+	pgas__copy(dst, s, nbytes);
+	return pgas__ep_rma_check_get(ep, "pgas_get", rank);
+}
+
+/* d: aligned to nbytes, which is 1, 2, 4 or 8 (PGAS__VAL_OK below). */
+static inline int pgas__ep_put_val_at(struct pgas__state *ep, unsigned rank, char *d,
+				      uint64_t value, size_t nbytes)
+{
+	switch (nbytes) {
+	case 1: atomic_store_explicit((_Atomic uint8_t *)d, (uint8_t)value, memory_order_release); break;
+	case 2: atomic_store_explicit((_Atomic uint16_t *)d, (uint16_t)value, memory_order_release); break;
+	case 4: atomic_store_explicit((_Atomic uint32_t *)d, (uint32_t)value, memory_order_release); break;
+	default: atomic_store_explicit((_Atomic uint64_t *)d, value, memory_order_release); break;
+	}
+	return pgas__ep_rma_check(ep, "pgas_put_val", rank);
+}
+
+static inline int pgas__ep_get_val_at(struct pgas__state *ep, uint64_t *value, unsigned rank,
+				      const char *s, size_t nbytes)
+{
+	switch (nbytes) {
+	case 1: *value = atomic_load_explicit((_Atomic uint8_t *)s, memory_order_acquire); break;
+	case 2: *value = atomic_load_explicit((_Atomic uint16_t *)s, memory_order_acquire); break;
+	case 4: *value = atomic_load_explicit((_Atomic uint32_t *)s, memory_order_acquire); break;
+	default: *value = atomic_load_explicit((_Atomic uint64_t *)s, memory_order_acquire); break;
+	}
+	return pgas__ep_rma_check_get(ep, "pgas_get_val", rank);
+}
+
 static inline int pgas_ep_put_nbi(struct pgas__state *ep, unsigned rank, void *dst, const void *src, size_t nbytes)
 {
 	char *d;
 
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || (!src && nbytes)))
 		return pgas__put_missed(ep, PGAS__K_NBI, rank, dst, src, nbytes, NULL);
-	pgas__copy(d, src, nbytes);
-	return PGAS_OK;
+	return pgas__ep_put_nbi_at(ep, rank, d, src, nbytes);
 }
 
 static inline int pgas_put_nbi(unsigned rank, void *dst, const void *src, size_t nbytes)
@@ -415,8 +477,7 @@ static inline int pgas_ep_get_nbi(struct pgas__state *ep, void *dst, unsigned ra
 
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__get_missed(ep, PGAS__K_NBI, dst, rank, src, nbytes, NULL);
-	pgas__copy(dst, s, nbytes);
-	return pgas__ep_rma_check_get(ep, "pgas_get_nbi", rank);
+	return pgas__ep_get_nbi_at(ep, dst, rank, s, nbytes);
 }
 
 static inline int pgas_get_nbi(void *dst, unsigned rank, const void *src, size_t nbytes)
@@ -430,9 +491,7 @@ static inline int pgas_ep_put(struct pgas__state *ep, unsigned rank, void *dst, 
 
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || (!src && nbytes)))
 		return pgas__put_missed(ep, 0, rank, dst, src, nbytes, NULL);
-	pgas__copy(d, src, nbytes);
-	PGAS__FENCE(memory_order_release);
-	return pgas__ep_rma_check(ep, "pgas_put", rank);
+	return pgas__ep_put_at(ep, rank, d, src, nbytes);
 }
 
 static inline int pgas_put(unsigned rank, void *dst, const void *src, size_t nbytes)
@@ -446,9 +505,7 @@ static inline int pgas_ep_get(struct pgas__state *ep, void *dst, unsigned rank, 
 
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || (!dst && nbytes)))
 		return pgas__get_missed(ep, 0, dst, rank, src, nbytes, NULL);
-	PGAS__FENCE(memory_order_acquire);
-	pgas__copy(dst, s, nbytes);
-	return pgas__ep_rma_check_get(ep, "pgas_get", rank);
+	return pgas__ep_get_at(ep, dst, rank, s, nbytes);
 }
 
 static inline int pgas_get(void *dst, unsigned rank, const void *src, size_t nbytes)
@@ -503,13 +560,7 @@ static inline int pgas_ep_put_val(struct pgas__state *ep, unsigned rank, void *d
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || !PGAS__VAL_OK(d, nbytes)))
 		return (int)pgas__rma_miss_val(ep, PGAS__K_VAL | PGAS__K_LOCAL, rank, dst, value,
 					       nbytes).rc;
-	switch (nbytes) {
-	case 1: atomic_store_explicit((_Atomic uint8_t *)d, (uint8_t)value, memory_order_release); break;
-	case 2: atomic_store_explicit((_Atomic uint16_t *)d, (uint16_t)value, memory_order_release); break;
-	case 4: atomic_store_explicit((_Atomic uint32_t *)d, (uint32_t)value, memory_order_release); break;
-	default: atomic_store_explicit((_Atomic uint64_t *)d, value, memory_order_release); break;
-	}
-	return pgas__ep_rma_check(ep, "pgas_put_val", rank);
+	return pgas__ep_put_val_at(ep, rank, d, value, nbytes);
 }
 
 static inline int pgas_put_val(unsigned rank, void *dst, uint64_t value, size_t nbytes)
@@ -532,13 +583,7 @@ static inline int pgas_ep_get_val(struct pgas__state *ep, uint64_t *value, unsig
 			*value = r.value;
 		return (int)r.rc;
 	}
-	switch (nbytes) {
-	case 1: *value = atomic_load_explicit((_Atomic uint8_t *)s, memory_order_acquire); break;
-	case 2: *value = atomic_load_explicit((_Atomic uint16_t *)s, memory_order_acquire); break;
-	case 4: *value = atomic_load_explicit((_Atomic uint32_t *)s, memory_order_acquire); break;
-	default: *value = atomic_load_explicit((_Atomic uint64_t *)s, memory_order_acquire); break;
-	}
-	return pgas__ep_rma_check_get(ep, "pgas_get_val", rank);
+	return pgas__ep_get_val_at(ep, value, rank, s, nbytes);
 }
 
 static inline int pgas_get_val(uint64_t *value, unsigned rank, const void *src,

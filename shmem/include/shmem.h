@@ -723,64 +723,133 @@ struct shmem__heap_view {
 	size_t data_size;
 	char *const *datas;
 	struct pgas__ad *ad_u32, *ad_u64;	/* the AMOs' domains of 4 and 8 bytes */
+	/* Every PE's heap and data as this process maps them (NULL: not
+	 * mapped here, a peer on another host: the library's path). */
+	char *const *maps;
+	char *const *dmaps;
 };
 extern struct shmem__heap_view shmem__hv;
+/* The heap is never smaller (shmem_init refuses one): a range check of a
+ * constant size up to this is one compare. */
+#define SHMEM__HEAP_MIN 64
 /* The inline paths' guard (as pgas_fast.h's): a program built against
  * another heap view fails to link.  Bump with struct shmem__heap_view. */
-#define SHMEM__FAST_ABI 2
+#define SHMEM__FAST_ABI 3
 #define SHMEM__FAST_SYM__(v) shmem__fast_abi_##v
 #define SHMEM__FAST_SYM_(v) SHMEM__FAST_SYM__(v)
 #define SHMEM__FAST_SYM SHMEM__FAST_SYM_(SHMEM__FAST_ABI)
 extern const unsigned char SHMEM__FAST_SYM;
 static const unsigned char *const shmem__fast_abi_ref __attribute__((used)) = &SHMEM__FAST_SYM;
 
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus) && \
-	!defined(SHMEM__LIBRARY) && !defined(SHMEM_NO_INLINE)
-#include <string.h>
-#include <pgas.h>	/* libpgas's public API: its inline RMA */
-
-/* [addr, addr+n) in this PE's heap or program data, pe a PE: the same
- * object's address at pe (as libpgas takes it), or NULL. */
-static inline char *shmem__i_at(const void *addr, size_t n, int pe)
+#if defined(SHMEM__LIBRARY) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && \
+				!defined(__cplusplus) && !defined(SHMEM_NO_INLINE))
+/*
+ * The one translation of a symmetric address, shared by the inline paths
+ * below and the library's (shmem_internal.h): [addr, addr+n) in this PE's
+ * heap or program data, pe a PE.  shmem__i_at: the same object's address
+ * at pe, as libpgas takes it; shmem__i_local: where this process maps it,
+ * for the inline calls, which hand it to libpgas's calls of a translated
+ * address (pgas__ep_*_at) instead of translating a second time.  NULL
+ * when the address or pe is bad, or (local) pe is not mapped here.
+ */
+static inline char *shmem__i_off(const void *addr, size_t n, int pe, uintptr_t *off,
+				 char *const **at, char *const **local)
 {
 	uintptr_t o = (uintptr_t)addr - (uintptr_t)shmem__hv.base;
 
 	if (__builtin_expect((unsigned)pe >= (unsigned)shmem__hv.npes, 0))
 		return (char *)0;
-	if (__builtin_expect(o < shmem__hv.size && n <= shmem__hv.size - o, 1))
-		return shmem__hv.bases[pe] + o;
-	o = (uintptr_t)addr - (uintptr_t)shmem__hv.data;
-	if (o < shmem__hv.data_size && n <= shmem__hv.data_size - o)
-		return shmem__hv.datas[pe] + o;
-	return (char *)0;
+	if (__builtin_expect(__builtin_constant_p(n) && n <= SHMEM__HEAP_MIN ?
+			     o <= shmem__hv.size - n : o < shmem__hv.size && n <= shmem__hv.size - o,
+			     1)) {
+		*at = shmem__hv.bases;
+		*local = shmem__hv.maps;
+	} else {
+		o = (uintptr_t)addr - (uintptr_t)shmem__hv.data;
+		if (o >= shmem__hv.data_size || n > shmem__hv.data_size - o)
+			return (char *)0;
+		*at = shmem__hv.datas;
+		*local = shmem__hv.dmaps;
+	}
+	*off = o;
+	return (char *)1;
 }
 
-/* Contiguous RMA done inline (1), or left to the library (0). */
-static inline int shmem__i_put(void *dest, const void *source, size_t n, int pe, int nbi)
+static inline char *shmem__i_at(const void *addr, size_t n, int pe)
 {
-	char *r = shmem__i_at(dest, n, pe);
+	char *const *at, *const *local;
+	uintptr_t o;
 
-	if (!r)
-		return 0;
-	return (nbi ? pgas_put_nbi((unsigned)pe, r, source, n) : pgas_put((unsigned)pe, r, source, n))
-	       == 0;
+	if (!shmem__i_off(addr, n, pe, &o, &at, &local))
+		return (char *)0;
+	return at[pe] + o;
 }
 
-static inline int shmem__i_get(void *dest, const void *source, size_t n, int pe, int nbi)
+static inline __attribute__((always_inline))
+char *shmem__i_local(const void *addr, size_t n, int pe)
 {
-	char *r = shmem__i_at(source, n, pe);
+	char *const *at, *const *local;
+	char *m;
+	uintptr_t o;
 
-	if (!r)
+	if (!shmem__i_off(addr, n, pe, &o, &at, &local))
+		return (char *)0;
+	m = local[pe];
+	return __builtin_expect(m != 0, 1) ? m + o : (char *)0;
+}
+#endif
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus) && \
+	!defined(SHMEM__LIBRARY) && !defined(SHMEM_NO_INLINE)
+#include <string.h>
+#include <pgas.h>	/* libpgas's public API: its inline RMA */
+
+/*
+ * An error of libpgas's call after the inline checks passed (the target
+ * gone): reported as the library's calls report it (amo.c), never by
+ * trying the operation a second time in the library.
+ */
+void shmem__i_fail(const char *call, int rc) __attribute__((noreturn, cold));
+
+/* Contiguous RMA done inline (1), or left to the library (0), which
+ * checks and reports what the inline checks refused. */
+static inline __attribute__((always_inline))
+int shmem__i_put(const char *call, void *dest, const void *source, size_t n, int pe, int nbi)
+{
+	char *r = shmem__i_local(dest, n, pe);
+	int rc;
+
+	if (!r || (!source && n))
 		return 0;
-	return (nbi ? pgas_get_nbi(dest, (unsigned)pe, r, n) : pgas_get(dest, (unsigned)pe, r, n))
-	       == 0;
+	rc = nbi ? pgas__ep_put_nbi_at(&pgas__g, (unsigned)pe, r, source, n)
+		 : pgas__ep_put_at(&pgas__g, (unsigned)pe, r, source, n);
+	/* Zero bytes touched nothing: no error, as the library's call. */
+	if (__builtin_expect(rc < 0, 0) && n)
+		shmem__i_fail(call, rc);
+	return 1;
+}
+
+static inline __attribute__((always_inline))
+int shmem__i_get(const char *call, void *dest, const void *source, size_t n, int pe, int nbi)
+{
+	char *r = shmem__i_local(source, n, pe);
+	int rc;
+
+	if (!r || (!dest && n))
+		return 0;
+	rc = nbi ? pgas__ep_get_nbi_at(&pgas__g, dest, (unsigned)pe, r, n)
+		 : pgas__ep_get_at(&pgas__g, dest, (unsigned)pe, r, n);
+	if (__builtin_expect(rc < 0, 0) && n)
+		shmem__i_fail(call, rc);
+	return 1;
 }
 
 #define SHMEM__INL_XFER(NAME, T, DIR, NBI, ES)						\
 static inline void shmem__i_##NAME(T *dest, const T *source, size_t nelems, int pe)	\
 {											\
 	if (__builtin_expect(nelems <= SIZE_MAX / (ES) &&				\
-			     shmem__i_##DIR(dest, source, nelems * (ES), pe, NBI), 1))	\
+			     shmem__i_##DIR("shmem_" #NAME, dest, source, nelems * (ES),	\
+					    pe, NBI), 1))				\
 		return;									\
 	shmem_##NAME(dest, source, nelems, pe);						\
 }
@@ -788,27 +857,33 @@ static inline void shmem__i_##NAME(T *dest, const T *source, size_t nelems, int 
 static inline void shmem__i_##N##_p(T *dest, T value, int pe)				\
 {											\
 	char *r = sizeof(T) <= 8 && !((uintptr_t)dest & (sizeof(T) - 1)) ?		\
-		  shmem__i_at(dest, sizeof(T), pe) : (char *)0;				\
+		  shmem__i_local(dest, sizeof(T), pe) : (char *)0;			\
 	uint64_t v = 0;									\
+	int rc;										\
 											\
 	if (__builtin_expect(r != 0, 1)) {						\
 		memcpy(&v, &value, sizeof(T) <= 8 ? sizeof(T) : 8);			\
-		if (__builtin_expect(pgas_put_val((unsigned)pe, r, v,			\
-						  sizeof(T) <= 8 ? sizeof(T) : 8) == 0, 1))	\
-			return;								\
+		rc = pgas__ep_put_val_at(&pgas__g, (unsigned)pe, r, v,			\
+					 sizeof(T) <= 8 ? sizeof(T) : 8);		\
+		if (__builtin_expect(rc < 0, 0))					\
+			shmem__i_fail("shmem_" #N "_p", rc);				\
+		return;									\
 	}										\
 	shmem_##N##_p(dest, value, pe);							\
 }											\
 static inline T shmem__i_##N##_g(const T *source, int pe)				\
 {											\
 	const char *s = sizeof(T) <= 8 && !((uintptr_t)source & (sizeof(T) - 1)) ?	\
-			shmem__i_at(source, sizeof(T), pe) : (char *)0;			\
+			shmem__i_local(source, sizeof(T), pe) : (char *)0;		\
 	uint64_t v = 0;									\
+	int rc;										\
 	T r;										\
 											\
-	if (__builtin_expect(s != 0, 1) &&						\
-	    __builtin_expect(pgas_get_val(&v, (unsigned)pe, s,				\
-					  sizeof(T) <= 8 ? sizeof(T) : 8) == 0, 1)) {	\
+	if (__builtin_expect(s != 0, 1)) {						\
+		rc = pgas__ep_get_val_at(&pgas__g, &v, (unsigned)pe, s,			\
+					 sizeof(T) <= 8 ? sizeof(T) : 8);		\
+		if (__builtin_expect(rc < 0, 0))					\
+			shmem__i_fail("shmem_" #N "_g", rc);				\
 		memcpy(&r, &v, sizeof(T) <= 8 ? sizeof(T) : 8);			\
 		return r;								\
 	}										\
@@ -830,33 +905,40 @@ SHMEM__INL_XFER(getmem_nbi, void, get, 1, 1)
  * AMOs of the default context on the standard AMO types (integers of 4
  * and 8 bytes): libpgas's inline atomic on amo.c's domain of their size,
  * after the heap check, their _nbi forms (complete at return, as the
- * library's), and the bitwise ones of their types.  An error after that
- * check (a misaligned address, the remote path's) is reported by
- * shmem__i_amo_fail as the library reports it, so an operation is never
- * tried twice; the context forms and float/double stay in the library.
+ * library's), and the bitwise ones of their types.  Whatever the checks
+ * refuse (a misaligned address, a PE not mapped here, a domain whose
+ * operations go through the fabric) is the library's call; an error after
+ * them (the target gone) is reported by shmem__i_fail as the library
+ * reports it, so an operation is never tried twice; the context forms
+ * and float/double stay in the library.
  */
-void shmem__i_amo_fail(const char *call, int rc) __attribute__((noreturn));
-
 static inline __attribute__((always_inline))
 int shmem__i_amo(const char *call, const void *dest, size_t size, unsigned op, uint64_t a,
 		 uint64_t b, int pe, uint64_t *old)
 {
-	char *r = shmem__i_at(dest, size, pe);
+	char *r = shmem__i_local(dest, size, pe);
 	int rc;
 
-	if (__builtin_expect(!r, 0))
+	if (__builtin_expect(!r || ((uintptr_t)r & (size - 1)), 0))
 		return 0;
+	/* A PE passed the check: shmem_init made both domains before. */
+	if (!shmem__hv.ad_u32 || !shmem__hv.ad_u64)
+		__builtin_unreachable();
 	if (size == 4) {
 		uint32_t v = 0;
 
-		rc = pgas_ad_op_u32(shmem__hv.ad_u32, &v, (unsigned)pe, r, op, (uint32_t)a,
-				    (uint32_t)b, 0);
+		if (__builtin_expect(!pgas__ad_inline(shmem__hv.ad_u32, PGAS_DT_U32, op, 0, 1), 0))
+			return 0;
+		rc = pgas__ad_at_u32("pgas_ad_op_u32", &v, (unsigned)pe, r, op, (uint32_t)a,
+				     (uint32_t)b, 0);
 		*old = v;
 	} else {
-		rc = pgas_ad_op_u64(shmem__hv.ad_u64, old, (unsigned)pe, r, op, a, b, 0);
+		if (__builtin_expect(!pgas__ad_inline(shmem__hv.ad_u64, PGAS_DT_U64, op, 0, 1), 0))
+			return 0;
+		rc = pgas__ad_at_u64("pgas_ad_op_u64", old, (unsigned)pe, r, op, a, b, 0);
 	}
 	if (__builtin_expect(rc < 0, 0))
-		shmem__i_amo_fail(call, rc);
+		shmem__i_fail(call, rc);
 	return 1;
 }
 
