@@ -59,8 +59,10 @@ row("latency", "OpenSHMEM put 8 B + quiet", "oshmem.put8_quiet",
 row("latency", "OpenSHMEM get 8 B", "oshmem.get8", [("pgas get/this", "pgas.get8_call", True, "")])
 # Our OpenSHMEM (shmem/, issue 13): the layer's overhead over libpgas's own
 # call (target 1.1x) and Open MPI's oshmem against it (>1: ours is ahead).
-for key, what, base in (("put8_quiet", "put 8 B + quiet", "pgas.put8_val_quiet"),
-                        ("get8", "get 8 B", "pgas.get8_val"),
+for key, what, base in (("put8_quiet", "put 8 B + quiet (static)", "pgas.put8_val_quiet"),
+                        ("get8", "get 8 B (static)", "pgas.get8_val"),
+                        ("put8_quiet_heap", "put 8 B + quiet (heap)", "pgas.put8_val_quiet"),
+                        ("get8_heap", "get 8 B (heap)", "pgas.get8_val"),
                         ("barrier", "barrier_all", "pgas.barrier")):
     row("shmem", f"OpenSHMEM over libpgas: {what}", f"pshmem.{key}",
         [("/libpgas", base, False, "<=1.1"), ("oshmem/this", f"oshmem.{key}", True, "")])

@@ -336,21 +336,25 @@ static PGAS__COLD int refused(const char *call, unsigned flags, int want_phase)
 	rc = pgas__check_thread(call);
 	if (rc)
 		return rc;
-	if (pgas__job.barrier_phase != want_phase)
-		return pgas__err(PGAS_ERR_STATE, call,
-				 want_phase ? "no pgas_barrier_notify before it"
-					    : "previous barrier was notified but not waited for");
-	return PGAS_OK;
+	/* Only check() calls it, on one of the conditions above. */
+	return pgas__err(PGAS_ERR_STATE, call,
+			 want_phase ? "no pgas_barrier_notify before it"
+				    : "previous barrier was notified but not waited for");
 }
 
 static inline __attribute__((always_inline)) int check(const char *call, unsigned flags, int want_phase)
 {
-	if (PGAS__UNLIKELY(!pgas__job.attached ||
-			   (flags & ~(PGAS_BARRIERFLAG_ANONYMOUS | PGAS_BARRIERFLAG_MISMATCH)) ||
-			   pgas__self.handler_depth || pgas__self.hsl_held ||
-			   pgas__job.barrier_phase != want_phase))
-		return refused(call, flags, want_phase);
-	return PGAS_OK;
+	int rc;
+
+	if (PGAS__LIKELY(pgas__job.attached &&
+			 !(flags & ~(PGAS_BARRIERFLAG_ANONYMOUS | PGAS_BARRIERFLAG_MISMATCH)) &&
+			 !pgas__self.handler_depth && !pgas__self.hsl_held &&
+			 pgas__job.barrier_phase == want_phase))
+		return PGAS_OK;
+	rc = refused(call, flags, want_phase);
+	if (rc == PGAS_OK)	/* never: nothing of the caller's lives across it */
+		__builtin_unreachable();
+	return rc;
 }
 
 void pgas__barrier_setup(void)
