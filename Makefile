@@ -65,7 +65,7 @@ LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c libpgas/core/thread.c libpgas/core/progress.c libpgas/core/atomic.c libpgas/core/signal.c \
             libpgas/core/vis.c libpgas/core/ep.c libpgas/core/region.c libpgas/core/ctl.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
-            libpgas/coll/coll_ref.c \
+            libpgas/coll/coll_ref.c libpgas/coll/coll_light.c \
             libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
             conduit/conduits.c conduit/maps.c libpgas/boot/bootstrap.c $(CONDUIT_SRCS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)

@@ -95,7 +95,7 @@ static int coll_attach(int phase, char *msg, size_t len)
 static void coll_leave(void)
 {
 	for (struct pgas_team *t = pgas__live_teams; t; t = t->next_live) {
-		uint64_t done = t->head ? t->head->seq - 1 : t->seq;
+		uint64_t done = t->head ? t->head->seq - 1 : t->seq - t->light;
 
 		atomic_store_explicit((_Atomic uint64_t *)&coll_hdr(t, t->rank)->left, done + 1,
 				      memory_order_release);
@@ -272,7 +272,7 @@ static void copy_blocks(char *dst, size_t dst_stride, const char *src, size_t sr
 static void chunk_begin(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
-	unsigned me = t->rank, sb = src_blocks_of(op, me), db = dst_blocks_of(op, me);
+	unsigned me = t->rank, sb = op->my_sb, db = op->my_db;
 	char *stage = coll_stage(t, me);
 	size_t dst_off = PGAS__ALIGN_UP((op->single ? 0 : op->src_blocks) * op->chunk, 64);
 	size_t temp_off = PGAS__ALIGN_UP(dst_off + (op->single ? 0 : op->dst_blocks) * op->chunk, 64);
@@ -336,10 +336,8 @@ static void chunk_begin(struct pgas__coll_op *op)
 
 static void chunk_end(struct pgas__coll_op *op)
 {
-	unsigned db = dst_blocks_of(op, op->team->rank);
-
 	if (!op->single && op->dst_staged)
-		copy_blocks(op->udst + op->off, op->nbytes, op->dst_eff, op->c, db, op->c);
+		copy_blocks(op->udst + op->off, op->nbytes, op->dst_eff, op->c, op->my_db, op->c);
 }
 
 /* ---- debug: every member compares its call with every other's ---------------------- */
@@ -447,8 +445,8 @@ static void ref_begin(struct pgas__coll_op *op)
 		op->src_eff = s ? (char *)s + delta : NULL;
 		op->dst_eff = d ? (char *)d + delta : NULL;
 	} else {
-		op->src_eff = src_blocks_of(op, me) ? op->usrc : NULL;
-		op->dst_eff = dst_blocks_of(op, me) ? op->udst : NULL;
+		op->src_eff = op->my_sb ? op->usrc : NULL;
+		op->dst_eff = op->my_db ? op->udst : NULL;
 	}
 	op->src_stride = op->dst_stride = op->nbytes;
 }
@@ -597,9 +595,13 @@ static void op_release(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
 
-	free(op->src_copy);
-	op->src_copy = NULL;
-	pgas__coll_hier_free(op);	/* a call abandoned half-way holds them */
+	if (op->src_copy) {
+		free(op->src_copy);
+		op->src_copy = NULL;
+	}
+	/* A call abandoned half-way holds them (the reference algorithms'). */
+	if (PGAS__UNLIKELY(op->hall || op->hres || op->ref_msg || op->rdv_sent || op->rdv_tmp))
+		pgas__coll_hier_free(op);
 	if (!t) {		/* its team was destroyed while the handle was held */
 		free(op);
 		return;
@@ -800,8 +802,7 @@ static bool overlap(const char *a, size_t na, const char *b, size_t nb)
  */
 static int take_in_place_source(const char *call, struct pgas__coll_op *op)
 {
-	unsigned me = op->team->rank;
-	size_t ns = op->nbytes * src_blocks_of(op, me), nd = op->nbytes * dst_blocks_of(op, me);
+	size_t ns = op->nbytes * op->my_sb, nd = op->nbytes * op->my_db;
 
 	if (!overlap(op->usrc, ns, op->udst, nd))
 		return PGAS_OK;
@@ -844,8 +845,23 @@ static int check_single_overlap(const char *call, struct pgas__coll_op *op)
 	return PGAS_OK;
 }
 
+/*
+ * May a blocking call run on the light path (coll_light.c)?  When the
+ * engine would run it eagerly in one chunk, with nothing of the team's in
+ * flight before it, and no other thread can start one while it waits.
+ */
+static bool light_fits(const struct pgas__coll_op *op)
+{
+	const struct pgas_team *t = op->team;
+
+	return op->eager && op->chunk == op->nbytes && !t->head && !t->active &&
+	       !(op->flags & (PGAS_COLL_IN_ALLSYNC | PGAS_COLL_OUT_ALLSYNC)) &&
+	       !pgas__cfg.coll_debug && !pgas__mt();
+}
+
+/* block: the blocking call, which may run on the light path (*h NULL then). */
 static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
-			const struct call_args *a)
+			const struct call_args *a, bool block)
 {
 	struct pgas__coll_op *op;
 	bool commutative = true;
@@ -890,6 +906,8 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 	/* The root's role is the largest where roles differ. */
 	op->src_blocks = src_blocks_of(op, op->root);
 	op->dst_blocks = dst_blocks_of(op, op->root);
+	op->my_sb = team->rank == op->root ? op->src_blocks : src_blocks_of(op, team->rank);
+	op->my_db = team->rank == op->root ? op->dst_blocks : dst_blocks_of(op, team->rank);
 	nb = nbytes;
 	if (a->single) {
 		/* The caller may reuse its lists once the call returned. */
@@ -916,11 +934,9 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 		if (!rc)
 			rc = check_single_overlap(call, op);
 	} else {
-		rc = check_one(call, team, "src", a->src, nb * src_blocks_of(op, team->rank),
-			       team->rank, false);
+		rc = check_one(call, team, "src", a->src, nb * op->my_sb, team->rank, false);
 		if (!rc)
-			rc = check_one(call, team, "dst", a->dst, nb * dst_blocks_of(op, team->rank),
-				       team->rank, false);
+			rc = check_one(call, team, "dst", a->dst, nb * op->my_db, team->rank, false);
 		if (!rc)
 			rc = take_in_place_source(call, op);
 	}
@@ -944,6 +960,13 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 		}
 	}
 	op->seq = ++team->seq;
+	if (block && light_fits(op)) {
+		team->light = true;
+		rc = pgas__coll_light(op);
+		team->light = false;
+		op_release(op);
+		return rc;
+	}
 	if (team->tail)
 		team->tail->next = op;
 	else
@@ -958,7 +981,7 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 
 /* At MULTIPLE under the progress lock: teams and their calls are progress state. */
 static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
-		 const struct call_args *a)
+		 const struct call_args *a, bool block)
 {
 	int rc = pgas__mt_enter(call);
 
@@ -967,12 +990,13 @@ static int start(pgas_coll_handle_t *h, const char *call, pgas_team_t team,
 			*h = NULL;
 		return rc;
 	}
-	return pgas__mt_leave(start_locked(h, call, team, a));
+	return pgas__mt_leave(start_locked(h, call, team, a, block));
 }
 
+/* A blocking call: waits for the handle, unless the light path ran it. */
 static int blocking(int rc, pgas_coll_handle_t *h)
 {
-	return rc ? rc : pgas_coll_wait(*h);
+	return rc || !*h ? rc : pgas_coll_wait(*h);
 }
 
 /* ---- the API -------------------------------------------------------------------------------- */
@@ -981,7 +1005,7 @@ int pgas_team_barrier_nb(pgas_coll_handle_t *h, pgas_team_t team)
 {
 	struct call_args a = { .kind = PGAS_COLL_BARRIER };
 
-	return start(h, "pgas_team_barrier_nb", team, &a);
+	return start(h, "pgas_team_barrier_nb", team, &a, false);
 }
 
 int pgas_team_barrier(pgas_team_t team)
@@ -989,7 +1013,7 @@ int pgas_team_barrier(pgas_team_t team)
 	pgas_coll_handle_t h;
 	struct call_args a = { .kind = PGAS_COLL_BARRIER };
 
-	return blocking(start(&h, "pgas_team_barrier", team, &a), &h);
+	return blocking(start(&h, "pgas_team_barrier", team, &a, true), &h);
 }
 
 /* Defines pgas_NAME (blocking) and pgas_NAME_nb from one argument filler. */
@@ -997,13 +1021,13 @@ int pgas_team_barrier(pgas_team_t team)
 	int pgas_##name##_nb(pgas_coll_handle_t *h, PGAS__UNPAREN params)	\
 	{									\
 		struct call_args a = { __VA_ARGS__ };				\
-		return start(h, "pgas_" #name "_nb", team, &a);			\
+		return start(h, "pgas_" #name "_nb", team, &a, false);		\
 	}									\
 	int pgas_##name(PGAS__UNPAREN params)					\
 	{									\
 		pgas_coll_handle_t h;						\
 		struct call_args a = { __VA_ARGS__ };				\
-		return blocking(start(&h, "pgas_" #name, team, &a), &h);		\
+		return blocking(start(&h, "pgas_" #name, team, &a, true), &h);	\
 	}
 #define PGAS__UNPAREN(...) __VA_ARGS__
 

@@ -106,6 +106,7 @@ struct pgas_team {
 	struct pgas_team *next_active;
 	struct pgas_team *next_live;		/* teams of this rank (team.c) */
 	bool active;
+	bool light;			/* a light call (coll_light.c) runs: seq is not done */
 	pgas_coll_choice_t choice[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];
 	uint8_t why[PGAS_COLL_NKINDS][PGAS__COLL_NBUCKETS];	/* enum choice_source */
 	uint32_t told[PGAS_COLL_NKINDS];	/* buckets verbose mode printed */
@@ -136,6 +137,7 @@ struct pgas__coll_op {
 	const void *const *lsrc;
 	void *const *ldst;
 	unsigned src_blocks, dst_blocks;	/* blocks of the largest role */
+	unsigned my_sb, my_db;			/* blocks of mine (this rank's role) */
 	/* Chunking over the blocks' bytes. */
 	size_t chunk, off, c;		/* chunk size, its offset, its length */
 	bool dst_staged;		/* copied out of the stage at chunk end */
@@ -233,10 +235,16 @@ static inline char *coll_stage(struct pgas_team *t, unsigned r)
  */
 #define PGAS__EAGER_SLOTS 16u
 #define PGAS__EAGER_MAX 2048u	/* measured: above it the extra copy costs more */
+/* The offset of call seq's slot in every member's region. */
+static inline size_t pgas__eager_off(const struct pgas_team *t, uint64_t seq)
+{
+	return PGAS__REGION_CTL(t->size) + t->stage_len / 64 * 64 -
+	       t->eager_slot * (1 + seq % PGAS__EAGER_SLOTS);
+}
+
 static inline char *coll_eager(struct pgas_team *t, unsigned r, uint64_t seq)
 {
-	return coll_stage(t, r) + t->stage_len / 64 * 64 -
-	       t->eager_slot * (1 + seq % PGAS__EAGER_SLOTS);
+	return t->area[r] + pgas__eager_off(t, seq);
 }
 
 /*
@@ -320,6 +328,10 @@ int pgas__team_hosts(struct pgas_team *t);
 /* pgas_exit: tells t's unmapped members how many calls I completed. */
 void pgas__coll_ref_leave(struct pgas_team *t, uint64_t left);
 uint64_t pgas__coll_ref_left(struct pgas_team *t, unsigned i);	/* what i told, or 0 */
+
+/* coll_light.c: runs a small blocking call straight through (coll.c decides
+ * which): the engine's eager protocol without its queue and coroutine. */
+int pgas__coll_light(struct pgas__coll_op *op);
 
 /* coll_reduce.c */
 /* out = a (op) b for count elements; out may be a. */

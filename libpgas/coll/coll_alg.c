@@ -178,14 +178,19 @@ static unsigned subtree(const struct pgas__coll_op *op, unsigned v)
 	return low < n - v ? low : n - v;
 }
 
+/* v, r and red_root are team ranks (below n): one subtraction, no division. */
 static unsigned to_abs(const struct pgas__coll_op *op, unsigned v)
 {
-	return (v + op->red_root) % op->team->size;
+	unsigned n = op->team->size, a = v + op->red_root;
+
+	return a >= n ? a - n : a;
 }
 
 static unsigned to_rel(const struct pgas__coll_op *op, unsigned r)
 {
-	return (r + op->team->size - op->red_root) % op->team->size;
+	unsigned n = op->team->size;
+
+	return r >= op->red_root ? r - op->red_root : r + n - op->red_root;
 }
 
 /* Parent and children (team ranks) of this rank in op's tree rooted at root. */

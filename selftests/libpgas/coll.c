@@ -18,6 +18,7 @@
  *
  *   pgasrun -n N build/tests/coll [quick]
  */
+#include <time.h>
 #include "tap.h"
 
 #define SRC_OFF 0
@@ -694,6 +695,111 @@ static void stream(void)
 	}
 }
 
+/* ---- the light path met by the engine ------------------------------------------------- */
+
+/*
+ * A small blocking call runs on the light path (libpgas/coll/coll_light.c)
+ * where its rank has nothing of the team in flight, and queued on the
+ * engine where it has.  Here every rank picks at random (seeded per rank;
+ * the seed prints, PGAS_TEST_SEED=S replays) whether each call blocks or
+ * is left in flight for a while, so that light and engine members meet in
+ * the same calls: every kind, eager sizes, roots that move, a
+ * non-commutative user operation, in-place calls, 48 calls per stream (the
+ * 16 eager slots wrap three times), no barrier between calls; every result
+ * is checked after.
+ */
+static void light_mixed(void)
+{
+	static const int kinds[] = { PGAS_COLL_BROADCAST, PGAS_COLL_SCATTER, PGAS_COLL_GATHER,
+				     PGAS_COLL_GATHER_ALL, PGAS_COLL_EXCHANGE, PGAS_COLL_REDUCE,
+				     PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN };
+	enum { CALLS = 48 };
+	struct team_view v = view_of(pgas_team_all());
+	const size_t sizes[] = { 16, 48, 1024 };
+	const char *env = getenv("PGAS_TEST_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+	unsigned bad = 0, light = 0, queued = 0, inplace = 0;
+
+	pgas_broadcast(v.t, 0, &seed, &seed, sizeof(seed), PGAS_COLL_MYSYNC);
+	if (me == 0)
+		printf("# light_mixed: seed %llu (PGAS_TEST_SEED to replay)\n",
+		       (unsigned long long)seed);
+	uint64_t rng = seed ^ (0x9e3779b97f4a7c15ull * (me + 1));
+#define RND() (rng = rng * 6364136223846793005ull + 1442695040888963407ull, (unsigned)(rng >> 33))
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			size_t blk = sizes[z], per = 2 * blk * n + 64;
+			char *base = seg_at(me, SRC_OFF);
+			pgas_coll_handle_t h[CALLS];
+			struct ccase c[CALLS];
+			char *src[CALLS], *dst[CALLS];
+			unsigned np = 0, id0 = ncase + 1;
+
+			for (unsigned i = 0; i < CALLS; i++) {
+				/* The same case on every rank: drawn from the shared seed. */
+				uint64_t cs = seed + 7919u * (id0 + i);
+				bool user = is_red(kinds[k]) && cs % 3 == 0;
+				bool in_place = cs % 5 == 0;
+
+				c[i] = (struct ccase){ kinds[k], M_LOCAL_SEG, PGAS_COLL_MYSYNC,
+						       (unsigned)(cs / 7 % n), blk,
+						       user ? PGAS_TYPE_USER : PGAS_UINT64,
+						       user ? affine_op : PGAS_OP_SUM, 0, NULL };
+				if (is_red(kinds[k]))
+					c[i].count = blk / (user ? 16 : 8);
+				dst[i] = base + i * per;
+				src[i] = dst[i] + blk * n;
+				memset(dst[i], 0xee, per);
+				if (in_place) {	/* the source where the call writes */
+					unsigned root = c[i].root;
+
+					src[i] = dst[i];
+					if ((kinds[k] == PGAS_COLL_GATHER && me == root) ||
+					    kinds[k] == PGAS_COLL_GATHER_ALL)
+						src[i] = dst[i] + me * blk;
+					inplace++;
+				}
+				for (unsigned b = 0; b < src_blocks(kinds[k], &v, me, c[i].root); b++)
+					make_src(&c[i], me, b, blk, id0 + i, src[i] + b * blk);
+			}
+			pgas_team_barrier(v.t);
+			for (unsigned i = 0; i < CALLS; i++) {
+				bool block = RND() % 3 != 0;
+
+				if (call(&c[i], &v, block ? NULL : &h[np], dst[i], src[i], NULL, NULL))
+					bad++;
+				if (block)
+					light += np == 0;
+				else
+					np++;
+				queued += block && np;
+				if (np && RND() % 4 == 0) {
+					bad += pgas_coll_wait_all(h, np) != 0;
+					np = 0;
+				}
+			}
+			bad += pgas_coll_wait_all(h, np) != 0;
+			pgas_team_barrier(v.t);
+			for (unsigned i = 0; i < CALLS; i++) {
+				unsigned e = verify(&c[i], &v, dst[i], blk, id0 + i);
+
+				if (e)
+					fprintf(stderr, "# rank %u: seed %llu: %s %zu B call %u root %u%s\n",
+						me, (unsigned long long)seed,
+						pgas_coll_kind_name(kinds[k]), blk, i, c[i].root,
+						src[i] == dst[i] || src[i] < dst[i] + blk * n ?
+						" (in place)" : "");
+				bad += e;
+			}
+			ncase += CALLS;
+		}
+#undef RND
+	T_EQ(bad, 0);
+	t_case("light path and engine in the same calls: %u blocking with nothing in flight, "
+	       "%u behind calls in flight, %u in place, every kind and eager size", light, queued,
+	       inplace);
+}
+
 /* ---- overlap ----------------------------------------------------------------------------- */
 
 static void overlap(void)
@@ -872,6 +978,7 @@ int main(int argc, char **argv)
 		big(kinds[k]);
 	types_and_ops();
 	stream();
+	light_mixed();
 	teams();
 	overlap();
 	misuse();
