@@ -854,7 +854,7 @@ static bool light_fits(const struct pgas__coll_op *op)
 {
 	const struct pgas_team *t = op->team;
 
-	return op->eager && op->chunk == op->nbytes && !t->head && !t->active &&
+	return op->eager && !t->head && !t->active &&
 	       !(op->flags & (PGAS_COLL_IN_ALLSYNC | PGAS_COLL_OUT_ALLSYNC)) &&
 	       !pgas__cfg.coll_debug && !pgas__mt();
 }
@@ -950,7 +950,9 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 		pgas__choose(op);
 		/* The reference algorithms stage nothing: one chunk. */
 		op->chunk = op->ch.alg >= ALG_REF ? nbytes : chunk_size(op);
-		op->eager = eager_fits(op);
+		/* One chunk only: the eager copy does not cut the source at a
+		 * chunk's offset (a wide team with a small stage would chunk). */
+		op->eager = op->chunk == nbytes && eager_fits(op);
 		if (nbytes && !op->chunk) {
 			op_release(op);
 			return pgas__err(PGAS_ERR_SIZE, call,
@@ -961,6 +963,9 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 	}
 	op->seq = ++team->seq;
 	if (block && light_fits(op)) {
+		/* As the engine's start below: other teams' calls advance too. */
+		if (pgas__pending() & PGAS__PENDING_COLL)
+			pgas__coll_progress();
 		team->light = true;
 		rc = pgas__coll_light(op);
 		team->light = false;

@@ -165,8 +165,8 @@ static int light_run(struct pgas__coll_op *op)
 		for (unsigned i = 0; i < n; i++)
 			if (i != me)
 				t->ack_seen[i]++;
-		for (unsigned k = 0; k < n; k++) {	/* from me on, as the engine */
-			unsigned p = me + k < n ? me + k : me + k - n;
+		for (unsigned k = 0; k < n; k++) {	/* from me down, as the engine */
+			unsigned p = me >= k ? me - k : me + n - k;
 
 			rc = light_read(op, p, slot, &src);
 			if (rc)

@@ -703,32 +703,34 @@ static void stream(void)
  * engine where it has.  Here every rank picks at random (seeded per rank;
  * the seed prints, PGAS_TEST_SEED=S replays) whether each call blocks or
  * is left in flight for a while, so that light and engine members meet in
- * the same calls: every kind, eager sizes, roots that move, a
- * non-commutative user operation, in-place calls, 48 calls per stream (the
- * 16 eager slots wrap three times), no barrier between calls; every result
- * is checked after.
+ * the same calls: every kind, sizes 0 to the eager limit, roots that move,
+ * a non-commutative user operation, in-place calls, 48 calls per stream
+ * (the 16 eager slots wrap three times), no barrier between calls; every
+ * result is checked after.  On the job's team, on a team in reversed rank
+ * order (team ranks are not job ranks) and on the odd and even ranks' teams.
  */
-static void light_mixed(void)
+static void light_mixed_on(pgas_team_t team, const char *what)
 {
 	static const int kinds[] = { PGAS_COLL_BROADCAST, PGAS_COLL_SCATTER, PGAS_COLL_GATHER,
 				     PGAS_COLL_GATHER_ALL, PGAS_COLL_EXCHANGE, PGAS_COLL_REDUCE,
 				     PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN };
 	enum { CALLS = 48 };
-	struct team_view v = view_of(pgas_team_all());
-	const size_t sizes[] = { 16, 48, 1024 };
+	struct team_view v = view_of(team);
+	const size_t sizes[] = { 0, 16, 48, 1024, 2032 };
 	const char *env = getenv("PGAS_TEST_SEED");
 	uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
 	unsigned bad = 0, light = 0, queued = 0, inplace = 0;
 
 	pgas_broadcast(v.t, 0, &seed, &seed, sizeof(seed), PGAS_COLL_MYSYNC);
-	if (me == 0)
-		printf("# light_mixed: seed %llu (PGAS_TEST_SEED to replay)\n",
+	if (v.rank == 0)
+		printf("# light_mixed %s: seed %llu (PGAS_TEST_SEED to replay)\n", what,
 		       (unsigned long long)seed);
 	uint64_t rng = seed ^ (0x9e3779b97f4a7c15ull * (me + 1));
+	unsigned me_t = v.rank, nt = v.size;
 #define RND() (rng = rng * 6364136223846793005ull + 1442695040888963407ull, (unsigned)(rng >> 33))
 	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-			size_t blk = sizes[z], per = 2 * blk * n + 64;
+			size_t blk = sizes[z], per = 2 * blk * nt + 64;
 			char *base = seg_at(me, SRC_OFF);
 			pgas_coll_handle_t h[CALLS];
 			struct ccase c[CALLS];
@@ -742,25 +744,25 @@ static void light_mixed(void)
 				bool in_place = cs % 5 == 0;
 
 				c[i] = (struct ccase){ kinds[k], M_LOCAL_SEG, PGAS_COLL_MYSYNC,
-						       (unsigned)(cs / 7 % n), blk,
+						       (unsigned)(cs / 7 % nt), blk,
 						       user ? PGAS_TYPE_USER : PGAS_UINT64,
 						       user ? affine_op : PGAS_OP_SUM, 0, NULL };
 				if (is_red(kinds[k]))
 					c[i].count = blk / (user ? 16 : 8);
 				dst[i] = base + i * per;
-				src[i] = dst[i] + blk * n;
+				src[i] = dst[i] + blk * nt;
 				memset(dst[i], 0xee, per);
 				if (in_place) {	/* the source where the call writes */
 					unsigned root = c[i].root;
 
 					src[i] = dst[i];
-					if ((kinds[k] == PGAS_COLL_GATHER && me == root) ||
+					if ((kinds[k] == PGAS_COLL_GATHER && me_t == root) ||
 					    kinds[k] == PGAS_COLL_GATHER_ALL)
-						src[i] = dst[i] + me * blk;
+						src[i] = dst[i] + me_t * blk;
 					inplace++;
 				}
-				for (unsigned b = 0; b < src_blocks(kinds[k], &v, me, c[i].root); b++)
-					make_src(&c[i], me, b, blk, id0 + i, src[i] + b * blk);
+				for (unsigned b = 0; b < src_blocks(kinds[k], &v, me_t, c[i].root); b++)
+					make_src(&c[i], me_t, b, blk, id0 + i, src[i] + b * blk);
 			}
 			pgas_team_barrier(v.t);
 			for (unsigned i = 0; i < CALLS; i++) {
@@ -784,20 +786,104 @@ static void light_mixed(void)
 				unsigned e = verify(&c[i], &v, dst[i], blk, id0 + i);
 
 				if (e)
-					fprintf(stderr, "# rank %u: seed %llu: %s %zu B call %u root %u%s\n",
-						me, (unsigned long long)seed,
+					fprintf(stderr, "# rank %u: %s: seed %llu: %s %zu B call %u "
+						"root %u%s\n", me, what, (unsigned long long)seed,
 						pgas_coll_kind_name(kinds[k]), blk, i, c[i].root,
-						src[i] == dst[i] || src[i] < dst[i] + blk * n ?
-						" (in place)" : "");
+						src[i] < dst[i] + blk * nt ? " (in place)" : "");
 				bad += e;
 			}
 			ncase += CALLS;
 		}
 #undef RND
 	T_EQ(bad, 0);
-	t_case("light path and engine in the same calls: %u blocking with nothing in flight, "
-	       "%u behind calls in flight, %u in place, every kind and eager size", light, queued,
-	       inplace);
+	t_case("light path and engine in the same calls, %s: %u blocking with nothing in "
+	       "flight, %u behind calls in flight, %u in place, every kind, 0-2032 B", what, light,
+	       queued, inplace);
+}
+
+static void light_mixed(void)
+{
+	pgas_team_t rev, half;
+
+	light_mixed_on(pgas_team_all(), "job team");
+	T_EQ(pgas_team_split(pgas_team_all(), 0, n - 1 - me, &rev), 0);
+	light_mixed_on(rev, "reversed team");
+	T_EQ(pgas_team_split(pgas_team_all(), (int)(me % 2), 0, &half), 0);
+	light_mixed_on(half, me % 2 ? "odd ranks' team" : "even ranks' team");
+	T_EQ(pgas_team_destroy(half), 0);
+	T_EQ(pgas_team_destroy(rev), 0);
+}
+
+/*
+ * A blocking call that runs on the light path still progresses the other
+ * teams' calls in flight, as the engine's start does (found by review: rank
+ * 0's light calls on a team of its own advanced nothing, and the job
+ * team's broadcast that rank 1 waited for never completed).  Rank 1 puts a
+ * flag into rank 0 once its broadcast completes; rank 0 makes blocking
+ * calls on its one-member team until it sees it (bounded).
+ */
+static void light_progress(void)
+{
+	pgas_team_t all = pgas_team_all(), solo;
+	pgas_coll_handle_t h;
+	char *src = seg_at(me, SRC_OFF), *dst = seg_at(me, DST_OFF);
+	volatile uint64_t *flag = (volatile uint64_t *)seg_at(me, DST_OFF + AREA - 64);
+	uint64_t x = 1, y, one = 1;
+	long i = 0;
+
+	if (n < 2)
+		return;
+	*flag = 0;
+	T_EQ(pgas_team_split(all, (int)me, 0, &solo), 0);
+	pgas_team_barrier(all);
+	T_EQ(pgas_broadcast_nb(&h, all, 1, dst, src, 256 << 10, PGAS_COLL_MYSYNC), 0);
+	if (me == 1) {
+		T_EQ(pgas_coll_wait(h), 0);
+		T_EQ(pgas_put(0, (void *)seg_at(0, DST_OFF + AREA - 64), &one, 8), 0);
+	} else if (me == 0) {
+		time_t end = time(NULL) + 20;	/* bounded in time: oversubscribed runs */
+
+		for (i = 0; !*flag && (i % 1024 || time(NULL) < end); i++)
+			T_EQ(pgas_reduce_all(solo, &y, &x, 1, PGAS_UINT64, PGAS_OP_SUM,
+					     PGAS_COLL_MYSYNC), 0);
+		T_CHECK(*flag == 1, "rank 0: no flag after %ld blocking calls on its own team", i);
+	}
+	if (me != 1)
+		T_EQ(pgas_coll_wait(h), 0);
+	T_EQ(pgas_team_destroy(solo), 0);
+	pgas_team_barrier(all);
+	t_case("blocking calls on the light path progress another team's call in flight "
+	       "(rank 0: %ld calls)", i);
+}
+
+/*
+ * An eager call that the engine would cut into chunks (a wide team, a
+ * small stage) gave wrong bytes with rc 0: the eager copy ignored the
+ * chunk's offset (found by review).  Now such a call is not eager.  Run as
+ * `coll wide` on 64 ranks with PGAS_COLL_STAGE=8192 (check-native):
+ * gather_all by flat get of up to the eager slot's 56 bytes.
+ */
+static void wide(void)
+{
+	pgas_team_t all = pgas_team_all();
+	char *src = seg_at(me, SRC_OFF), *dst = seg_at(me, DST_OFF);
+	unsigned bad = 0;
+
+	T_EQ(pgas_coll_force(all, PGAS_COLL_GATHER_ALL, "flat:get"), 0);
+	for (size_t nb = 8; nb <= 56; nb += 8)
+		for (int it = 0; it < 3; it++) {
+			for (size_t i = 0; i < nb; i++)
+				src[i] = (char)(me * 7 + i + it);
+			memset(dst, 0, nb * n);
+			T_EQ(pgas_gather_all(all, dst, src, nb, PGAS_COLL_MYSYNC), 0);
+			for (unsigned p = 0; p < n; p++)
+				for (size_t i = 0; i < nb; i++)
+					if (dst[p * nb + i] != (char)(p * 7 + i + it) && bad++ < 3)
+						fprintf(stderr, "# rank %u: %zu B: block %u byte %zu "
+							"wrong\n", me, nb, p, i);
+		}
+	T_EQ(bad, 0);
+	t_case("gather_all (flat get) of 8-56 B on %u ranks, whatever the stage", n);
 }
 
 /* ---- overlap ----------------------------------------------------------------------------- */
@@ -954,11 +1040,18 @@ int main(int argc, char **argv)
 				     PGAS_COLL_GATHER_ALL, PGAS_COLL_EXCHANGE, PGAS_COLL_REDUCE,
 				     PGAS_COLL_REDUCE_ALL, PGAS_COLL_SCAN };
 
-	if (pgas_init(&argc, &argv) || t_attach(NULL, 0, SEG))
+	bool wide_only = argc > 1 && !strcmp(argv[1], "wide");
+
+	/* wide: many ranks, little memory each */
+	if (pgas_init(&argc, &argv) || t_attach(NULL, 0, wide_only ? DST_OFF + (1 << 20) : SEG))
 		return 1;
 	quick = argc > 1 && !strcmp(argv[1], "quick");
 	me = pgas_rank();
 	n = pgas_nranks();
+	if (wide_only) {
+		wide();
+		t_done();
+	}
 	priv_src = malloc(AREA);
 	priv_dst = malloc(AREA);
 	if (!priv_src || !priv_dst || pgas_op_create(&affine_op, affine, 16, 0, NULL))
@@ -979,6 +1072,7 @@ int main(int argc, char **argv)
 	types_and_ops();
 	stream();
 	light_mixed();
+	light_progress();
 	teams();
 	overlap();
 	misuse();
