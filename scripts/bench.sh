@@ -1,8 +1,15 @@
 #!/bin/bash
 # make bench: libpgas, the physical limits and the peers, on 2 ranks, in one
 # run.  Writes build/bench/results.txt (raw RESULT lines), report.txt (the
-# table) and report.json.  A peer that cannot be built or run is reported as
-# skipped, never estimated.
+# table), report.json and the plots (*.svg, scripts/plot_bench.py).  A peer
+# that cannot be built or run is reported as skipped, never estimated.
+#
+# Rounds: the latency, bandwidth and collective measurements of libpgas,
+# our OpenSHMEM and every peer run BENCH_ROUNDS times (default 3), libpgas
+# first in odd rounds and the peers first in even ones; each round measures
+# the limits again.  The report gives the median [min-max] of the rounds,
+# and every ratio as the median of its ratios within a round.  Ranks are
+# pinned to cores of their own where there are enough (scripts/pinned).
 set -u
 cd "$(dirname "$0")/.."
 B=build
@@ -18,6 +25,8 @@ raw=$OUT/results.txt
 make -s all || exit 1
 
 note() { echo "NOTE $*" >>"$raw"; echo "bench: $*" >&2; }
+ROUNDS=${BENCH_ROUNDS:-3}
+PIN=scripts/pinned	# rank r on core r where there are enough cores
 # The report names the machine its figures come from.
 note "machine: $(uname -n), $(nproc) cpus ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), kernel $(uname -r)"
 # run LABEL PREFIX_REWRITE CMD...: appends RESULT lines (optionally renamed).
@@ -171,28 +180,38 @@ fi
 # them against libpgas's own calls (the layer's overhead) and against Open
 # MPI's oshmem measured in the same run.  `scripts/bench.sh shmem` runs this
 # section alone (into build/bench/shmem-results.txt, shmem-report.txt).
-shmem_section() {
-	local p n osh=$B/bin/oshcc
+shmem_build() {
+	local p osh=$B/bin/oshcc
 	for p in shmem_bench shmem_coll shmem_atomic shmem_gups; do
 		"$osh" -O2 -o "$OUT/peers/our_$p" bench/peers/$p.c 2>"$OUT/last.err" ||
 			note "OpenSHMEM over libpgas: $p did not build: $(head -n 2 "$OUT/last.err" | tr '\n' ' ')"
 	done
-	run1() {	# label x cmd...: like run, renaming oshmem -> pshmem
-		local all=$raw
-		raw=$OUT/pshmem.tmp
-		: >"$raw"
-		run "$@"
-		sed 's/^RESULT \(gups[0-9]*\.\)\{0,1\}oshmem/RESULT \1pshmem/' "$raw" >>"$all"
-		rm -f "$raw"
-		raw=$all
-	}
-	# Latency at 2 PEs spinning (as libpgas's own pgas_bench); the rest in
-	# the default wait mode (4 PEs spinning on 2 cores starve each other).
+}
+run1() {	# label x cmd...: like run, renaming oshmem -> pshmem
+	local all=$raw
+	raw=$OUT/pshmem.tmp
+	: >"$raw"
+	run "$@"
+	sed 's/^RESULT \(gups[0-9]*\.\)\{0,1\}oshmem/RESULT \1pshmem/' "$raw" >>"$all"
+	rm -f "$raw"
+	raw=$all
+}
+# The layer's latency and collectives, against libpgas's in the same round:
+# latency at 2 PEs spinning (as libpgas's own pgas_bench); the collectives
+# in the default wait mode (4 PEs spinning on 2 cores starve each other).
+shmem_round() {
+	local n
 	[ -x "$OUT/peers/our_shmem_bench" ] && run1 "OpenSHMEM over libpgas" x \
-		env PGAS_WAIT_MODE=spin $B/bin/oshrun -np 2 -t 300 "$OUT/peers/our_shmem_bench"
+		env PGAS_WAIT_MODE=spin $B/bin/oshrun -np 2 -t 300 $PIN "$OUT/peers/our_shmem_bench"
 	for n in 2 4; do
 		[ -x "$OUT/peers/our_shmem_coll" ] && run1 "OpenSHMEM over libpgas, collectives, $n PEs" x \
-			$B/bin/oshrun -np $n -t 600 "$OUT/peers/our_shmem_coll"
+			$B/bin/oshrun -np $n -t 600 $PIN "$OUT/peers/our_shmem_coll"
+	done
+}
+# Its atomics and GUPS, once.
+shmem_section() {
+	local n
+	for n in 2 4; do
 		[ -x "$OUT/peers/our_shmem_atomic" ] && run1 "OpenSHMEM over libpgas, atomics, $n PEs" x \
 			$B/bin/oshrun -np $n -t 600 "$OUT/peers/our_shmem_atomic" $([ $n = 4 ] && echo contended)
 		[ -x "$OUT/peers/our_shmem_gups" ] && run1 "OpenSHMEM over libpgas, GUPS, $n PEs" x \
@@ -200,16 +219,20 @@ shmem_section() {
 	done
 }
 if [ "${1:-}" = shmem ]; then
-	PGAS_WAIT_MODE=spin run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 \
-		$B/bench/pgas_bench
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	if command -v oshcc >/dev/null &&	# Open MPI's oshmem, the same run
-		oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err"; then
-		UCX_TLS=sm,self run "OpenSHMEM (oshmem)" oshmem \
-			timeout 300 oshrun --oversubscribe -n 2 "$OUT/peers/shmem"
-	else
+	command -v oshcc >/dev/null &&	# Open MPI's oshmem, the same rounds
+		oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err" ||
 		note "OpenSHMEM (oshmem): skipped (oshcc missing or did not build)"
-	fi
+	shmem_build
+	for r in $(seq 1 "$ROUNDS"); do
+		echo "ROUND $r" >>"$raw"
+		PGAS_WAIT_MODE=spin run "libpgas (defaults), round $r" pgas $B/bin/pgasrun -n 2 -t 600 \
+			$PIN $B/bench/pgas_bench
+		[ -x "$OUT/peers/shmem" ] && UCX_TLS=sm,self run "OpenSHMEM (oshmem), round $r" oshmem \
+			timeout 300 oshrun --oversubscribe -n 2 $PIN "$OUT/peers/shmem"
+		shmem_round
+	done
+	echo "ROUND 0" >>"$raw"
 	shmem_section
 	rm -f "$OUT/last.out" "$OUT/last.err"
 	python3 scripts/bench_report.py "$raw" "$OUT/shmem-report.txt" "$OUT/shmem-report.json" &&
@@ -218,24 +241,79 @@ if [ "${1:-}" = shmem ]; then
 fi
 # ---- end OpenSHMEM ----
 
-export PGAS_WAIT_MODE=spin
-run "libpgas (defaults)" pgas $B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench
-# AM Medium through each path, to choose PGAS_AM_PACKET_MAX.
-PGAS_AM_PACKET_MAX=56 run "libpgas, Medium via bounce buffers" pgas_bounce \
-	$B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench am rate
-PGAS_MBOX_SLOTS=512 PGAS_AM_PACKET_MAX=8232 run "libpgas, Medium via VELO packets" pgas_packets \
-	$B/bin/pgasrun -n 2 -t 600 $B/bench/pgas_bench am rate
-unset PGAS_WAIT_MODE
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The peers' programs, built once.
+command -v mpicc.openmpi >/dev/null &&
+	mpicc.openmpi -O2 -o "$OUT/peers/mpi_openmpi" bench/peers/mpi_bench.c 2>"$OUT/last.err" &&
+	mpicc.openmpi -O2 -o "$OUT/peers/coll_openmpi" bench/peers/mpi_coll.c 2>>"$OUT/last.err" ||
+	{ rm -f "$OUT/peers/mpi_openmpi"; note "Open MPI: skipped (not installed or did not build)"; }
+command -v mpicc.mpich >/dev/null &&
+	mpicc.mpich -O2 -o "$OUT/peers/mpi_mpich" bench/peers/mpi_bench.c 2>"$OUT/last.err" &&
+	mpicc.mpich -O2 -o "$OUT/peers/coll_mpich" bench/peers/mpi_coll.c 2>>"$OUT/last.err" ||
+	{ rm -f "$OUT/peers/mpi_mpich"; note "MPICH: skipped (not installed or did not build)"; }
+command -v oshcc >/dev/null &&
+	oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err" &&
+	oshcc -O2 -o "$OUT/peers/coll_shmem" bench/peers/shmem_coll.c 2>>"$OUT/last.err" ||
+	{ rm -f "$OUT/peers/shmem"; note "OpenSHMEM: skipped (oshcc missing or did not build)"; }
+shmem_build
 
-# Collectives: pgas-tune writes the tuning file, then every algorithm and
-# the tuner's choice (that file) are measured again, on 2 and 4 ranks.
+# Collectives: pgas-tune writes the tuning file once; every round measures
+# every algorithm and the tuner's choice (that file) on 2 and 4 ranks.
 rm -f "$OUT/tuning.txt"
 for n in 2 4; do
-	$B/bin/pgasrun -n $n -t 900 $B/bin/pgas-tune -o "$OUT/tuning.txt" >/dev/null 2>"$OUT/last.err" ||
+	$B/bin/pgasrun -n $n -t 900 $PIN $B/bin/pgas-tune -o "$OUT/tuning.txt" >/dev/null 2>"$OUT/last.err" ||
 		note "pgas-tune -n $n failed: $(tail -n 1 "$OUT/last.err")"
-	PGAS_COLL_TUNING=$OUT/tuning.txt run "libpgas collectives, $n ranks" coll \
-		$B/bin/pgasrun -n $n -t 900 $B/bin/pgas-tune --bench
 done
+
+libpgas_round() {
+	local n
+	PGAS_WAIT_MODE=spin run "libpgas (defaults), round $r" pgas $B/bin/pgasrun -n 2 -t 600 \
+		$PIN $B/bench/pgas_bench
+	# AM Medium through each path, to choose PGAS_AM_PACKET_MAX.
+	PGAS_WAIT_MODE=spin PGAS_AM_PACKET_MAX=56 run "libpgas, Medium via bounce buffers" pgas_bounce \
+		$B/bin/pgasrun -n 2 -t 600 $PIN $B/bench/pgas_bench am rate
+	PGAS_WAIT_MODE=spin PGAS_MBOX_SLOTS=512 PGAS_AM_PACKET_MAX=8232 \
+		run "libpgas, Medium via VELO packets" pgas_packets \
+		$B/bin/pgasrun -n 2 -t 600 $PIN $B/bench/pgas_bench am rate
+	for n in 2 4; do
+		PGAS_COLL_TUNING=$OUT/tuning.txt run "libpgas collectives, $n ranks" coll \
+			$B/bin/pgasrun -n $n -t 900 $PIN $B/bin/pgas-tune --bench
+	done
+	shmem_round	# our OpenSHMEM, against libpgas's calls of this round
+}
+peers_round() {
+	local n
+	[ -x "$OUT/peers/mpi_openmpi" ] && run "Open MPI, round $r" openmpi \
+		mpirun.openmpi --oversubscribe -n 2 $PIN "$OUT/peers/mpi_openmpi" openmpi
+	[ -x "$OUT/peers/mpi_mpich" ] && run "MPICH, round $r" mpich \
+		mpirun.mpich -n 2 $PIN "$OUT/peers/mpi_mpich" mpich
+	[ -x "$OUT/peers/shmem" ] && UCX_TLS=sm,self run "OpenSHMEM (oshmem), round $r" oshmem \
+		timeout 300 oshrun --oversubscribe -n 2 $PIN "$OUT/peers/shmem"
+	for n in 2 4; do
+		[ -x "$OUT/peers/mpi_openmpi" ] && run "Open MPI collectives, $n ranks" openmpi \
+			mpirun.openmpi --oversubscribe -n $n $PIN "$OUT/peers/coll_openmpi" openmpi
+		# MPICH's ranks spin (no yield): more of them than cores measures the
+		# scheduler, not MPICH.
+		if [ -x "$OUT/peers/mpi_mpich" ] && [ "$n" -gt "$(nproc)" ]; then
+			[ "$r" = 1 ] && note "MPICH collectives, $n ranks: not measured ($n spinning ranks on $(nproc) cores)"
+		elif [ -x "$OUT/peers/mpi_mpich" ]; then
+			run "MPICH collectives, $n ranks" mpich mpirun.mpich -n $n $PIN "$OUT/peers/coll_mpich" mpich
+		fi
+		[ -x "$OUT/peers/shmem" ] && UCX_TLS=sm,self run "OpenSHMEM collectives, $n ranks" oshmem \
+			timeout 600 oshrun --oversubscribe -n $n $PIN "$OUT/peers/coll_shmem"
+	done
+}
+for r in $(seq 1 "$ROUNDS"); do	# libpgas first in odd rounds, the peers in even ones
+	echo "ROUND $r" >>"$raw"
+	if [ $((r % 2)) = 1 ]; then
+		libpgas_round
+		peers_round
+	else
+		peers_round
+		libpgas_round
+	fi
+done
+echo "ROUND 0" >>"$raw"	# what follows is measured once
 
 # Instruction counts of the critical paths (deterministic).
 if command -v valgrind >/dev/null; then
@@ -245,46 +323,8 @@ if command -v valgrind >/dev/null; then
 else
 	note "instruction counts: skipped (valgrind missing)"
 fi
-
-# Peers.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-if command -v mpicc.openmpi >/dev/null &&
-	mpicc.openmpi -O2 -o "$OUT/peers/mpi_openmpi" bench/peers/mpi_bench.c 2>"$OUT/last.err"; then
-	run "Open MPI" openmpi mpirun.openmpi --oversubscribe -n 2 "$OUT/peers/mpi_openmpi" openmpi
-else
-	note "Open MPI: skipped (not installed or did not build)"
-fi
-if command -v mpicc.mpich >/dev/null &&
-	mpicc.mpich -O2 -o "$OUT/peers/mpi_mpich" bench/peers/mpi_bench.c 2>"$OUT/last.err"; then
-	run "MPICH" mpich mpirun.mpich -n 2 "$OUT/peers/mpi_mpich" mpich
-else
-	note "MPICH: skipped (not installed or did not build)"
-fi
-for n in 2 4; do
-	if [ -x "$OUT/peers/mpi_openmpi" ] && mpicc.openmpi -O2 -o "$OUT/peers/coll_openmpi" bench/peers/mpi_coll.c 2>"$OUT/last.err"; then
-		run "Open MPI collectives, $n ranks" openmpi mpirun.openmpi --oversubscribe -n $n "$OUT/peers/coll_openmpi" openmpi
-	fi
-	# MPICH's ranks spin (no yield): more of them than cores measures the
-	# scheduler, not MPICH.
-	if [ -x "$OUT/peers/mpi_mpich" ] && [ "$n" -gt "$(nproc)" ]; then
-		note "MPICH collectives, $n ranks: not measured ($n spinning ranks on $(nproc) cores)"
-	elif [ -x "$OUT/peers/mpi_mpich" ] && mpicc.mpich -O2 -o "$OUT/peers/coll_mpich" bench/peers/mpi_coll.c 2>"$OUT/last.err"; then
-		run "MPICH collectives, $n ranks" mpich mpirun.mpich -n $n "$OUT/peers/coll_mpich" mpich
-	fi
-	if command -v oshcc >/dev/null && oshcc -O2 -o "$OUT/peers/coll_shmem" bench/peers/shmem_coll.c 2>"$OUT/last.err"; then
-		UCX_TLS=sm,self run "OpenSHMEM collectives, $n ranks" oshmem \
-			timeout 600 oshrun --oversubscribe -n $n "$OUT/peers/coll_shmem"
-	fi
-done
-if command -v oshcc >/dev/null &&
-	oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err"; then
-	UCX_TLS=sm,self run "OpenSHMEM (oshmem)" oshmem \
-		timeout 300 oshrun --oversubscribe -n 2 "$OUT/peers/shmem"
-else
-	note "OpenSHMEM: skipped (oshcc missing or did not build)"
-fi
 gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
-shmem_section	# our OpenSHMEM (issue 13), against libpgas and oshmem
+shmem_section	# our OpenSHMEM's atomics and GUPS (issue 13)
 # ---- atomics (issue 12): libpgas, the limit and the peers; runs alone too ----
 scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh failed"
 # ---- end atomics ----
@@ -302,3 +342,5 @@ else
 fi
 rm -f "$OUT/last.out" "$OUT/last.err"
 python3 scripts/bench_report.py "$raw" "$OUT/report.txt" "$OUT/report.json" && cat "$OUT/report.txt"
+python3 scripts/plot_bench.py "$raw" "$OUT" "$(uname -n), $(nproc) cpus, $ROUNDS rounds" ||
+	echo "bench: no plots" >&2

@@ -14,7 +14,8 @@ import sys
 from bench_results import load, ratio
 
 raw, txt_path, json_path = sys.argv[1:4]
-res, notes = load(raw)
+res = load(raw)
+notes = res.notes
 
 
 def v(name):

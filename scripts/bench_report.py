@@ -7,10 +7,12 @@ operand is missing is printed as 'skipped'.
 import json
 import sys
 
-from bench_results import load, ratio
+from bench_results import load, ratio, round_ratio
 
 raw, txt_path, json_path = sys.argv[1:4]
-res, notes = load(raw)
+res = load(raw)
+notes = res.notes
+nrounds = max((len(r) for r in res.rounds.values()), default=1)
 
 
 def v(name):
@@ -21,16 +23,18 @@ rows = []  # (section, metric, value, unit, [(ratio label, ratio, target)])
 
 
 def row(section, metric, name, comparisons):
+    """A table row: name's value (the median over rounds) and its ratios to
+    others (medians of the ratios within each round)."""
     val = v(name)
     unit = res[name][1] if name in res else ""
     rows.append((section, metric, val, unit,
-                 [(lbl, ratio(val, v(other)) if not inv else ratio(v(other), val), tgt)
-                  for lbl, other, inv, tgt in comparisons]))
+                 [(lbl, round_ratio(res, name, other, inv) if val is not None else None, tgt)
+                  for lbl, other, inv, tgt in comparisons], res.spread(name)))
 
 
-# The physical limit: the faster of the one-line and two-line ping-pongs.
+# The physical limit: the faster of the one-line and two-line ping-pongs (per round).
 if "limit.cacheline_rtt" in res and "limit.store_pingpong" in res:
-    res["limit.line_rtt"] = (min(v("limit.cacheline_rtt"), v("limit.store_pingpong")), "us")
+    res.derive("limit.line_rtt", min, "limit.cacheline_rtt", "limit.store_pingpong")
 clrt = "limit.line_rtt"
 row("limit", "cache-line round trip (best of below)", clrt, [])
 row("limit", "  one line, both ranks write it", "limit.cacheline_rtt", [])
@@ -129,16 +133,17 @@ for n in (2, 4):
                  "reduce", "reduce_all", "scan"):
         for size in sorted({int(k.rsplit(".", 1)[1]) for k in res
                             if k.startswith(f"coll{n}.{kind}.tuner.")}):
-            algs = {k.split(".", 2)[2].rsplit(".", 1)[0]: res[k][0] for k in res
-                    if k.startswith(f"coll{n}.{kind}.") and k.endswith(f".{size}")
-                    and ".tuner." not in k}
+            akeys = [k for k in res if k.startswith(f"coll{n}.{kind}.") and k.endswith(f".{size}")
+                     and ".tuner." not in k and res[k][0] is not None]
+            algs = {k.split(".", 2)[2].rsplit(".", 1)[0]: res[k][0] for k in akeys}
             best_alg = min(algs, key=algs.get) if algs else None
-            res[f"_best{n}.{kind}.{size}"] = (algs[best_alg] if algs else None, "us")
+            if akeys:  # the best algorithm of each round
+                res.derive(f"_best{n}.{kind}.{size}", lambda *x: min(x), *akeys, partial=True)
             peers = [p for p in COLL_PEERS.get(kind, ("openmpi", "mpich"))
                      if f"{p}{n}.{kind}.{size}" in res]
-            if peers:
-                bp = min(peers, key=lambda p: res[f"{p}{n}.{kind}.{size}"][0])
-                res[f"_bestpeer{n}.{kind}.{size}"] = res[f"{bp}{n}.{kind}.{size}"]
+            if peers:  # the best peer of each round
+                res.derive(f"_bestpeer{n}.{kind}.{size}", lambda *x: min(x),
+                           *[f"{p}{n}.{kind}.{size}" for p in peers], partial=True)
             row(f"coll n={n}", f"{kind} {size} B (tuner)", f"coll{n}.{kind}.tuner.{size}",
                 [("/best alg", f"_best{n}.{kind}.{size}", False, "<=1.1"),
                  ("/best peer", f"_bestpeer{n}.{kind}.{size}", False, "<=1" if n == 2 else "")]
@@ -189,8 +194,18 @@ def meets(r, tgt, val):
     return " ok" if (x <= lim if op == "<=" else x >= lim) else " MISSED"
 
 
-lines = ["libpgas benchmark, 2 ranks (collectives also 4), one run (ratios from the same run)", ""]
-for sec, metric, val, unit, comps in rows:
+if nrounds > 1:
+    lines = [f"libpgas benchmark, 2 ranks (collectives also 4), {nrounds} rounds: the median "
+             "[min-max] of the rounds; a ratio is the median of the ratios within each round", ""]
+else:
+    lines = ["libpgas benchmark, 2 ranks (collectives also 4), one run (ratios from the same run)", ""]
+
+
+def spread_cell(sp):
+    return f"[{fmt(sp[0])}-{fmt(sp[1])}]" if sp else ""
+
+
+for sec, metric, val, unit, comps, sp in rows:
     cells = []
     for lbl, r, tgt in comps:
         if lbl.startswith("best="):
@@ -201,7 +216,8 @@ for sec, metric, val, unit, comps in rows:
             cells.append(f"{lbl} {fmt(r)}" +
                          (f" (target {tgt}{meets(r, tgt, val) if r is not None else ''})"
                           if tgt else ""))
-    lines.append(f"{sec:<12} {metric:<38} {fmt(val):>9} {unit:<7} " + "  ".join(cells))
+    lines.append(f"{sec:<12} {metric:<38} {fmt(val):>9} {unit:<7} "
+                 + (f"{spread_cell(sp):<19} " if nrounds > 1 else "") + "  ".join(cells))
 # ---- atomics (scripts/bench_atomics.sh, bench/atomic_bench.c) ----
 # Columns: libpgas, the limit (the bare CPU atomic on the same word, same
 # pattern, same run), libpgas's cost against it, each peer, and each peer's
@@ -257,7 +273,8 @@ for label, pk, lk, peer_metric, rate, tgt in ATOMIC_ROWS:
             (" ok)" if c is not None and c <= tgt and ahead else " MISSED)")
     rows.append(("atomics", label, pv, "Mops/s" if rate else "us",
                  [("/limit", c, f"<={tgt}" if tgt else "")]
-                 + [(f"{pn}/pgas", atomic_cost(x, pv, rate), "") for x, (_, pn) in zip(peers, ATOMIC_PEERS)]))
+                 + [(f"{pn}/pgas", atomic_cost(x, pv, rate), "") for x, (_, pn) in zip(peers, ATOMIC_PEERS)],
+                 res.spread(pk)))
     lines.append(f"{label:<40} {atomic_show(pv, rate):>8} {atomic_show(lv, rate):>8} {cell:>8} "
                  + " ".join(f"{atomic_show(x, rate):>9}" for x in peers) + "  "
                  + " ".join(f"{fmt(atomic_cost(x, pv, rate)):>14}" for x in peers))
@@ -266,7 +283,9 @@ if notes:
     lines += ["", "notes:"] + [f"  {n}" for n in notes]
 open(txt_path, "w").write("\n".join(lines) + "\n")
 json.dump({"results": {k: {"value": a, "unit": u} for k, (a, u) in res.items() if not k.startswith("_")},
+           "rounds": nrounds,
            "rows": [{"section": s, "metric": m, "value": val, "unit": u,
+                     "min": sp[0] if sp else val, "max": sp[1] if sp else val,
                      "ratios": [{"label": l, "ratio": r, "target": t} for l, r, t in c]}
-                    for s, m, val, u, c in rows],
+                    for s, m, val, u, c, sp in rows],
            "notes": notes}, open(json_path, "w"), indent=1)

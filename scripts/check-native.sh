@@ -301,6 +301,10 @@ done
 run_tap "coll -n 3, PGAS_COLL_DEBUG=1" env PGAS_COLL_DEBUG=1 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
 run_tap "coll -n 3, PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 (chunked staging)" \
 	env PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 "$RUN" -n 3 -t "$TLIMIT" "$B/tests/coll"
+# A wide team with a small stage, where an eager call would have to be cut
+# into chunks (it gave wrong bytes with rc 0; such a call is not eager now).
+run_tap "coll -n 64 wide, PGAS_COLL_STAGE=8192 (gather_all of 8-56 B)" \
+	env PGAS_COLL_STAGE=8192 "$RUN" -n 64 -t "$TLIMIT" "$B/tests/coll" wide
 # The reference algorithms (libpgas/coll/coll_ref.c: messages only, no load
 # or store in a peer's memory), which a team with a member this rank does
 # not map runs: forced on every operation (PGAS_COLL_<KIND>=ref, which also
@@ -493,6 +497,22 @@ shmem_misuse coll "[0-9]*" \
 	"teamroot:shmem_long_broadcast: PE_root -1 out of range"
 shmem_misuse team "[0-9]*" "world:shmem_team_destroy: SHMEM_TEAM_WORLD cannot be destroyed"
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
+# make bench's report and plots on a made-up run with known answers (rounds,
+# medians, ratios within a round, SVG): scripts/test_bench_report.py.
+if [ "$B" = "$PWD/build" ]; then
+	out=$(python3 scripts/test_bench_report.py 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) notok "${line#not ok - }" ;;
+		esac
+	done <<<"$out"
+	if [ $rc -ne 0 ] && ! grep -q "^not ok" <<<"$out"; then
+		notok "bench report: scripts/test_bench_report.py failed (exit $rc)"
+		tail -n 5 <<<"$out" | sed 's/^/    # /'
+	fi
+fi
 if [ "$B" = "$PWD/build" ]; then
 	osh=$(mktemp -d)
 	for p in shmem_bench shmem_atomic shmem_gups shmem_coll; do
