@@ -19,6 +19,7 @@ raw=$OUT/results.txt
 [ "${1:-}" = gups ] && raw=$OUT/gups-results.txt	# the GUPS section alone (below)
 [ "${1:-}" = threads ] && raw=$OUT/threads-results.txt	# the threads section alone (below)
 [ "${1:-}" = shmem ] && raw=$OUT/shmem-results.txt	# the OpenSHMEM layer alone (below)
+[ "${1:-}" = core ] && raw=$OUT/core-results.txt	# the rounds and the counts alone (below)
 : >"$raw"
 [ "${1:-}" = threads ] ||	# the threads section needs no peers
 	scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
@@ -322,6 +323,16 @@ if command -v valgrind >/dev/null; then
 	done
 else
 	note "instruction counts: skipped (valgrind missing)"
+fi
+# `scripts/bench.sh core`: the rounds and the counts only (a few minutes),
+# into core-results.txt, core-report.txt, core-report.json and the plots.
+if [ "${1:-}" = core ]; then
+	rm -f "$OUT/last.out" "$OUT/last.err"
+	python3 scripts/bench_report.py "$raw" "$OUT/core-report.txt" "$OUT/core-report.json" &&
+		cat "$OUT/core-report.txt"
+	python3 scripts/plot_bench.py "$raw" "$OUT" "$(uname -n), $(nproc) cpus, $ROUNDS rounds" ||
+		echo "bench: no plots" >&2
+	exit
 fi
 gups_section	# GUPS (issue 12): libpgas, hpcc and oshmem at 2 and 4 ranks
 shmem_section	# our OpenSHMEM's atomics and GUPS (issue 13)
