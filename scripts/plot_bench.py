@@ -50,6 +50,8 @@ def panel(out, x0, y0, title, series, ylabel, logy=True, hlines=(), xnames=None)
     ys = [p[1] for p in pts] + [h for _, _, h in hlines] + \
         [p[2] for p in pts if p[2]] + [p[3] for p in pts if p[3]]
     ys = [y for y in ys if y and y > 0]
+    if not ys:
+        return
     lx0, lx1 = math.log2(xs[0]) if xs else 0, math.log2(xs[-1]) if xs else 1
     if lx1 == lx0:
         lx0, lx1 = lx0 - 1, lx1 + 1
@@ -88,6 +90,8 @@ def panel(out, x0, y0, title, series, ylabel, logy=True, hlines=(), xnames=None)
     out.append(f'<text x="{x0 + 12}" y="{y0 + MT + h / 2}" text-anchor="middle" font-size="10" '
                f'transform="rotate(-90 {x0 + 12} {y0 + MT + h / 2})">{esc(ylabel)}</text>')
     for label, color, y in hlines:
+        if not y or y <= 0:
+            continue
         out.append(f'<line x1="{x0 + ML}" y1="{Y(y):.1f}" x2="{x0 + ML + w}" y2="{Y(y):.1f}" '
                    f'stroke="{color}" stroke-dasharray="5,3"/>')
         out.append(f'<text x="{x0 + ML + w - 2}" y="{Y(y) - 3:.1f}" text-anchor="end" '
@@ -95,7 +99,7 @@ def panel(out, x0, y0, title, series, ylabel, logy=True, hlines=(), xnames=None)
     for label, color, ps in series:
         ps = sorted(p for p in ps if p[1] and p[1] > 0 and p[0] > 0)
         for x, _, lo, hi in ps:  # the rounds' spread
-            if lo and hi and hi > lo:
+            if lo and hi and hi > lo > 0:
                 out.append(f'<line x1="{X(x):.1f}" y1="{Y(lo):.1f}" x2="{X(x):.1f}" '
                            f'y2="{Y(hi):.1f}" stroke="{color}" stroke-width="5" opacity="0.3"/>')
         if len(ps) > 1:

@@ -46,8 +46,10 @@ RESULT coll2.gather.tree:knomial:r2:get.8 0.12 us
 RESULT coll2.gather.tree.8 0.10 us
 RESULT coll2.gather.tuner.8 0.11 us
 RESULT openmpi2.gather.8 0.20 us
+RESULT oshmem2.gather.8 0.3 us
 RESULT mpich2.gather.8 0.30 us
 RESULT pgas.put_bw.64 100 MB/s
+RESULT pgas.get_bw.64 90 MB/s
 RESULT limit.memcpy_bw.64 200 MB/s
 ROUND 2
 RESULT limit.cacheline_rtt 0.4 us
@@ -60,6 +62,8 @@ RESULT coll2.gather.tuner.8 0.25 us
 RESULT openmpi2.gather.8 0.50 us
 RESULT mpich2.gather.8 0.10 us
 RESULT pgas.put_bw.64 150 MB/s
+RESULT pgas.get_bw.64 0 MB/s
+RESULT oshmem2.gather.8 -0.01 us
 RESULT limit.memcpy_bw.64 150 MB/s
 ROUND 3
 RESULT limit.cacheline_rtt 0.2 us
@@ -137,7 +141,8 @@ def main():
             xml.dom.minidom.parse(os.path.join(d, f))
         except Exception:  # noqa: BLE001
             ok = False
-    check(ok, f"plots written, well-formed SVG ({', '.join(sorted(svgs))})")
+    check(ok, f"plots written (rounds that measured 0 and less too), well-formed SVG "
+          f"({', '.join(sorted(svgs))})")
     sys.exit(1 if failed else 0)
 
 
