@@ -221,6 +221,7 @@ shmem_section() {
 }
 if [ "${1:-}" = shmem ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	rm -f "$OUT/peers/shmem"	# never an earlier run's
 	command -v oshcc >/dev/null &&	# Open MPI's oshmem, the same rounds
 		oshcc -O2 -o "$OUT/peers/shmem" bench/peers/shmem_bench.c 2>"$OUT/last.err" ||
 		note "OpenSHMEM (oshmem): skipped (oshcc missing or did not build)"

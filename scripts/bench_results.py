@@ -8,7 +8,9 @@ once).  Within a round a name measured more than once keeps its best;
 across rounds a name's value is the median, with its spread (min, max),
 and a ratio of two names is the median of their ratios within each round
 both were measured in (round_ratio): the two were measured minutes apart
-at most, under the same load."""
+at most, under the same load.  A time at or below zero (a collective less
+the barrier it was timed with, bench/peers/shmem_coll.c) is no
+measurement: it is dropped, with a note."""
 import statistics
 
 
@@ -60,6 +62,9 @@ def load(path):
             value, unit = float(f[2]), f[3]
             if unit == "ns":  # one time unit, so that every ratio is unit-free
                 value, unit = value / 1000.0, "us"
+            if unit == "us" and value <= 0:
+                res.notes.append(f"{f[1]}: {value:g} us in round {rnd} is no time; dropped")
+                continue
             per = res.rounds.setdefault(f[1], {})
             per[rnd] = _better(unit, per[rnd], value) if rnd in per else value
             res[f[1]] = (None, unit)
@@ -82,16 +87,16 @@ def ratio(a, b):
 
 
 def round_ratio(res, a, b, inverse=False):
-    """a / b (b / a if inverse) as the median of the per-round ratios where
-    both names were measured in the same rounds (two or more), else the
-    ratio of their values."""
+    """a / b (b / a if inverse): where both names were measured in rounds,
+    the median of their ratios in the rounds they share (None if they share
+    none); where either was measured once, outside the rounds, the ratio of
+    their values."""
     ra, rb = res.rounds.get(a, {}), res.rounds.get(b, {})
-    common = [r for r in ra if r in rb and r > 0]
-    if len(common) >= 2:
-        rs = [ratio(rb[r], ra[r]) if inverse else ratio(ra[r], rb[r]) for r in common]
+    if any(r > 0 for r in ra) and any(r > 0 for r in rb):
+        rs = [ratio(rb[r], ra[r]) if inverse else ratio(ra[r], rb[r])
+              for r in ra if r in rb and r > 0]
         rs = [x for x in rs if x is not None]
-        if rs:
-            return statistics.median(rs)
+        return statistics.median(rs) if rs else None
     va = res[a][0] if a in res else None
     vb = res[b][0] if b in res else None
     return ratio(vb, va) if inverse else ratio(va, vb)

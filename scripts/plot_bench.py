@@ -19,6 +19,7 @@ Plain SVG, no plotting library needed.
 """
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -166,8 +167,8 @@ def main():
               [(lbl, COLORS[i]) for i, (lbl, _) in enumerate(who)] + [("memcpy", COLORS[7])], cols=2):
         made.append("bandwidth.svg")
     # Latency.
-    line = res["limit.line_rtt"][0] if "limit.line_rtt" in res else \
-        res["limit.cacheline_rtt"][0] if "limit.cacheline_rtt" in res else None
+    lims = [res[k][0] for k in ("limit.cacheline_rtt", "limit.store_pingpong") if k in res]
+    line = min(lims) if lims else None  # the report's limit: the faster ping-pong
     hl = [("cache-line round trip", COLORS[7], line)] if line else []
     am = [("AM Medium (default)", COLORS[0], series("pgas.am_medium_rtt")),
           ("AM Medium, VELO packets", COLORS[2], series("pgas_packets.am_medium_rtt")),
@@ -191,7 +192,7 @@ def main():
     kinds = ("broadcast", "scatter", "gather", "gather_all", "exchange", "reduce", "reduce_all",
              "scan")
     peers = [("Open MPI", "openmpi"), ("MPICH", "mpich"), ("oshmem", "oshmem")]
-    for n in sorted({int(k[4]) for k in res if k.startswith("coll") and k[4:5].isdigit()}):
+    for n in sorted({int(m.group(1)) for k in res if (m := re.match(r"coll(\d+)\.", k))}):
         panels = []
         for kind in kinds:
             s = [("libpgas (tuner)", COLORS[0], series(f"coll{n}.{kind}.tuner"))]
