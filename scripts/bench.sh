@@ -20,6 +20,7 @@ raw=$OUT/results.txt
 [ "${1:-}" = threads ] && raw=$OUT/threads-results.txt	# the threads section alone (below)
 [ "${1:-}" = shmem ] && raw=$OUT/shmem-results.txt	# the OpenSHMEM layer alone (below)
 [ "${1:-}" = core ] && raw=$OUT/core-results.txt	# the rounds and the counts alone (below)
+[ "${1:-}" = startup ] && raw=$OUT/startup-results.txt	# the start-up section alone (below)
 : >"$raw"
 [ "${1:-}" = threads ] ||	# the threads section needs no peers
 	scripts/deps.sh bench || echo "bench: could not install the peers; their columns will say skipped" >&2
@@ -173,6 +174,43 @@ if [ "${1:-}" = threads ]; then
 	exit
 fi
 # ---- end threads ----
+
+# ---- start-up (issue 23): a job of N ranks from pgasrun's start to its end ----
+# bench/startup's phases, each from the moment the last rank entered it
+# (launch: pgasrun's start to the last rank's main), the end (pgas_exit and
+# the exits: the rest of pgasrun's time) and the whole, at
+# BENCH_STARTUP_RANKS ranks (default "64 256 1024"; shm, 1 MiB segments);
+# rank 0's mappings, resident memory and page tables.  `scripts/bench.sh
+# startup` runs this section alone (into build/bench/startup-results.txt
+# and startup-report.txt).
+startup_section() {
+	local n t0 t1
+	for n in ${BENCH_STARTUP_RANKS:-64 256 1024}; do
+		echo "bench: start-up, $n ranks" >&2
+		t0=$(date +%s.%N)
+		if ! PGAS_BENCH_T0=$t0 $B/bin/pgasrun -n "$n" -t 600 $B/bench/startup \
+			>"$OUT/last.out" 2>"$OUT/last.err"; then
+			note "start-up, $n ranks: failed: $(tail -n 2 "$OUT/last.err" | tr '\n' ' ')"
+			continue
+		fi
+		t1=$(date +%s.%N)
+		grep '^RESULT ' "$OUT/last.out" >>"$raw"
+		awk -v t="$(echo "$t1 - $t0" | bc)" -v n="$n" '
+			/^RESULT startup\.(launch|init|attach|barrier)\./ { sum += $3 }
+			END {
+				printf "RESULT startup.total.%d %.6g s\n", n, t
+				printf "RESULT startup.end.%d %.6g s\n", n, t - sum
+			}' "$OUT/last.out" >>"$raw"
+	done
+}
+if [ "${1:-}" = startup ]; then
+	startup_section
+	rm -f "$OUT/last.out" "$OUT/last.err"
+	python3 scripts/bench_report.py "$raw" "$OUT/startup-report.txt" "$OUT/startup-report.json" &&
+		sed -n '/^start-up/p; /^notes:/,$p' "$OUT/startup-report.txt"
+	exit
+fi
+# ---- end start-up ----
 
 # ---- OpenSHMEM over libpgas (issue 13) ------------------------------------------
 # The project's OpenSHMEM peer programs (bench/peers/shmem_*.c), unchanged,
@@ -341,6 +379,7 @@ shmem_section	# our OpenSHMEM's atomics and GUPS (issue 13)
 scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh failed"
 # ---- end atomics ----
 threads_section	# processes against threads (issue 11)
+startup_section	# a job of 64-1024 ranks from start to end (issue 23)
 python3 scripts/plot_threads.py "$raw" "$OUT/threads.svg" "$(nproc) cpus" ||
 	note "threads: no plot"
 # pgas.ko against shm, in one VM boot (TCG: only the ratio means anything).

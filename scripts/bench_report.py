@@ -118,6 +118,19 @@ for n in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("threads.
             [("(b)/(a)" if not lat else "(a)/(b)", f"threads.proc.{metric}.{n}", lat, tgt)])
         row("threads", f"{label}, {n} threads on the primary (c)", f"threads.shared.{metric}.{n}",
             [("(c)/(a)" if not lat else "(a)/(c)", f"threads.proc.{metric}.{n}", lat, "")])
+# Start-up (bench/startup.c): a job of N ranks from pgasrun's start to its
+# end; issue 23's goal: 1024 ranks in at most 5 s.
+for n in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("startup.total.")}):
+    row("start-up", f"{n} ranks, pgasrun start to end", f"startup.total.{n}", [])
+    if n == 1024:
+        rows[-1][4].append(("target", None, "<=5 s"))
+    for ph, label in (("launch", "launch (to the last rank's main)"), ("init", "pgas_init"),
+                      ("attach", "pgas_attach, 1 MiB"), ("barrier", "first barrier"),
+                      ("end", "pgas_exit and the exits")):
+        row("start-up", f"  {label}", f"startup.{ph}.{n}", [])
+    for m, label in (("maps", "rank 0's mappings"), ("rss", "rank 0's resident memory"),
+                     ("pte", "rank 0's page tables")):
+        row("start-up", f"  {label}", f"startup.{m}.{n}", [])
 for fn, tgt in (("put_nbi8", "<=16"), ("sync_nbi_puts", "<=11"), ("get_nbi8", ""),
                 ("am_short", "<=60"), ("poll_idle", ""), ("barrier_notify", ""),
                 ("atomic_add", ""), ("quiet", "")):

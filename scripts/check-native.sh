@@ -305,6 +305,31 @@ run_tap "coll -n 3, PGAS_COLL_STAGE=8192 PGAS_COLL_TEAM_STAGE=8192 (chunked stag
 # into chunks (it gave wrong bytes with rc 0; such a call is not eager now).
 run_tap "coll -n 64 wide, PGAS_COLL_STAGE=8192 (gather_all of 8-56 B)" \
 	env PGAS_COLL_STAGE=8192 "$RUN" -n 64 -t "$TLIMIT" "$B/tests/coll" wide
+# The boot relay (bootstrap.h): packets of PGAS_BOOT_BATCH messages with a
+# partial last one (150 ranks: 3 packets), and ranks of an older libpgas
+# beside them (one message per packet).  Then a job of 256 ranks from start
+# to end, which only rank 0's reads of every ring at the exit and one word
+# for a barrier's leavers keep to seconds (bench/startup gathers every
+# rank's stamps with puts), 300 of them under a soft limit of 256
+# descriptors (pgasrun and every rank raise theirs: EMFILE before).
+for n in 1 3 150; do
+	[ "$n" -lt 150 ] || [ "$B" = "$PWD/build" ] || continue
+	run_tap "boot_allgather -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/boot_allgather" 5
+done
+if [ "$B" = "$PWD/build" ]; then
+	run_exit 0 "RESULT startup.barrier.300" \
+		"startup -n 300, ulimit -Sn 256: a job of 300 ranks starts, gathers and ends" \
+		bash -c 'ulimit -Sn 256 && exec "$@"' startup "$RUN" -n 300 -t 120 "$B/bench/startup"
+	# Not root: descriptors in flight count per user against the sender's
+	# limit (ETOOMANYREFS), which a relay of 150 ranks passes at 512; the
+	# sends wait for the receivers (pgasrun failed "Too many references").
+	if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+		run_exit 0 "RESULT startup.barrier.150" \
+			"startup -n 150 as nobody, ulimit -n 512: the relay waits for receivers" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+			bash -c 'ulimit -n 512 && exec "$@"' startup "$RUN" -n 150 -t 120 "$B/bench/startup"
+	fi
+fi
 # The reference algorithms (libpgas/coll/coll_ref.c: messages only, no load
 # or store in a peer's memory), which a team with a member this rank does
 # not map runs: forced on every operation (PGAS_COLL_<KIND>=ref, which also

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -58,6 +59,7 @@ struct rank {
 	bool fini;		/* finalized: may exit with 0 */
 	bool peer_died;		/* ends because pgas.ko reported a peer's death */
 	bool deferred;		/* its exit waits for the cause to be named */
+	bool batch;		/* reads relays in packets (PGAS_BOOT_TAKES_BATCH) */
 	int status;		/* that exit's status */
 	struct pgas_boot_msg msg;
 	int fd;			/* descriptor it sent with msg, or -1 */
@@ -160,14 +162,26 @@ static void reset_round(void)
 	round_count = 0;
 }
 
+/* Every rank's message to every rank: in packets of PGAS_BOOT_BATCH to a rank that takes them. */
 static void relay_round(void)
 {
+	const struct pgas_boot_msg *m[PGAS_BOOT_BATCH];
+	int fds[PGAS_BOOT_BATCH];
+
 	for (unsigned dst = 0; dst < nranks; dst++) {
+		unsigned per = ranks[dst].batch ? PGAS_BOOT_BATCH : 1;
+
 		if (ranks[dst].sock < 0)
 			continue;
-		for (unsigned src = 0; src < nranks; src++) {
-			int rc = pgas_boot_send(ranks[dst].sock, &ranks[src].msg, ranks[src].fd);
+		for (unsigned src = 0; src < nranks; src += per) {
+			unsigned k = nranks - src < per ? nranks - src : per;
+			int rc;
 
+			for (unsigned i = 0; i < k; i++) {
+				m[i] = &ranks[src + i].msg;
+				fds[i] = ranks[src + i].fd;
+			}
+			rc = pgas_boot_send_batch(ranks[dst].sock, m, fds, k);
 			if (rc < 0 && rc != -EPIPE && rc != -ECONNRESET) {
 				fprintf(stderr, "pgasrun: relaying to rank %u: %s\n", dst,
 					strerror(-rc));
@@ -265,6 +279,9 @@ static void on_message(unsigned r)
 		return;
 	}
 	m.src = r;
+	/* What the relay says of a descriptor is what came, not what was claimed. */
+	rk->batch = m.has_fd & PGAS_BOOT_TAKES_BATCH;
+	m.has_fd = fd >= 0 ? PGAS_BOOT_HAS_FD : 0;
 	rk->msg = m;
 	rk->fd = fd;
 	rk->sent = true;
@@ -349,6 +366,8 @@ static void judge_deferred(void)
 		}
 }
 
+static struct rlimit nofile;	/* RLIMIT_NOFILE as pgasrun found it: the ranks' */
+
 static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child)
 {
 	pid_t launcher = getpid();
@@ -373,6 +392,7 @@ static void spawn(unsigned r, char **argv, const sigset_t *oldmask, int sv_child
 	if (getppid() != launcher)
 		_exit(1);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	setrlimit(RLIMIT_NOFILE, &nofile);
 	if (fcntl(sv_child, F_SETFD, 0) < 0)
 		_exit(127);
 	snprintf(buf, sizeof(buf), "%u", r);
@@ -448,6 +468,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	nranks = (unsigned)n;
+	/* Two socket ends and a relayed descriptor per rank; the ranks get the
+	 * limit as it was (pgas_boot_join raises theirs as their job needs). */
+	if (getrlimit(RLIMIT_NOFILE, &nofile)) {
+		perror("pgasrun: getrlimit");
+		return 1;
+	}
+	/* As far as the hard limit: it also bounds, per user, the descriptors
+	 * in flight to ranks that have not read them yet (bootstrap.c). */
+	pgas_boot_nofile(~0ul);
 	ranks = calloc(nranks, sizeof(*ranks));
 	child_socks = calloc(nranks, sizeof(int));
 	pfd = calloc(nranks + 1, sizeof(*pfd));

@@ -7,73 +7,147 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "boot.h"
 #include "bootstrap.h"
 #include "bootpmix.h"
 #include "pgas.h"
 
-int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
+/* How long a send waits for receivers to take descriptors (ETOOMANYREFS). */
+#define BOOT_REFS_WAIT_MS 60000
 
-	if (fd >= 0) {
+int pgas_boot_send_batch(int sock, const struct pgas_boot_msg *const *m, const int *fds,
+			 unsigned n)
+{
+	union {		/* aligned for struct cmsghdr */
+		char buf[CMSG_SPACE(PGAS_BOOT_BATCH * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov[PGAS_BOOT_BATCH];
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
+	unsigned nfd = 0;
+	ssize_t n_sent;
+
+	if (!n || n > PGAS_BOOT_BATCH)
+		return -EINVAL;
+	memset(&cbuf, 0, sizeof(cbuf));
+	for (unsigned i = 0; i < n; i++) {
+		iov[i].iov_base = (void *)m[i];
+		iov[i].iov_len = sizeof(*m[i]);
+		if (fds[i] >= 0)
+			memcpy(cbuf.buf + CMSG_LEN(0) + nfd++ * sizeof(int), &fds[i], sizeof(int));
+	}
+	if (nfd) {
 		struct cmsghdr *cm;
 
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
+		mh.msg_control = cbuf.buf;
+		mh.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
 		cm = CMSG_FIRSTHDR(&mh);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		cm->cmsg_len = CMSG_LEN(nfd * sizeof(int));
 	}
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
+	for (unsigned waited_ms = 0;;) {
+		n_sent = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		if (n_sent >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		/*
+		 * Descriptors sent and not yet received count per user against
+		 * the sender's RLIMIT_NOFILE (root is exempt): a relay to many
+		 * ranks, or a rank's own send while it runs, meets the limit
+		 * until receivers read.  They all are reading (an all-gather's
+		 * ranks wait in it), so it clears: wait, within a bound.
+		 */
+		if (errno != ETOOMANYREFS || waited_ms >= BOOT_REFS_WAIT_MS)
+			return -errno;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		waited_ms++;
+	}
+	return n_sent == (ssize_t)(n * sizeof(**m)) ? 0 : -EPROTO;
 }
 
-int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
+int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	return pgas_boot_send_batch(sock, &m, &fd, 1);
+}
+
+static bool known_magic(uint32_t magic)
+{
+	return magic == PGAS_BOOT_MAGIC || magic == PGAS_BOOT_LEAVING ||
+	       magic == PGAS_BOOT_FINI || magic == PGAS_BOOT_PEER_DIED ||
+	       magic == PGAS_BOOT_GLOBAL_EXIT;
+}
+
+int pgas_boot_recv_batch(int sock, struct pgas_boot_msg *m, unsigned max, int *fds)
+{
+	union {
+		char buf[CMSG_SPACE(PGAS_BOOT_BATCH * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = m, .iov_len = max * sizeof(*m) };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
 	};
+	int got[PGAS_BOOT_BATCH];
+	unsigned ngot = 0, count, want = 0, next = 0;
 	struct cmsghdr *cm;
 	ssize_t n;
+	bool bad;
 
-	*fd = -1;
+	if (!max || max > PGAS_BOOT_BATCH)
+		return -EINVAL;
+	for (unsigned i = 0; i < max; i++)
+		fds[i] = -1;
 	do
 		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n == 0)
-		return 0;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(cm), sizeof(int));
-	if (n != (ssize_t)sizeof(*m) ||
-	    (m->magic != PGAS_BOOT_MAGIC && m->magic != PGAS_BOOT_LEAVING &&
-	     m->magic != PGAS_BOOT_FINI && m->magic != PGAS_BOOT_PEER_DIED &&
-	     m->magic != PGAS_BOOT_GLOBAL_EXIT) ||
-	    m->len > PGAS_BOOT_MAX_BLOB || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		return -EPROTO;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) &&
+		     ngot < PGAS_BOOT_BATCH; i++)
+			memcpy(&got[ngot++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
 	}
-	return 1;
+	if (n == 0) {	/* the end; an empty packet's descriptors are dropped */
+		for (unsigned i = 0; i < ngot; i++)
+			close(got[i]);
+		return 0;
+	}
+	count = (unsigned)((size_t)n / sizeof(*m));
+	bad = (size_t)n % sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+	for (unsigned i = 0; !bad && i < count; i++) {
+		bad = !known_magic(m[i].magic) || m[i].len > PGAS_BOOT_MAX_BLOB;
+		want += m[i].has_fd & PGAS_BOOT_HAS_FD;
+	}
+	/* One message: its descriptor, whatever its flags say (a rank's own
+	 * message to pgasrun).  Several: one per HAS_FD, in order. */
+	if (!bad && count == 1 && ngot <= 1) {
+		fds[0] = ngot ? got[0] : -1;
+		return 1;
+	}
+	if (!bad && count > 1 && ngot == want) {
+		for (unsigned i = 0; i < count; i++)
+			if (m[i].has_fd & PGAS_BOOT_HAS_FD)
+				fds[i] = got[next++];
+		return (int)count;
+	}
+	for (unsigned i = 0; i < ngot; i++)
+		close(got[i]);
+	/* Descriptors the kernel could not install: out of RLIMIT_NOFILE. */
+	return !((size_t)n % sizeof(*m)) && (mh.msg_flags & MSG_CTRUNC) ? -EMFILE : -EPROTO;
+}
+
+int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd)
+{
+	return pgas_boot_recv_batch(sock, m, 1, fd);
 }
 
 static int boot_sock = -1;
@@ -127,6 +201,27 @@ static bool foreign_launcher(char *msg, size_t msglen)
 	return false;
 }
 
+void pgas_boot_nofile(unsigned long want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+	/* Above fs.nr_open (2^20 by default) the kernel refuses: that much then. */
+	if (setrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur > (1ul << 20)) {
+		rl.rlim_cur = 1ul << 20;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* What a rank of n needs beyond its program's own descriptors. */
+static void join_nofile(unsigned n)
+{
+	if (n > 1)
+		pgas_boot_nofile((unsigned long)n + 1024);
+}
+
 int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 {
 	unsigned long r, n, fd;
@@ -141,6 +236,7 @@ int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 			boot_pmix = true;
 			boot_rank = *rank;
 			boot_nranks = *nranks;
+			join_nofile(*nranks);
 		}
 		return rc;
 	}
@@ -162,12 +258,23 @@ int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen)
 	boot_sock = (int)fd;
 	boot_rank = *rank = (unsigned)r;
 	boot_nranks = *nranks = (unsigned)n;
+	join_nofile(boot_nranks);
 	/* The descriptor must not leak into programs this rank executes. */
 	if (fcntl(boot_sock, F_SETFD, FD_CLOEXEC) < 0) {
 		snprintf(msg, msglen, "bootstrap socket %d: %s", boot_sock, strerror(errno));
 		return PGAS_ERR_SYS;
 	}
 	return PGAS_OK;
+}
+
+/* Where a relay's packets land: 16 KiB, off the caller's stack. */
+static struct pgas_boot_msg *batch_buf(void)
+{
+	static struct pgas_boot_msg *buf;
+
+	if (!buf)
+		buf = malloc(PGAS_BOOT_BATCH * sizeof(*buf));
+	return buf;
 }
 
 int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fds,
@@ -196,7 +303,7 @@ int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fd
 	m.magic = PGAS_BOOT_MAGIC;
 	m.src = boot_rank;
 	m.len = (uint32_t)len;
-	m.has_fd = fd >= 0;
+	m.has_fd = (fd >= 0 ? PGAS_BOOT_HAS_FD : 0) | PGAS_BOOT_TAKES_BATCH;
 	memcpy(m.blob, blob, len);
 	rc = pgas_boot_send(boot_sock, &m, fd);
 	if (rc < 0) {
@@ -204,28 +311,42 @@ int pgas_boot_allgather(const void *blob, size_t len, int fd, void *out, int *fd
 		goto sys;
 	}
 	while (got < boot_nranks) {
-		int rfd;
+		struct pgas_boot_msg *in = batch_buf();
+		int rfds[PGAS_BOOT_BATCH];
+		bool bad = false;
 
-		rc = pgas_boot_recv(boot_sock, &m, &rfd);
+		if (!in) {
+			snprintf(msg, msglen, "out of memory for the bootstrap exchange");
+			return PGAS_ERR_NOMEM;
+		}
+		rc = pgas_boot_recv_batch(boot_sock, in, PGAS_BOOT_BATCH, rfds);
 		if (rc <= 0) {
 			snprintf(msg, msglen, "bootstrap exchange with pgasrun: %s",
 				 rc == 0 ? "launcher closed the connection" : strerror(-rc));
 			return PGAS_ERR_SYS;
 		}
-		if (m.magic != PGAS_BOOT_MAGIC || m.src >= boot_nranks || m.len != len) {
-			if (rfd >= 0)
-				close(rfd);
-			snprintf(msg, msglen,
-				 "bootstrap exchange: rank %u sent %u bytes, expected %zu (ranks disagree)",
-				 m.src, m.len, len);
-			return PGAS_ERR_INVAL;
+		for (int i = 0; i < rc; i++) {
+			const struct pgas_boot_msg *e = &in[i];
+
+			if (!bad && (e->magic != PGAS_BOOT_MAGIC || e->src >= boot_nranks ||
+				     e->len != len)) {
+				snprintf(msg, msglen,
+					 "bootstrap exchange: rank %u sent %u bytes, expected %zu (ranks disagree)",
+					 e->src, e->len, len);
+				bad = true;
+			}
+			if (bad || !fds || fds[e->src] >= 0) {
+				if (rfds[i] >= 0)
+					close(rfds[i]);
+			} else {
+				fds[e->src] = rfds[i];
+			}
+			if (!bad)
+				memcpy((char *)out + (size_t)e->src * len, e->blob, len);
 		}
-		memcpy((char *)out + (size_t)m.src * len, m.blob, len);
-		if (fds)
-			fds[m.src] = rfd;
-		else if (rfd >= 0)
-			close(rfd);
-		got++;
+		if (bad)
+			return PGAS_ERR_INVAL;
+		got += (unsigned)rc;
 	}
 	return PGAS_OK;
 sys:

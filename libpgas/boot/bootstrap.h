@@ -25,9 +25,21 @@ struct pgas_boot_msg {
 	uint32_t magic;
 	uint32_t src;		/* sender's rank (filled by pgasrun on relay) */
 	uint32_t len;		/* bytes of blob used */
-	uint32_t has_fd;
+	uint32_t has_fd;	/* PGAS_BOOT_HAS_FD, PGAS_BOOT_TAKES_BATCH */
 	unsigned char blob[PGAS_BOOT_MAX_BLOB];
 };
+
+/*
+ * has_fd's bits.  HAS_FD: a descriptor travels with the message (pgasrun
+ * sets it on relay from what it received).  TAKES_BATCH, in a rank's own
+ * message: it reads relays of up to PGAS_BOOT_BATCH messages in one
+ * sendmsg (their descriptors in order, one per HAS_FD), so that an
+ * all-gather of n ranks costs pgasrun n * n / PGAS_BOOT_BATCH system calls,
+ * not n * n; a rank of an older libpgas gets one message at a time.
+ */
+#define PGAS_BOOT_HAS_FD 1u
+#define PGAS_BOOT_TAKES_BATCH 2u
+#define PGAS_BOOT_BATCH 64
 
 /* Environment that pgasrun sets for every rank. */
 #define PGAS_ENV_RANK "PGAS_RANK"
@@ -42,6 +54,25 @@ struct pgas_boot_msg {
 int pgas_boot_send(int sock, const struct pgas_boot_msg *m, int fd);
 /* Returns 1 on a message, 0 on EOF, -errno on error; *fd = -1 if none. */
 int pgas_boot_recv(int sock, struct pgas_boot_msg *m, int *fd);
+/*
+ * Up to PGAS_BOOT_BATCH messages in one packet: m[i] with fds[i] (-1 =
+ * none; HAS_FD must say the same).  recv_batch returns how many it read
+ * (at most max), 0 on EOF, -errno on error (-EPROTO: a malformed packet,
+ * its descriptors closed); fds[i] = -1 where none.
+ */
+int pgas_boot_send_batch(int sock, const struct pgas_boot_msg *const *m, const int *fds,
+			 unsigned n);
+int pgas_boot_recv_batch(int sock, struct pgas_boot_msg *m, unsigned max, int *fds);
+
+/*
+ * Raises the soft RLIMIT_NOFILE to want descriptors, as far as the hard
+ * limit allows; never lowers it.  An all-gather with descriptors brings
+ * one from every rank of the host at once, and pgasrun holds two sockets
+ * and a relayed descriptor per rank: under the usual soft limit of 1024 a
+ * job of 1024 ranks failed with EMFILE.  pgas_boot_join calls it for its
+ * job; pgasrun for itself, and gives its ranks the limit it found.
+ */
+void pgas_boot_nofile(unsigned long want);
 
 /* Rank side: join from the environment (nranks = 1 without pgasrun). */
 int pgas_boot_join(unsigned *rank, unsigned *nranks, char *msg, size_t msglen);

@@ -464,6 +464,14 @@ struct agree_digest {
 	uint32_t flags;
 };
 #define AGREE_SLEEPER 1u	/* this rank may sleep in its waits */
+/*
+ * flags >> 8: the version of what ranks do in each other's pages beyond
+ * the ring ABI (the exit's and the barrier's words in rank 0's state
+ * page): builds that differ would wait for words the other never writes.
+ * 1: rank 0 alone decides the exit's quiescence (job_idle), leavers keep
+ * the least barrier count (left_min_inv); builds before it send 0.
+ */
+#define AGREE_PROTOCOL 1u
 
 /* Then, only where digests differ, one exchange per such variable. */
 struct agree_value {
@@ -576,6 +584,7 @@ int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen)
 	/* Only block sleeps (auto resolves to spin or yield: wait.c). */
 	if (pgas__cfg.wait_mode == PGAS_WAIT_BLOCK)
 		mine.flags |= AGREE_SLEEPER;
+	mine.flags |= AGREE_PROTOCOL << 8;
 	rc = pgas_boot_join(&rank, &nranks, msg, msglen);
 	if (rc)
 		return rc;
@@ -588,6 +597,12 @@ int pgas__config_agree(int conduit, bool *sleepers, char *msg, size_t msglen)
 	for (r = 0; !rc && r < nranks; r++)
 		if (all[r].flags & AGREE_SLEEPER)
 			*sleepers = true;
+	for (r = 1; !rc && r < nranks; r++)
+		if (all[r].flags >> 8 != all[0].flags >> 8) {
+			snprintf(msg, msglen, "rank 0 and rank %u run different builds of libpgas "
+				 "(protocol %u vs %u)", r, all[0].flags >> 8, all[r].flags >> 8);
+			rc = PGAS_ERR_INVAL;
+		}
 	for (r = 1; !rc && r < nranks; r++)
 		if (all[r].hash != all[0].hash)
 			break;

@@ -410,6 +410,16 @@ static int gone(const char *call)
 {
 	struct pgas__job *j = &pgas__job;
 
+	/* Mapped: rank 0's page says whether any leaver missed this barrier;
+	 * the scan, which touches every rank's page, only names it. */
+	if (!pgas__ctl_msgs) {
+		uint64_t inv = atomic_load_explicit(
+			(_Atomic uint64_t *)&pgas__rank_state(0)->left_min_inv,
+			memory_order_acquire);
+
+		if (!inv || ~inv >= j->barrier_epoch)
+			return PGAS_OK;
+	}
 	for (unsigned r = 0; r < pgas__g.nranks; r++) {
 		uint64_t b;
 

@@ -305,6 +305,27 @@ static void leave_by_messages(unsigned how, unsigned owed)
 	pgas__ctl_finish();
 }
 
+/*
+ * Whether every rank has left and nothing is in flight.  Rank 0 alone
+ * reads every ring (pgas__am_job_idle touches each rank's control and
+ * state pages: in every rank, that would be n * n page-table entries to
+ * make and tear down, most of the time of a large job's end) and tells
+ * the others in job_idle.  Quiescence after every rank left is final (no
+ * request can be sent any more), so rank 0's verdict holds for all.
+ */
+static bool job_quiescent(struct pgas__rank_state *r0)
+{
+	if (pgas__g.rank != 0)
+		return atomic_load_explicit((_Atomic uint32_t *)&r0->job_idle,
+					    memory_order_acquire) != 0;
+	if (pgas__leavers() < pgas__g.nranks || !pgas__am_job_idle())
+		return false;
+	atomic_store_explicit((_Atomic uint32_t *)&r0->job_idle, 1, memory_order_seq_cst);
+	for (unsigned r = 1; pgas__g.wake && r < pgas__g.nranks; r++)
+		pgas__ring_doorbell(pgas__g.peers[r].ctrl);
+	return true;
+}
+
 /* The finalize of an attached rank; returns when it may end. */
 static void leave_job(unsigned how)
 {
@@ -341,13 +362,20 @@ static void leave_job(unsigned how)
 	}
 	r0 = pgas__rank_state(0);
 	atomic_store_explicit((_Atomic uint32_t *)&me->leaving, how, memory_order_seq_cst);
+	{	/* Before I count as a leaver: a waiter that counts me sees it. */
+		_Atomic uint64_t *inv = (_Atomic uint64_t *)&r0->left_min_inv;
+		uint64_t mine = ~pgas__job.barrier_epoch, cur = atomic_load(inv);
+
+		while (cur < mine && !atomic_compare_exchange_weak(inv, &cur, mine))
+			;
+	}
 	atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->leavers, 1, memory_order_seq_cst);
 	for (unsigned r = 0; pgas__g.wake && r < n; r++)
 		if (r != pgas__g.rank)
 			pgas__ring_doorbell(pgas__g.peers[r].ctrl);
 	/* 4. Drain: run handlers (replies to requests, a split-phase barrier I
 	 *    notified) until every rank has left and nothing is in flight. */
-	while (pgas__leavers() < n || !pgas__am_job_idle()) {
+	while (!job_quiescent(r0)) {
 		pgas__eps_poll_mine(false, PGAS__CHANMASK_ALL);	/* requests to my endpoints are answered */
 		pgas__wait_step(&w);
 		if (PGAS__UNLIKELY(me->barrier_busy) && !(pgas__pending() & PGAS__PENDING_BARRIER))

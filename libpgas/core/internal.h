@@ -309,7 +309,13 @@ struct pgas__rank_state {
 	/* Rank 0's only, the last steps of pgas_exit(0) (init.c): */
 	uint32_t fin_done;	/* ranks that saw the job quiescent (atomic add) */
 	uint32_t fin_gone;	/* ranks other than 0 that will touch no peer again */
-	uint64_t reserved[5];
+	uint32_t job_idle;	/* set (release) once rank 0 saw every rank leave and
+				 * nothing in flight: the others' drain ends */
+	uint32_t pad;
+	uint64_t left_min_inv;	/* rank 0's only: ~(least 'barriers' of the ranks that
+				 * left), 0 while none has: one word tells a waiter
+				 * whether some leaver missed its barrier (barrier.c) */
+	uint64_t reserved[3];
 	/* Its endpoints beyond the primary, in creation order (ep.c): the
 	 * count is stored (release) after the entry; a destroyed one's entry
 	 * gets PGAS__EP_DIR_CLOSED. */
