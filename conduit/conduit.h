@@ -114,6 +114,10 @@ struct pgas_conduit_maps {
 	size_t *seg_len;	/* [nranks] their mapped lengths */
 	void **xreg;		/* [nranks] peers' registered regions (region op) */
 	size_t *xreg_len;
+	/* One mapping each of the host's ring regions and segments (shm), which
+	 * region[] and seg[] point into: released whole, not per rank. */
+	void *host_rings, *host_segs;
+	size_t host_rings_len, host_segs_len;
 };
 
 struct pgas_conduit;

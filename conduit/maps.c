@@ -2,6 +2,7 @@
 /* maps.c - the per-rank mappings both conduits keep. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +47,19 @@ int pgas_conduit_maps_init(struct pgas_conduit_maps *m, unsigned nranks)
 	return m->region && m->seg && m->seg_len && m->xreg && m->xreg_len ? 0 : -1;
 }
 
+static bool inside(const void *p, const void *base, size_t len)
+{
+	return base && (const char *)p >= (const char *)base &&
+	       (const char *)p < (const char *)base + len;
+}
+
 void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, size_t region_len)
 {
 	for (unsigned r = 0; r < nranks; r++) {
-		if (m->region && m->region[r])
+		if (m->region && m->region[r] &&
+		    !inside(m->region[r], m->host_rings, m->host_rings_len))
 			munmap(m->region[r], region_len);
-		if (m->seg && m->seg[r])
+		if (m->seg && m->seg[r] && !inside(m->seg[r], m->host_segs, m->host_segs_len))
 			munmap(m->seg[r], m->seg_len[r]);
 		if (m->xreg && m->xreg[r])
 			munmap(m->xreg[r], m->xreg_len[r]);
@@ -65,6 +73,11 @@ void pgas_conduit_maps_release(struct pgas_conduit_maps *m, unsigned nranks, siz
 	free(m->seg_len);
 	m->region = m->seg = NULL;
 	m->seg_len = NULL;
+	if (m->host_rings)
+		munmap(m->host_rings, m->host_rings_len);
+	if (m->host_segs)
+		munmap(m->host_segs, m->host_segs_len);
+	m->host_rings = m->host_segs = NULL;
 }
 
 int pgas_conduit_map_segment(struct pgas_conduit *c, struct pgas_conduit_maps *m, unsigned r,

@@ -123,7 +123,7 @@ for n in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("threads.
 for n in sorted({int(k.rsplit(".", 1)[1]) for k in res if k.startswith("startup.total.")}):
     row("start-up", f"{n} ranks, pgasrun start to end", f"startup.total.{n}", [])
     if n == 1024:
-        rows[-1][4].append(("target", None, "<=5 s"))
+        rows[-1][4].append(("target", None, "<=5"))
     for ph, label in (("launch", "launch (to the last rank's main)"), ("init", "pgas_init"),
                       ("attach", "pgas_attach, 1 MiB"), ("barrier", "first barrier"),
                       ("end", "pgas_exit and the exits")):

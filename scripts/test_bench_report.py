@@ -84,6 +84,13 @@ ROUND 0
 RESULT icount.am_short 36.5 instr
 RESULT pgas.barrier 0.5 us
 RESULT pgas.barrier 0.4 us
+RESULT startup.launch.1024 0.5 s
+RESULT startup.init.1024 0.6 s
+RESULT startup.attach.1024 3 s
+RESULT startup.barrier.1024 0.03 s
+RESULT startup.total.1024 4.6 s
+RESULT startup.end.1024 0.47 s
+RESULT startup.maps.1024 28 mappings
 """
 
 
@@ -142,6 +149,9 @@ def run(d):
           "the best algorithm and the best peer are those of each round")
     txt = open(out_txt).read()
     check("3 rounds" in txt and "[0.25-0.9]" in txt, "the table shows the rounds and the spread")
+    st = rows.get("1024 ranks, pgasrun start to end")
+    check(bool(st) and close(st["value"], 4.6) and "target <=5 ok" in txt and
+          "pgas_attach, 1 MiB" in txt, "start-up rows, 1024 ranks against the 5 s target")
     # The old format (no rounds) is read as before.
     one = os.path.join(d, "one.txt")
     open(one, "w").write("RESULT pgas.am_short_rtt 0.5 us\nRESULT pgas.am_short_rtt 0.3 us\n"

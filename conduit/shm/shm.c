@@ -2,10 +2,14 @@
 /*
  * shm.c - the kmod-free conduit: the rings of pgas_abi.h in shared memory.
  *
- * Every rank creates its ring region and, at attach, its segment as memfds
- * and hands the descriptors to its peers through pgasrun's all-gather; each
- * rank maps all of them.  memfds have no name in any file system, so
- * nothing is left in /dev/shm whatever way a job ends.
+ * The ranks' ring regions and, at attach, their segments live in two
+ * memfds per host, made by the host's leader (its lowest rank) and handed
+ * to the others (pgas_boot_host_share): each rank maps each once, every
+ * rank's part at its place in rank order.  A memfd per rank, mapped by
+ * every rank, cost n * n mappings: at 1024 ranks most of the seconds of a
+ * job's start and end went to making and tearing them down.  memfds have
+ * no name in any file system, so nothing is left in /dev/shm whatever way
+ * a job ends.
  *
  * A rank's ring memfd is a slab of PGAS_EP_MAX regions: slot 0 is its
  * primary's, the others its later endpoints' (pgas_ep_create), so every
@@ -77,6 +81,64 @@ static int memfd_sized(const char *name, size_t size)
 	return fd;
 }
 
+/* Each rank's place among the ranks this conduit maps, in rank order (~0u:
+ * another host's), and how many those are. */
+static unsigned *host_places(const struct pgas_conduit *c, unsigned *count)
+{
+	unsigned *at = malloc(c->nranks * sizeof(*at)), k = 0;
+
+	if (!at)
+		return NULL;
+	for (unsigned r = 0; r < c->nranks; r++)
+		at[r] = shm_here(c, r) ? k++ : ~0u;
+	*count = k;
+	return at;
+}
+
+/*
+ * A memfd of size bytes for this host's ranks: its leader makes it, every
+ * rank of the host gets a descriptor of it in *fd (collective over the
+ * job).  A leader that cannot make it shares none, and the others of its
+ * host fail with it, naming it.
+ */
+static int host_memfd(const char *name, const char *what, uint64_t size, int *fd, char *msg,
+		      size_t msglen)
+{
+	uint64_t made = 0, got = 0;
+	int mine = -1, rc = PGAS_OK, brc;
+	char spare[64];
+
+	*fd = -1;
+	if (pgas_boot_host_leader()) {
+		if (size > (uint64_t)INT64_MAX)
+			errno = EFBIG;
+		mine = size > (uint64_t)INT64_MAX ? -1 : memfd_sized(name, (size_t)size);
+		if (mine < 0) {
+			char how[96];
+
+			snprintf(how, sizeof(how), "creating %s (%llu bytes)", what,
+				 (unsigned long long)size);
+			rc = fail_errno(msg, msglen, how);
+		} else {
+			made = size;
+		}
+	}
+	brc = pgas_boot_host_share(&made, sizeof(made), mine, &got, fd, rc ? spare : msg,
+				   rc ? sizeof(spare) : msglen);
+	if (mine >= 0)
+		close(mine);
+	if (!rc && !brc && (*fd < 0 || got != size)) {
+		snprintf(msg, msglen, "the host's leader could not create %s (%llu bytes)", what,
+			 (unsigned long long)size);
+		brc = PGAS_ERR_SYS;
+	}
+	if ((rc || brc) && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc ? rc : brc;
+}
+
 static void close_fds(int *fds, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -88,7 +150,9 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 {
 	struct shm_priv *priv;
 	struct pgas_conduit_hello mine = { 0 }, *all = NULL;
-	int fd = -1, *fds = NULL, rc;
+	unsigned *places = NULL, nhere = 0;
+	uint64_t total;
+	int fd = -1, rc;
 	void *map;
 
 	rc = pgas_boot_join(&c->rank, &c->nranks, msg, msglen);
@@ -113,11 +177,12 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 	priv = calloc(1, sizeof(*priv));
 	c->eps = calloc(c->nranks, sizeof(*c->eps));
 	all = calloc(c->nranks, sizeof(*all));
-	fds = calloc(c->nranks, sizeof(*fds));
+	places = host_places(c, &nhere);
 	c->priv = priv;
 	if (priv)
 		priv->reg_fd = -1;
-	if (!priv || !c->eps || !all || !fds || pgas_conduit_maps_init(&priv->maps, c->nranks)) {
+	if (!priv || !c->eps || !all || !places ||
+	    pgas_conduit_maps_init(&priv->maps, c->nranks)) {
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
 		rc = PGAS_ERR_NOMEM;
 		goto out;
@@ -127,38 +192,34 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 	priv->slab = (size_t)priv->slots * c->layout.size;
 	priv->next_slot = 1;
 	c->max_eids = c->nranks * priv->slots;
-	fd = memfd_sized("pgas-rings", priv->slab);
-	if (fd < 0) {
-		rc = fail_errno(msg, msglen, "creating the ring region");
+	if (__builtin_mul_overflow((uint64_t)nhere, (uint64_t)priv->slab, &total) ||
+	    total > SIZE_MAX)
+		total = UINT64_MAX;	/* the leader refuses it, the others with it */
+	rc = host_memfd("pgas-rings", "the host's ring regions", total, &fd, msg, msglen);
+	if (rc)
 		goto out;
-	}
-	map = mmap(NULL, priv->slab, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		rc = fail_errno(msg, msglen, "mapping the ring region");
+		rc = fail_errno(msg, msglen, "mapping the host's ring regions");
 		goto out;
 	}
-	priv->maps.region[c->rank] = map;
-	pgas_conduit_init_ctrl(c, map, c->rank);
+	priv->maps.host_rings = map;
+	priv->maps.host_rings_len = (size_t)total;
+	for (unsigned r = 0; r < c->nranks; r++)
+		if (places[r] != ~0u)
+			priv->maps.region[r] = (unsigned char *)map + (size_t)places[r] * priv->slab;
+	pgas_conduit_init_ctrl(c, priv->maps.region[c->rank], c->rank);
 
+	/* Also the moment every rank's control page is written: a peer reads
+	 * mine only after this exchange. */
 	mine.magic = PGAS_ABI_MAGIC;
 	mine.version = PGAS_ABI_VERSION;
 	mine.geo = c->geo;
-	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	for (unsigned r = 0; !rc && r < c->nranks; r++)
+		rc = pgas_conduit_check_hello(&all[r], &mine, r, msg, msglen);
 	if (rc)
 		goto out;
-	for (unsigned r = 0; r < c->nranks; r++) {
-		rc = pgas_conduit_check_hello(&all[r], &mine, r, msg, msglen);
-		if (rc)
-			goto out;
-		if (r == c->rank || !shm_here(c, r))
-			continue;
-		map = mmap(NULL, priv->slab, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
-		if (map == MAP_FAILED) {
-			rc = fail_errno(msg, msglen, "mapping a peer's ring region");
-			goto out;
-		}
-		priv->maps.region[r] = map;
-	}
 	for (unsigned r = 0; r < c->nranks; r++)
 		if (priv->maps.region[r])	/* another host's: left to the caller */
 			pgas_conduit_set_region(&c->eps[r], priv->maps.region[r], &c->layout);
@@ -166,9 +227,7 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 out:
 	if (fd >= 0)
 		close(fd);
-	if (fds)
-		close_fds(fds, c->nranks);
-	free(fds);
+	free(places);
 	free(all);
 	return rc;
 }
@@ -177,52 +236,67 @@ static int shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 {
 	struct shm_priv *priv = c->priv;
 	struct pgas_conduit_segment mine = { 0, segsize, 0 }, *all;
-	int fd = -1, *fds, rc;
+	unsigned *places, nhere;
+	uint64_t *off, total = 0;
+	int fd = -1, rc;
 	void *map;
 
 	all = calloc(c->nranks, sizeof(*all));
-	fds = calloc(c->nranks, sizeof(*fds));
-	if (!all || !fds) {
-		free(all);
-		free(fds);
+	off = calloc(c->nranks, sizeof(*off));
+	places = host_places(c, &nhere);
+	if (!all || !off || !places) {
+		rc = PGAS_ERR_NOMEM;
 		snprintf(msg, msglen, "out of memory for %u ranks", c->nranks);
-		return PGAS_ERR_NOMEM;
-	}
-	/* pgas_attach hands over at least a page: no segment is empty. */
-	fd = memfd_sized("pgas-segment", segsize);
-	if (fd < 0) {
-		rc = fail_errno(msg, msglen, "creating the segment");
 		goto out;
 	}
-	map = pgas_conduit_map_aligned(segsize, MAP_SHARED, fd);
-	if (map == MAP_FAILED) {
-		rc = fail_errno(msg, msglen, "mapping the segment");
+	/* 1. Every rank's size; the host's segments in rank order, each at an
+	 *    offset aligned to PGAS_SEGMENT_ALIGN (so is the mapping: an offset
+	 *    aligned that much is aligned in every rank, as shmem_align wants). */
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	if (rc)
 		goto out;
-	}
-	priv->maps.seg[c->rank] = map;
-	priv->maps.seg_len[c->rank] = segsize;
-	mine.addr = (uint64_t)(uintptr_t)map;
-	rc = pgas_boot_allgather(&mine, sizeof(mine), fd, all, fds, msg, msglen);
-	for (unsigned r = 0; !rc && r < c->nranks; r++) {
-		if (!shm_here(c, r)) {	/* not mapped: known by address and size */
-			c->eps[r].seg = NULL;
-			c->eps[r].seg_remote = all[r].addr;
-			c->eps[r].seg_size = all[r].size;
+	for (unsigned r = 0; r < c->nranks; r++) {
+		uint64_t len = (all[r].size + PGAS_SEGMENT_ALIGN - 1) & ~(uint64_t)(PGAS_SEGMENT_ALIGN - 1);
+
+		if (places[r] == ~0u)
 			continue;
-		}
-		if (r != c->rank && fds[r] < 0) {
-			snprintf(msg, msglen, "rank %u sent no segment descriptor", r);
-			rc = PGAS_ERR_SYS;
-			break;
-		}
-		rc = pgas_conduit_map_segment(c, &priv->maps, r, &all[r], map, fds[r], 0,
-					      msg, msglen);
+		off[r] = total;
+		if (all[r].size > (1ull << 48) || total + len > (1ull << 48))
+			total = UINT64_MAX;	/* the leader refuses it, the others with it */
+		if (total != UINT64_MAX)
+			total += len;
+	}
+	/* 2. One memfd for them, from the host's leader; mapped once. */
+	rc = host_memfd("pgas-segments", "the host's segments", total, &fd, msg, msglen);
+	if (rc)
+		goto out;
+	map = pgas_conduit_map_aligned((size_t)total, MAP_SHARED, fd);
+	if (map == MAP_FAILED) {
+		rc = fail_errno(msg, msglen, "mapping the host's segments");
+		goto out;
+	}
+	priv->maps.host_segs = map;
+	priv->maps.host_segs_len = (size_t)total;
+	/* 3. Where each rank's segment is in its own process (translation). */
+	mine.addr = (uint64_t)(uintptr_t)((unsigned char *)map + off[c->rank]);
+	rc = pgas_boot_allgather(&mine, sizeof(mine), -1, all, NULL, msg, msglen);
+	for (unsigned r = 0; !rc && r < c->nranks; r++) {
+		struct pgas_conduit_ep *ep = &c->eps[r];
+
+		ep->seg_remote = all[r].addr;
+		ep->seg_size = all[r].size;
+		ep->seg = NULL;		/* another host's: known by address and size */
+		if (places[r] == ~0u)
+			continue;
+		ep->seg = (unsigned char *)map + off[r];
+		priv->maps.seg[r] = ep->seg;
+		priv->maps.seg_len[r] = all[r].size;
 	}
 out:
 	if (fd >= 0)
 		close(fd);
-	close_fds(fds, c->nranks);
-	free(fds);
+	free(places);
+	free(off);
 	free(all);
 	return rc;
 }

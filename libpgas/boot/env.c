@@ -469,7 +469,8 @@ struct agree_digest {
  * the ring ABI (the exit's and the barrier's words in rank 0's state
  * page): builds that differ would wait for words the other never writes.
  * 1: rank 0 alone decides the exit's quiescence (job_idle), leavers keep
- * the least barrier count (left_min_inv); builds before it send 0.
+ * the least barrier count (left_min_inv) and count themselves in owers
+ * when they leave a request unanswered; builds before it send 0.
  */
 #define AGREE_PROTOCOL 1u
 

@@ -362,12 +362,14 @@ static void leave_job(unsigned how)
 	}
 	r0 = pgas__rank_state(0);
 	atomic_store_explicit((_Atomic uint32_t *)&me->leaving, how, memory_order_seq_cst);
-	{	/* Before I count as a leaver: a waiter that counts me sees it. */
+	{	/* Before I count as a leaver: a waiter that counts me sees them. */
 		_Atomic uint64_t *inv = (_Atomic uint64_t *)&r0->left_min_inv;
 		uint64_t mine = ~pgas__job.barrier_epoch, cur = atomic_load(inv);
 
 		while (cur < mine && !atomic_compare_exchange_weak(inv, &cur, mine))
 			;
+		if (owed)
+			atomic_fetch_add((_Atomic uint32_t *)&r0->owers, 1);
 	}
 	atomic_fetch_add_explicit((_Atomic uint32_t *)&r0->leavers, 1, memory_order_seq_cst);
 	for (unsigned r = 0; pgas__g.wake && r < n; r++)

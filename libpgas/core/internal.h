@@ -311,7 +311,8 @@ struct pgas__rank_state {
 	uint32_t fin_gone;	/* ranks other than 0 that will touch no peer again */
 	uint32_t job_idle;	/* set (release) once rank 0 saw every rank leave and
 				 * nothing in flight: the others' drain ends */
-	uint32_t pad;
+	uint32_t owers;		/* rank 0's only: leavers that left a request of some
+				 * rank unanswered (atomic add; wait.c's owes_me) */
 	uint64_t left_min_inv;	/* rank 0's only: ~(least 'barriers' of the ranks that
 				 * left), 0 while none has: one word tells a waiter
 				 * whether some leaver missed its barrier (barrier.c) */

@@ -131,6 +131,12 @@ long long pgas__now_ms(void)
  * replying (it will never reply), or nranks. */
 static unsigned owes_me(void)
 {
+	/* Mapped: rank 0's page counts such leavers; with none, no scan (it
+	 * reads every rank's page: from every waiting rank of a large job,
+	 * n * n page-table entries to make, most of its end). */
+	if (!pgas__fates && !atomic_load_explicit((_Atomic uint32_t *)&pgas__rank_state(0)->owers,
+						  memory_order_acquire))
+		return pgas__g.nranks;
 	for (unsigned r = 0; r < pgas__g.nranks; r++)
 		if (r != pgas__g.rank && pgas__rank_unanswered(r) == pgas__g.rank + 1)
 			return r;
