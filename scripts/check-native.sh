@@ -312,6 +312,13 @@ run_tap "coll -n 64 wide, PGAS_COLL_STAGE=8192 (gather_all of 8-56 B)" \
 # for a barrier's leavers keep to seconds (bench/startup gathers every
 # rank's stamps with puts), 300 of them under a soft limit of 256
 # descriptors (pgasrun and every rank raise theirs: EMFILE before).
+# A host's memfd over RLIMIT_FSIZE: ftruncate raised SIGXFSZ, which ended the
+# leader without a word ("killed by signal 25"); refused now, named.
+# (The leader says "File too large"; the others name it, and may end first.)
+run_exit 1 "the host's ring regions ([0-9]* bytes" \
+	"ulimit -f 10000: the host's ring memfd over RLIMIT_FSIZE is refused with a message" \
+	env PGAS_ERROR_MODE=print bash -c 'ulimit -f 10000 && exec "$@"' fsize \
+	"$RUN" -n 3 -t "$TLIMIT" "$B/examples/demo"
 run_exit 0 "^ok - rank 1 got" "exit_drain -n 3: pgas_exit(0) drains a flood between ranks 1 and 2" \
 	"$RUN" -n 3 -t "$TLIMIT" "$B/tests/exit_drain"
 for n in 1 3 150; do

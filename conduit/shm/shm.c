@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "../conduit.h"
@@ -67,8 +69,17 @@ static int fail_errno(char *msg, size_t msglen, const char *what)
 
 static int memfd_sized(const char *name, size_t size)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	struct rlimit fsize;
+	int fd;
 
+	/* Over RLIMIT_FSIZE, ftruncate raises SIGXFSZ, which ends the process
+	 * without a word: refuse first (a host's memfd holds all its ranks). */
+	if (!getrlimit(RLIMIT_FSIZE, &fsize) && fsize.rlim_cur != RLIM_INFINITY &&
+	    size > fsize.rlim_cur) {
+		errno = EFBIG;
+		return -1;
+	}
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;
 	if (ftruncate(fd, (off_t)size) < 0) {
@@ -95,14 +106,24 @@ static unsigned *host_places(const struct pgas_conduit *c, unsigned *count)
 	return at;
 }
 
+/* The host's leader: its lowest rank (pgas_boot_host_leader's). */
+static unsigned first_here(const unsigned *places, unsigned nranks)
+{
+	unsigned r = 0;
+
+	while (r < nranks && places[r] != 0)
+		r++;
+	return r;
+}
+
 /*
  * A memfd of size bytes for this host's ranks: its leader makes it, every
  * rank of the host gets a descriptor of it in *fd (collective over the
  * job).  A leader that cannot make it shares none, and the others of its
  * host fail with it, naming it.
  */
-static int host_memfd(const char *name, const char *what, uint64_t size, int *fd, char *msg,
-		      size_t msglen)
+static int host_memfd(const char *name, const char *what, uint64_t size, unsigned leader,
+		      int *fd, char *msg, size_t msglen)
 {
 	uint64_t made = 0, got = 0;
 	int mine = -1, rc = PGAS_OK, brc;
@@ -113,6 +134,12 @@ static int host_memfd(const char *name, const char *what, uint64_t size, int *fd
 		if (size > (uint64_t)INT64_MAX)
 			errno = EFBIG;
 		mine = size > (uint64_t)INT64_MAX ? -1 : memfd_sized(name, (size_t)size);
+		/* Its size is every rank's layout: a process of the job that
+		 * shrank it would SIGBUS the host's ranks. */
+		if (mine >= 0 && fcntl(mine, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+			close(mine);
+			mine = -1;
+		}
 		if (mine < 0) {
 			char how[96];
 
@@ -128,7 +155,8 @@ static int host_memfd(const char *name, const char *what, uint64_t size, int *fd
 	if (mine >= 0)
 		close(mine);
 	if (!rc && !brc && (*fd < 0 || got != size)) {
-		snprintf(msg, msglen, "the host's leader could not create %s (%llu bytes)", what,
+		snprintf(msg, msglen, "the host's leader (rank %u) could not create %s "
+			 "(%llu bytes; its own message says why)", leader, what,
 			 (unsigned long long)size);
 		brc = PGAS_ERR_SYS;
 	}
@@ -195,7 +223,8 @@ static int shm_open_job(struct pgas_conduit *c, char *msg, size_t msglen)
 	if (__builtin_mul_overflow((uint64_t)nhere, (uint64_t)priv->slab, &total) ||
 	    total > SIZE_MAX)
 		total = UINT64_MAX;	/* the leader refuses it, the others with it */
-	rc = host_memfd("pgas-rings", "the host's ring regions", total, &fd, msg, msglen);
+	rc = host_memfd("pgas-rings", "the host's ring regions", total, first_here(places, c->nranks),
+			&fd, msg, msglen);
 	if (rc)
 		goto out;
 	map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -267,7 +296,8 @@ static int shm_attach(struct pgas_conduit *c, size_t segsize, char *msg, size_t 
 			total += len;
 	}
 	/* 2. One memfd for them, from the host's leader; mapped once. */
-	rc = host_memfd("pgas-segments", "the host's segments", total, &fd, msg, msglen);
+	rc = host_memfd("pgas-segments", "the host's segments", total,
+			first_here(places, c->nranks), &fd, msg, msglen);
 	if (rc)
 		goto out;
 	map = pgas_conduit_map_aligned((size_t)total, MAP_SHARED, fd);
@@ -542,6 +572,10 @@ static int shm_ep_resolve(struct pgas_conduit *c, unsigned eid, struct pgas_cond
 	}
 	r = (eid - c->nranks) / k;
 	s = (eid - c->nranks) % k + 1;
+	if (!priv->maps.region[r]) {	/* another host's (ofi): not mapped here */
+		snprintf(msg, msglen, "endpoint %u belongs to rank %u, not mapped here", eid, r);
+		return PGAS_ERR_NOT_READY;
+	}
 	pgas_conduit_set_region(&x->ring, slot_base(c, r, s), &c->layout);
 	magic = __atomic_load_n(&x->ring.ctrl->magic, __ATOMIC_ACQUIRE);
 	if (magic == SLOT_CLOSED)
