@@ -27,7 +27,7 @@ export PGAS_ERROR_MODE=quiet
 shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 for n in $RANKS; do
-	for t in rma am errors barrier teams atomics signal vis immediate region remote segsizes; do
+	for t in rma am errors barrier teams atomics signal vis immediate region remote segsizes copy; do
 		run_tap "$t -n $n" "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
 	run_tap "traffic -n $n (16-slot mailboxes)" \
@@ -52,7 +52,7 @@ done
 # cost ~2x a 3-rank run's CPU: rma 12.5 s against 5.8 under TSan).
 for n in 2 3 4; do
 	case " $RANKS " in *" $n "*) ;; *) continue ;; esac
-	for t in rma am errors atomics signal vis region remote ep_progress; do
+	for t in rma am errors atomics signal vis region remote ep_progress copy; do
 		run_tap "$t -n $n, PGAS_MAP_PEERS=none" \
 			env PGAS_MAP_PEERS=none "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 	done
@@ -958,7 +958,7 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 	if [ "$(basename "$B")" = build ]; then
 		for n in 2 3; do
 			for t in rma am errors barrier teams atomics signal vis region remote traffic \
-				coll ctl_remote ep_progress blockwait teams_model; do
+				coll ctl_remote ep_progress blockwait teams_model copy; do
 				run_tap "ofi tcp, no peer mapped: $t -n $n" \
 					env $OFI_NONE FI_PROVIDER=tcp "$RUN" -n "$n" -t "$TLIMIT" "$B/tests/$t"
 			done

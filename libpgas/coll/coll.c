@@ -265,7 +265,7 @@ static void copy_blocks(char *dst, size_t dst_stride, const char *src, size_t sr
 			unsigned n, size_t len)
 {
 	for (unsigned b = 0; b < n; b++)
-		memcpy(dst + b * dst_stride, src + b * src_stride, len);
+		pgas__copy(dst + b * dst_stride, src + b * src_stride, len);
 }
 
 /* Sets up the effective buffers of the chunk at op->off and publishes them. */

@@ -141,8 +141,8 @@ static inline size_t seg_len(const struct pgas__coll_op *op, unsigned s)
 
 static inline void copy(void *dst, const void *src, size_t n)
 {
-	if (n && dst != src)
-		memcpy(dst, src, n);
+	if (dst != src)
+		pgas__copy(dst, src, n);
 }
 
 /* ---- trees ------------------------------------------------------------------- */

@@ -93,7 +93,7 @@ static int light_combine(struct pgas__coll_op *op, unsigned last, size_t slot)
 		if (rc)
 			return rc;
 		if (i == 0)
-			memcpy(op->udst, src, op->nbytes);
+			pgas__copy(op->udst, src, op->nbytes);
 		else
 			pgas__reduce(op->udst, op->udst, src, count, op->type, op->rop);
 		if (i != t->rank)
@@ -115,7 +115,7 @@ static int light_run(struct pgas__coll_op *op)
 	if (rc)
 		return rc;
 	if (op->my_sb) {	/* the engine's chunk_begin, eager case */
-		memcpy(t->area[me] + slot + sizeof(uint64_t), op->usrc, nb * op->my_sb);
+		pgas__copy(t->area[me] + slot + sizeof(uint64_t), op->usrc, nb * op->my_sb);
 		atomic_store_explicit((_Atomic uint64_t *)(t->area[me] + slot), op->seq,
 				      memory_order_release);
 	}
@@ -134,7 +134,7 @@ static int light_run(struct pgas__coll_op *op)
 		}
 		if (op->kind == PGAS_COLL_SCATTER)
 			src += (size_t)me * nb;
-		memcpy(op->udst, src, nb);
+		pgas__copy(op->udst, src, nb);
 		if (me != root)
 			light_ack(t, root);
 		return PGAS_OK;
@@ -150,7 +150,7 @@ static int light_run(struct pgas__coll_op *op)
 			rc = light_read(op, i, slot, &src);
 			if (rc)
 				return rc;
-			memcpy(op->udst + (size_t)i * nb, src, nb);
+			pgas__copy(op->udst + (size_t)i * nb, src, nb);
 			if (i != me)
 				light_ack(t, i);
 		}
@@ -173,7 +173,7 @@ static int light_run(struct pgas__coll_op *op)
 				return rc;
 			if (op->kind == PGAS_COLL_EXCHANGE)
 				src += (size_t)me * nb;
-			memcpy(op->udst + (size_t)p * nb, src, nb);
+			pgas__copy(op->udst + (size_t)p * nb, src, nb);
 			if (p != me)
 				light_ack(t, p);
 		}

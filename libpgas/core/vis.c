@@ -55,7 +55,7 @@ static void sink_flush(struct vis_sink *k)
 						    (void *)(k->get ? k->s : k->d),
 						    (void *)(k->get ? k->d : k->s), k->n);
 	} else {
-		memcpy((void *)k->d, (const void *)k->s, k->n);
+		pgas__copy((void *)k->d, (const void *)k->s, k->n);
 	}
 	k->runs++;
 	k->n = 0;

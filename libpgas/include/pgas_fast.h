@@ -387,10 +387,20 @@ static inline char *pgas__xlate(unsigned rank, const void *addr, size_t n)
 
 /* ---- RMA ----------------------------------------------------------------- */
 
-/* memcpy, but zero bytes may come with NULL pointers (memcpy's UB). */
+/*
+ * memcpy, but zero bytes may come with NULL pointers (memcpy's UB), and
+ * long copies go out of line (core/copy.c) to a copy that keeps memcpy's
+ * best speed whatever the buffers' alignment.  A constant size below
+ * PGAS__COPY_LONG costs nothing more.
+ */
+#define PGAS__COPY_LONG 2048
+void pgas__copy_long(void *dst, const void *src, size_t n);
+
 static inline void pgas__copy(void *dst, const void *src, size_t n)
 {
-	if (PGAS__LIKELY(n))
+	if (PGAS__UNLIKELY(n >= PGAS__COPY_LONG))
+		pgas__copy_long(dst, src, n);
+	else if (PGAS__LIKELY(n))
 		memcpy(dst, src, n);
 }
 

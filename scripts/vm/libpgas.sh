@@ -18,7 +18,7 @@ run() {	# run LABEL CMD...
 	vm_el
 }
 for n in 1 2 3; do
-	for t in rma am errors barrier teams atomics signal vis immediate region; do
+	for t in rma am errors barrier teams atomics signal vis immediate region copy; do
 		run "$t -n $n over pgas.ko" pgasrun -n $n -t 600 /tests/$t
 	done
 	run "traffic -n $n over pgas.ko (16-slot mailboxes)" \
