@@ -1390,6 +1390,21 @@ if [ "$B" = "$PWD/build" ]; then
 			notok "fast-path ABI guard ($lib): $(head -c 300 "$abi_dir/log")"
 		fi
 	done
+	# Fast path 2 (before pgas__copy_long) is still served: its programs
+	# link, statically and dynamically, and run.
+	cp libpgas/include/*.h "$abi_dir/"
+	sed -i 's/^#define PGAS__FAST_ABI [0-9]*/#define PGAS__FAST_ABI 2/' "$abi_dir/pgas_fast.h"
+	ln -sf "$B/lib/libpgas.so" "$abi_dir/libpgas.so.0"	# the soname (make install's link)
+	for lib in "$B/lib/libpgas.a" "-L$B/lib -lpgas"; do
+		# shellcheck disable=SC2086 # $lib is one or two words
+		if ${CC:-cc} -std=c11 -I"$abi_dir" -Iuapi -o "$abi_dir/demo2" examples/demo.c $lib \
+			>"$abi_dir/log" 2>&1 &&
+			LD_LIBRARY_PATH="$abi_dir" "$RUN" -n 2 -t "$TLIMIT" "$abi_dir/demo2" >>"$abi_dir/log" 2>&1; then
+			ok "fast-path ABI guard: a program of fast path 2 still links and runs ($lib)"
+		else
+			notok "fast-path ABI guard: fast path 2 ($lib): $(head -c 300 "$abi_dir/log")"
+		fi
+	done
 	# The same for shmem.h's inline paths (SHMEM__FAST_ABI).
 	cp shmem/include/*.h "$abi_dir/"
 	sed -i 's/^#define SHMEM__FAST_ABI \([0-9]*\)/#define SHMEM__FAST_ABI 9\1/' "$abi_dir/shmem.h"

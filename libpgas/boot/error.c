@@ -9,6 +9,7 @@
  * to.  Here, in the lowest layer, so that every layer's reference stays
  * inside what it may call. */
 const unsigned char PGAS__FAST_SYM = PGAS__FAST_ABI;
+const unsigned char PGAS__FAST_SYM_(2, PGAS__FAST_RING) = 2;
 
 static _Thread_local char last_error[512];
 

@@ -79,6 +79,7 @@ static int copy_backward(void *dst, const void *src, size_t n)
 }
 #endif
 
+/* n >= PGAS__COPY_LONG (the backward copy's tail needs 32 bytes at least). */
 void pgas__copy_long(void *dst, const void *src, size_t n)
 {
 	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;

@@ -56,7 +56,7 @@ extern "C" {
  * any change to struct pgas__peer, pgas__state, pgas__thread, the waiter,
  * or to what an inline call expects of the library.
  */
-#define PGAS__FAST_ABI 2
+#define PGAS__FAST_ABI 3	/* 3: pgas__copy calls pgas__copy_long */
 #define PGAS__FAST_RING 3	/* PGAS_ABI_VERSION, without its suffix */
 #define PGAS__FAST_SYM__(v, a) pgas__fast_abi_##v##_ring##a
 #define PGAS__FAST_SYM_(v, a) PGAS__FAST_SYM__(v, a)
@@ -65,6 +65,9 @@ extern "C" {
 _Static_assert(PGAS__FAST_RING == PGAS_ABI_VERSION, "PGAS__FAST_RING follows the ring ABI");
 #endif
 extern const unsigned char PGAS__FAST_SYM;
+/* Fast path 2 differs only in not calling pgas__copy_long: the library
+ * still serves its programs, and says so. */
+extern const unsigned char PGAS__FAST_SYM_(2, PGAS__FAST_RING);
 static const unsigned char *const pgas__fast_abi_ref __attribute__((used)) = &PGAS__FAST_SYM;
 
 /* One peer endpoint as this process sees it (hot fields first). */
@@ -394,7 +397,7 @@ static inline char *pgas__xlate(unsigned rank, const void *addr, size_t n)
  * PGAS__COPY_LONG costs nothing more.
  */
 #define PGAS__COPY_LONG 2048
-void pgas__copy_long(void *dst, const void *src, size_t n);
+void pgas__copy_long(void *dst, const void *src, size_t n);	/* n >= PGAS__COPY_LONG */
 
 static inline void pgas__copy(void *dst, const void *src, size_t n)
 {

@@ -67,8 +67,12 @@ static void test_limits(void)
 /* Overlapping buffers end as memmove leaves them (memcpy's would not). */
 static void test_overlap(void)
 {
-	static const long shifts[] = { 1, 8, 31, 32, 64, 100, 4096, -1, -8, -33, -64, -4095 };
-	const size_t len = 3 * PGAS__COPY_LONG + 5, base = 8192;
+	enum { LEN = 3 * PGAS__COPY_LONG + 5 };
+	/* Near 0 and near the length: the overlap test's edges (at +-LEN
+	 * the buffers only touch, and memcpy's order would do). */
+	static const long shifts[] = { 1, 8, 31, 32, 64, 100, 4096, LEN - 1, LEN, LEN + 1,
+				       -1, -8, -33, -64, -4095, -(LEN - 1), -LEN, -(LEN + 1) };
+	const size_t len = LEN, base = 8192;
 
 	for (size_t i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++) {
 		memcpy(dst, src, 3 * base + len);
