@@ -21,6 +21,16 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* What the library's spin waits do between polls (core/wait.c cpu_relax). */
+static inline void bench_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
 static inline void bench_result(const char *name, double value, const char *unit)
 {
 	printf("RESULT %s %.6g %s\n", name, value, unit);

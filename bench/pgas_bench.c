@@ -8,6 +8,7 @@
  *                         fence through the same mapping pgas_put uses
  *   limit.memcpy_bw.S     memcpy of S bytes into the bytes a put writes
  *   limit.memcpy_get_bw.S memcpy of the get's own buffers (segment to malloc)
+ *   limit.barrier_raw     a 2-rank barrier of raw stores, one line each way
  *
  *   pgas_bench [section...]   sections: lat am bw rate barrier (default all);
  *                             call and pingpong: lat's two parts without the limits
@@ -418,22 +419,59 @@ static void rate_section(void)
 	one_way_rate("pgas.am_medium_rate.1024", 1024, (unsigned)iters_of(200000));
 }
 
+/*
+ * The barrier's limit: the same pattern with raw stores, each rank storing
+ * a count into a word of the peer's segment and spinning on its own (one
+ * line each way, as pgas_barrier on 2 ranks).  With pause in the spin
+ * (as the library's waits do) and without: the faster is the limit.  Its
+ * repetitions alternate with pgas_barrier's, because this VM's vCPUs move
+ * between placements within minutes and the ratio must compare like with like.
+ */
+static double raw_barrier(unsigned iters, int relax)
+{
+	static uint64_t seq;
+	unsigned peer = 1 - me;
+	_Atomic uint64_t *mine = (_Atomic uint64_t *)((uint64_t *)pgas_segment_addr(me) + 4096 + 16);
+	_Atomic uint64_t *theirs = (_Atomic uint64_t *)pgas__xlate(
+		peer, (uint64_t *)pgas_segment_addr(peer) + 4096 + 16, 8);
+	double t0;
+
+	if (!theirs)	/* the peer on another host (ofi): no raw stores */
+		return 1e9;
+	pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
+	t0 = bench_now();
+	for (unsigned i = 0; i < iters; i++) {
+		seq++;
+		atomic_store_explicit(theirs, seq, memory_order_release);
+		while (atomic_load_explicit(mine, memory_order_acquire) < seq)
+			if (relax)
+				bench_relax();
+	}
+	return (bench_now() - t0) / iters;
+}
+
 static void barrier_section(void)
 {
 	const unsigned iters = (unsigned)iters_of(500000);
-	double best = 1e9;
+	double best = 1e9, raw = 1e9;
 
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
-		double t0;
+		double t0, t;
 
 		pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
 		t0 = bench_now();
 		for (unsigned i = 0; i < iters; i++)
 			pgas_barrier(i, 0);
 		keep_best(&best, t0, iters);
+		for (int relax = 0; relax < 2 && pgas_nranks() == 2; relax++) {
+			t = raw_barrier(iters, relax);
+			raw = t < raw ? t : raw;
+		}
 	}
 	if (me == 0)
 		bench_result("pgas.barrier", best * 1e6, "us");
+	if (me == 0 && raw < 1e9)
+		bench_result("limit.barrier_raw", raw * 1e6, "us");
 }
 
 int main(int argc, char **argv)

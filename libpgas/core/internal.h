@@ -470,6 +470,16 @@ static inline void pgas__check_died(void)
 void pgas__notify_room(void);
 
 /* wait.c */
+/* Between two polls of a spin (a hint to the cpu; the wait modes' spin). */
+static inline void pgas__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 long long pgas__now_ms(void);	/* CLOCK_MONOTONIC */
 void pgas__wait_setup(void);
 void pgas__wait_fabric(void);

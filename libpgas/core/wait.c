@@ -110,14 +110,6 @@ void pgas__ring_doorbell(struct pgas_ctrl_page *ctrl)
 	}
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 long long pgas__now_ms(void)
 {
@@ -290,7 +282,7 @@ static bool spinning(struct pgas__waiter *w)
 {
 	if (++w->spins < pgas__job.spin_limit ||
 	    (pgas__job.wait_mode == PGAS_WAIT_SPIN && (w->spins & 1023))) {
-		cpu_relax();
+		pgas__cpu_relax();
 		return true;
 	}
 	return false;
@@ -361,7 +353,7 @@ static void idle(struct pgas__waiter *w)
 	struct pgas_ctrl_page *ctrl = pgas__g.my_ctrl;
 
 	if (pgas__job.wait_mode == PGAS_WAIT_SPIN) {
-		cpu_relax();
+		pgas__cpu_relax();
 		return;
 	}
 	if (pgas__job.wait_mode == PGAS_WAIT_YIELD || w->nosleep || !ctrl) {
@@ -503,7 +495,7 @@ static void ep_wait_step(struct pgas__waiter *w)
 	if (pgas__job.wait_mode == PGAS_WAIT_BLOCK && !w->nosleep)
 		sleep_on_bell(w, ep->my_ctrl, ep->priv->xep.fd);
 	else if (pgas__job.wait_mode == PGAS_WAIT_SPIN)
-		cpu_relax();
+		pgas__cpu_relax();
 	else
 		sched_yield();
 }
