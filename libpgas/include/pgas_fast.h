@@ -719,11 +719,11 @@ static inline uint32_t pgas__lap(uint64_t t)
  */
 /* Writes and publishes a one-slot request at ticket t of p's request ring. */
 static inline void pgas__am_short_write(const struct pgas__state *ep,
-					const struct pgas__peer *p, uint64_t t,
+					const struct pgas__peer *p, unsigned chan, uint64_t t,
 					unsigned handler, const uint32_t *args,
 					unsigned nargs)
 {
-	struct pgas_mbox_slot *slot = &p->mbox[PGAS_CHAN_REQUEST][t & ep->mbox_mask];
+	struct pgas_mbox_slot *slot = &p->mbox[chan][t & ep->mbox_mask];
 
 	for (unsigned i = 0; i < nargs; i++)	/* args may be NULL when nargs is 0 */
 		((uint32_t *)slot->payload)[i] = args[i];
@@ -750,7 +750,7 @@ static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsi
 		      : p->head_seen[PGAS_CHAN_REQUEST];
 	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask))	/* waits, then sends */
 		return pgas__am_short_full(ep, eid, handler, args, nargs, t);
-	pgas__am_short_write(ep, p, t, handler, args, nargs);
+	pgas__am_short_write(ep, p, PGAS_CHAN_REQUEST, t, handler, args, nargs);
 	return PGAS_OK;
 }
 

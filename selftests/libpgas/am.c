@@ -20,6 +20,8 @@ static unsigned bad;		/* checks failed inside handlers */
 static pgas_hsl_t lock = PGAS_HSL_INITIALIZER;
 static unsigned locked_count;
 static int rules[8];
+/* Replies refused before the one that goes (each must leave it unsent). */
+static int bad_replies[6];
 static unsigned char echo_buf[16384];
 static size_t echo_len;
 
@@ -116,6 +118,12 @@ static void h_rules(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args
 	rules[0] = pgas_am_request_short(me, H_SHORT, NULL, 0);
 	rules[1] = pgas_poll();
 	rules[2] = pgas_barrier_notify(0, 0);
+	bad_replies[0] = pgas_am_reply_short(tok, 0, NULL, 0);
+	bad_replies[1] = pgas_am_reply_short(tok, PGAS_MAX_HANDLERS, NULL, 0);
+	bad_replies[2] = pgas_am_reply_short(tok, PGAS_MAX_HANDLERS - 1, NULL, 0);	/* unregistered */
+	bad_replies[3] = pgas_am_reply_short(tok, H_RULES_ACK, NULL, 1);
+	bad_replies[4] = pgas_am_reply_short(tok, H_RULES_ACK, args, PGAS_AM_MAX_ARGS + 1);
+	bad_replies[5] = pgas_am_reply_short(tok, H_RULES_ACK | 0x100u, NULL, 0);
 	rules[3] = pgas_am_reply_short(tok, H_RULES_ACK, NULL, 0);
 	rules[4] = pgas_am_reply_short(tok, H_RULES_ACK, NULL, 0);
 }
@@ -238,6 +246,7 @@ static void test_rules(void)
 {
 	acks = 0;
 	memset(rules, 0x55, sizeof(rules));
+	memset(bad_replies, 0x55, sizeof(bad_replies));
 	pgas_barrier(6, 0);	/* nobody runs h_rules here before the reset */
 	T_EQ(pgas_am_request_short((me + 1) % n, H_RULES, NULL, 0), 0);
 	wait_acks(1);
@@ -245,6 +254,12 @@ static void test_rules(void)
 	T_EQ(rules[0], PGAS_ERR_STATE);		/* request from a handler */
 	T_EQ(rules[1], PGAS_ERR_STATE);		/* poll from a handler */
 	T_EQ(rules[2], PGAS_ERR_STATE);		/* barrier from a handler */
+	T_EQ(bad_replies[0], PGAS_ERR_HANDLER);	/* handler 0, the library's */
+	T_EQ(bad_replies[1], PGAS_ERR_HANDLER);	/* past the table */
+	T_EQ(bad_replies[2], PGAS_ERR_HANDLER);	/* not registered */
+	T_EQ(bad_replies[3], PGAS_ERR_INVAL);	/* NULL args, 1 of them */
+	T_EQ(bad_replies[4], PGAS_ERR_INVAL);	/* too many args */
+	T_EQ(bad_replies[5], PGAS_ERR_HANDLER);	/* an index with a high bit */
 	T_EQ(rules[3], 0);			/* the one reply */
 	T_EQ(rules[4], PGAS_ERR_STATE);		/* a second reply */
 	T_EQ(rules[5], PGAS_ERR_STATE);		/* reply to a reply */
