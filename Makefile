@@ -63,7 +63,7 @@ include $(CONDUIT_MKS)
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/am.c libpgas/core/rma.c libpgas/core/rma_ref.c libpgas/core/barrier.c \
             libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c libpgas/core/thread.c libpgas/core/progress.c libpgas/core/atomic.c libpgas/core/signal.c \
-            libpgas/core/vis.c libpgas/core/ep.c libpgas/core/region.c libpgas/core/ctl.c libpgas/core/copy.c \
+            libpgas/core/vis.c libpgas/core/ep.c libpgas/core/region.c libpgas/core/ctl.c libpgas/core/copy.c libpgas/core/peers.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
             libpgas/coll/coll_ref.c libpgas/coll/coll_light.c \
             libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \

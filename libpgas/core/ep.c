@@ -59,20 +59,6 @@ static unsigned nmine;
 static unsigned nprogress;		/* of them PGAS_EP_PROGRESS (atomic reads) */
 /* The poller of an endpoint that pgas_ep_destroy takes away. */
 static const char destroying;
-/* Every unresolved entry's ring control: its tail takes dummy tickets. */
-static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
-
-void pgas__peer_unresolved(struct pgas__peer *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->ctrl = &dummy_ctrl;
-	/* t - head_seen > mbox_mask for every dummy ticket t. */
-	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
-		p->head_seen[ch] = (uint64_t)1 << 63;
-	p->owner = ~0u;
-	p->state = PGAS__PEER_UNRESOLVED;
-}
-
 int pgas__ep_tables_setup(void)
 {
 	unsigned n = pgas__g.ntargets - pgas__g.nranks;
@@ -367,22 +353,18 @@ bool pgas__ep_peer_closed(struct pgas__state *ep, unsigned eid)
  * has them (its caches start cold), every other eid unresolved. */
 static struct pgas__peer *new_table(void)
 {
-	size_t bytes = PGAS__ALIGN_UP((size_t)pgas__g.ntargets * sizeof(struct pgas__peer),
-				      PGAS_CACHELINE);
-	struct pgas__peer *t = aligned_alloc(PGAS_CACHELINE, bytes);
+	struct pgas__peer *t = pgas__peer_table_new(pgas__g.ntargets, pgas__g.nranks);
 
 	if (!t)
 		return NULL;
-	for (unsigned i = 0; i < pgas__g.ntargets; i++) {
+	for (unsigned i = 0; i < pgas__g.nranks; i++) {
 		pgas__peer_unresolved(&t[i]);
-		if (i < pgas__g.nranks) {
-			fill_entry(&t[i], i, &(struct pgas_conduit_ep){
-				.ctrl = pgas__g.peers[i].ctrl,
-				.mbox = { pgas__g.peers[i].mbox[0], pgas__g.peers[i].mbox[1] },
-				.notify = pgas__g.peers[i].notify,
-				.bounce = pgas__g.peers[i].bounce });
-			t[i].state = PGAS__PEER_LIVE;
-		}
+		fill_entry(&t[i], i, &(struct pgas_conduit_ep){
+			.ctrl = pgas__g.peers[i].ctrl,
+			.mbox = { pgas__g.peers[i].mbox[0], pgas__g.peers[i].mbox[1] },
+			.notify = pgas__g.peers[i].notify,
+			.bounce = pgas__g.peers[i].bounce });
+		t[i].state = PGAS__PEER_LIVE;
 	}
 	return t;
 }
@@ -392,10 +374,10 @@ static void free_ep(struct pgas__state *ep)
 	if (!ep)
 		return;
 	if (ep->priv) {
-		free(ep->priv->rpeers);
+		pgas__peer_table_free(ep->priv->rpeers, pgas__g.ntargets);
 		free(ep->priv);
 	}
-	free(ep->peers);
+	pgas__peer_table_free(ep->peers, pgas__g.ntargets);
 	free(ep);
 }
 

@@ -165,11 +165,9 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 	 * unresolved until this endpoint meets them (ep.c). */
 	unsigned ntargets = c->max_eids > c->nranks ? c->max_eids : c->nranks;
 
-	pgas__g.peers = calloc(ntargets, sizeof(*pgas__g.peers));
+	pgas__g.peers = pgas__peer_table_new(ntargets, c->nranks);
 	if (!pgas__g.peers)
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", ntargets);
-	for (unsigned e = c->nranks; e < ntargets; e++)
-		pgas__peer_unresolved(&pgas__g.peers[e]);
 	pgas__job.mapped = calloc(c->nranks, 1);
 	if (!pgas__job.mapped || pgas__ref_setup())
 		return pgas__err(PGAS_ERR_NOMEM, call, "no memory for %u peers", c->nranks);

@@ -270,8 +270,12 @@ int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pg
 unsigned pgas__eid_owner(unsigned eid);
 /* Has the endpoint behind a live entry been closed since?  (wait loops) */
 bool pgas__ep_peer_closed(struct pgas__state *ep, unsigned eid);
-/* Fills an unresolved entry: sends to it leave the fast path. */
+/* peers.c: fills an unresolved entry (sends to it leave the fast path). */
 void pgas__peer_unresolved(struct pgas__peer *p);
+/* A table of ntargets entries: [0, nranks) zero for the caller to fill,
+ * the others unresolved (whole pages of them shared, copy on write). */
+struct pgas__peer *pgas__peer_table_new(unsigned ntargets, unsigned nranks);
+void pgas__peer_table_free(struct pgas__peer *t, unsigned ntargets);
 /* Polls every live extra endpoint of this rank (the drain of pgas_exit),
  * or (progress_only) those created with PGAS_EP_PROGRESS. */
 int pgas__eps_poll_mine(bool progress_only, unsigned chan_mask);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * peers.c - an endpoint's table of peer entries, one per eid of the job
+ * (struct pgas__peer, pgas_fast.h): the ranks' primaries first, then every
+ * eid an endpoint may be created with, unresolved until this endpoint
+ * meets it (ep.c).
+ *
+ * An unresolved entry must be valid for the inline calls, which index the
+ * table without asking: its ring control is a dummy whose tail takes
+ * tickets, and its credit cache sends every such ticket out of line, where
+ * the eid is resolved.  Every unresolved entry is the same 128 bytes, and
+ * there are nranks * (PGAS_EP_MAX - 1) of them in every table of every
+ * rank: 2 MiB per rank at 1024 ranks, 2 GiB on the host, the one part of a
+ * rank's memory that grew with the job's size squared.
+ *
+ * So the table's whole pages of unresolved entries are private mappings of
+ * one template (a memfd of TEMPLATE_BYTES of unresolved entries, made once
+ * per process): reading them costs one copy in the page cache, and a page
+ * becomes this process's own, copy on write, only where an entry on it is
+ * resolved.  Where the template cannot be made or mapped, the entries are
+ * written as before.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* The template's size: a table maps it every TEMPLATE_BYTES (VMAs: 32 per
+ * table at 1024 ranks and PGAS_EP_MAX 16), and each process keeps one copy. */
+#define TEMPLATE_BYTES ((size_t)64 << 10)
+
+/* Every unresolved entry's ring control: its tail takes dummy tickets. */
+static struct pgas_ctrl_page dummy_ctrl __attribute__((aligned(PGAS_CACHELINE)));
+
+void pgas__peer_unresolved(struct pgas__peer *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctrl = &dummy_ctrl;
+	/* t - head_seen > mbox_mask for every dummy ticket t. */
+	for (unsigned ch = 0; ch < PGAS_NCHAN; ch++)
+		p->head_seen[ch] = (uint64_t)1 << 63;
+	p->owner = ~0u;
+	p->state = PGAS__PEER_UNRESOLVED;
+}
+
+static int template_fd = -1;
+static pthread_mutex_t template_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The template's descriptor, made on first use; -1 where it cannot be. */
+static int template(void)
+{
+	static bool tried;
+	struct pgas__peer *t;
+	int fd;
+
+	pthread_mutex_lock(&template_lock);
+	if (tried)
+		goto out;
+	tried = true;
+	fd = memfd_create("pgas-peers", MFD_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	if (ftruncate(fd, TEMPLATE_BYTES) ||
+	    (t = mmap(NULL, TEMPLATE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		    MAP_FAILED) {
+		close(fd);
+		goto out;
+	}
+	for (size_t i = 0; i < TEMPLATE_BYTES / sizeof(*t); i++)
+		pgas__peer_unresolved(&t[i]);
+	munmap(t, TEMPLATE_BYTES);
+	template_fd = fd;
+out:
+	fd = template_fd;
+	pthread_mutex_unlock(&template_lock);
+	return fd;
+}
+
+static size_t table_bytes(unsigned ntargets)
+{
+	return PGAS__ALIGN_UP((size_t)ntargets * sizeof(struct pgas__peer),
+			      (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* Maps [from, bytes) of t to the template; false if any part failed. */
+static bool map_template(char *t, size_t from, size_t bytes)
+{
+	int fd = template();
+
+	if (fd < 0)
+		return false;
+	for (size_t off = from; off < bytes; off += TEMPLATE_BYTES) {
+		size_t len = bytes - off < TEMPLATE_BYTES ? bytes - off : TEMPLATE_BYTES;
+
+		if (mmap(t + off, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
+		    MAP_FAILED)
+			return false;
+	}
+	return true;
+}
+
+struct pgas__peer *pgas__peer_table_new(unsigned ntargets, unsigned nranks)
+{
+	size_t bytes = table_bytes(ntargets);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* The first whole page past the primaries' entries. */
+	size_t from = PGAS__ALIGN_UP((size_t)nranks * sizeof(struct pgas__peer), page);
+	unsigned first = (unsigned)(from / sizeof(struct pgas__peer));
+	struct pgas__peer *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (t == MAP_FAILED)
+		return NULL;
+	if (first > ntargets)
+		first = ntargets;
+	for (unsigned i = nranks; i < first; i++)
+		pgas__peer_unresolved(&t[i]);
+	if (from < bytes && !map_template((char *)t, from, bytes)) {
+		/* Anonymous again where a mapping failed, written by hand. */
+		if (mmap((char *)t + from, bytes - from, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+			munmap(t, bytes);
+			return NULL;
+		}
+		for (unsigned i = first; i < ntargets; i++)
+			pgas__peer_unresolved(&t[i]);
+	}
+	return t;
+}
+
+void pgas__peer_table_free(struct pgas__peer *t, unsigned ntargets)
+{
+	if (t)
+		munmap(t, table_bytes(ntargets));
+}
