@@ -474,7 +474,8 @@ static int finish(const char *call, uint32_t id, unsigned flags)
 /*
  * Before the general wait: a short spin on the round's flag alone, left
  * as soon as a message waits for this rank (the general wait serves it)
- * and bounded (SPIN_ON_FLAG pauses, a few microseconds), so that nothing
+ * and bounded (SPIN_ON_FLAG pauses, 6 us on this AMD EPYC, longer where a
+ * pause is longer), so that nothing
  * this rank owes others waits long.  The general wait step polls every
  * ring, the conduit and the layers between two looks at the flag; on 2
  * ranks that made a barrier 1.6-2x the same stores made raw (bench/

@@ -487,8 +487,10 @@ int pgas_ep_create(pgas_ep_t *out, unsigned flags)
 fail:
 	ep_lock_give();
 	free_ep(ep);
-	if (!ep)
+	if (!ep && x) {
+		pgas__peer_table_free(x->rpeers, pgas__g.ntargets);
 		free(x);
+	}
 	return rc;
 }
 

@@ -42,7 +42,7 @@ struct pgas_token {
 	bool replied;
 	struct pgas_bounce_hdr *bounce;	/* the Medium's bounce buffer, or NULL */
 	struct pgas__state *ep;	/* the endpoint it arrived on (replies leave from it) */
-	struct pgas__peer *from;	/* the sender's reply entry when live, else NULL */
+	struct pgas__peer *from;	/* the sender's reply entry (its state says if live) */
 };
 
 /* What an endpoint keeps off the fast path (pgas__state.priv). */

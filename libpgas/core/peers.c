@@ -17,13 +17,19 @@
  * one template (a memfd of TEMPLATE_BYTES of unresolved entries, made once
  * per process): reading them costs one copy in the page cache, and a page
  * becomes this process's own, copy on write, only where an entry on it is
- * resolved.  Where the template cannot be made or mapped, the entries are
- * written as before.
+ * resolved.  The template is sealed (no write, truncation or growth):
+ * a page not yet copied shows what the file holds, so nothing may change
+ * it; and each table checks, before mapping it, that the descriptor is
+ * still the template.  Where the template cannot be made or mapped, the
+ * entries are written as before.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -46,34 +52,74 @@ void pgas__peer_unresolved(struct pgas__peer *p)
 }
 
 static int template_fd = -1;
+static dev_t template_dev;
+static ino_t template_ino;
 static pthread_mutex_t template_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A sealable memfd, not executable where the kernel asks to be told. */
+static int template_create(void)
+{
+	int fd = -1;
+
+#ifdef MFD_NOEXEC_SEAL
+	fd = memfd_create("pgas-peers", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+#endif
+	fd = memfd_create("pgas-peers", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/* Not 0-2: a process started with those closed must not print into it. */
+	if (fd >= 0 && fd < 3) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		close(fd);
+		fd = high;
+	}
+	return fd;
+}
+
+/* Fills and seals a new template; false (fd closed) where it cannot. */
+static bool template_fill(int fd)
+{
+	struct pgas__peer *t;
+	struct stat st;
+
+	if (ftruncate(fd, TEMPLATE_BYTES))
+		return false;
+	t = mmap(NULL, TEMPLATE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (t == MAP_FAILED)
+		return false;
+	for (size_t i = 0; i < TEMPLATE_BYTES / sizeof(*t); i++)
+		pgas__peer_unresolved(&t[i]);
+	munmap(t, TEMPLATE_BYTES);	/* F_SEAL_WRITE wants no shared writable mapping */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) ||
+	    fstat(fd, &st))
+		return false;
+	template_dev = st.st_dev;
+	template_ino = st.st_ino;
+	return true;
+}
 
 /* The template's descriptor, made on first use; -1 where it cannot be. */
 static int template(void)
 {
 	static bool tried;
-	struct pgas__peer *t;
+	struct stat st;
 	int fd;
 
 	pthread_mutex_lock(&template_lock);
-	if (tried)
-		goto out;
-	tried = true;
-	fd = memfd_create("pgas-peers", MFD_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	if (ftruncate(fd, TEMPLATE_BYTES) ||
-	    (t = mmap(NULL, TEMPLATE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
-		    MAP_FAILED) {
-		close(fd);
-		goto out;
+	if (!tried) {
+		tried = true;
+		fd = template_create();
+		if (fd >= 0 && !template_fill(fd))
+			close(fd);
+		else
+			template_fd = fd;
 	}
-	for (size_t i = 0; i < TEMPLATE_BYTES / sizeof(*t); i++)
-		pgas__peer_unresolved(&t[i]);
-	munmap(t, TEMPLATE_BYTES);
-	template_fd = fd;
-out:
 	fd = template_fd;
+	/* Still ours?  (A close by someone else, its number reused.) */
+	if (fd >= 0 && (fstat(fd, &st) || st.st_dev != template_dev || st.st_ino != template_ino ||
+			st.st_size != (off_t)TEMPLATE_BYTES))
+		fd = template_fd = -1;
 	pthread_mutex_unlock(&template_lock);
 	return fd;
 }
@@ -118,13 +164,13 @@ struct pgas__peer *pgas__peer_table_new(unsigned ntargets, unsigned nranks)
 	for (unsigned i = nranks; i < first; i++)
 		pgas__peer_unresolved(&t[i]);
 	if (from < bytes && !map_template((char *)t, from, bytes)) {
-		/* Anonymous again where a mapping failed, written by hand. */
-		if (mmap((char *)t + from, bytes - from, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
-			munmap(t, bytes);
+		/* A table of its own instead, written by hand (not MAP_FIXED over
+		 * a range a failed mapping may have left to another thread). */
+		munmap(t, bytes);
+		t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (t == MAP_FAILED)
 			return NULL;
-		}
-		for (unsigned i = first; i < ntargets; i++)
+		for (unsigned i = nranks; i < ntargets; i++)
 			pgas__peer_unresolved(&t[i]);
 	}
 	return t;

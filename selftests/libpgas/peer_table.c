@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <inttypes.h>
+#include <unistd.h>
 #include "tap.h"
 
 enum { H_PING = 1, H_PONG };
@@ -78,7 +79,7 @@ static size_t table_dirty(const struct pgas__state *ep)
 int main(int argc, char **argv)
 {
 	static const pgas_handler_entry_t table[] = { { H_PING, h_ping }, { H_PONG, h_pong } };
-	size_t own, page = 4, limit;
+	size_t own, page = (size_t)sysconf(_SC_PAGESIZE) / 1024, limit;
 	pgas_ep_t ep;
 	unsigned *eids;
 
