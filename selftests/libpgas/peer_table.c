@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "tap.h"
 
@@ -76,6 +77,60 @@ static size_t table_dirty(const struct pgas__state *ep)
 	return dirty_kib(lo, lo + (uintptr_t)ep->ntargets * sizeof(struct pgas__peer));
 }
 
+/* The template's descriptor (/proc/self/fd), or -1. */
+static int template_fd(void)
+{
+	for (int fd = 0; fd < 1024; fd++) {
+		char path[64], target[256];
+		ssize_t k;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		k = readlink(path, target, sizeof(target) - 1);
+		if (k > 0) {
+			target[k] = '\0';
+			if (strstr(target, "pgas-peers"))
+				return fd;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The template cannot change under the tables (sealed), and an endpoint
+ * made after its descriptor was closed and its number reused by another
+ * file does not map that file: it still meets every other rank's.
+ */
+static void test_template(void)
+{
+	int fd = template_fd(), other;
+	pgas_ep_t ep;
+	unsigned eid;
+
+	T_CHECK(fd > 2, "the template's descriptor: %d", fd);
+	if (fd > 2) {
+		T_CHECK(pwrite(fd, "x", 1, 0) < 0, "a write into the template was let through");
+		T_CHECK(ftruncate(fd, 0) < 0, "the template could be truncated");
+		/* Its number reused for another file. */
+		other = open("/dev/zero", O_RDONLY);
+		T_CHECK(other >= 0 && dup2(other, fd) == fd, "dup2");
+		close(other);
+	}
+	pings = pongs = 0;
+	pgas_barrier(4, 0);
+	T_EQ(pgas_ep_create(&ep, 0), 0);
+	pgas_barrier(5, 0);
+	for (unsigned r = 0; r < n; r++)
+		if (r != me && pgas_ep_lookup(r, 2, &eid) == 0)
+			T_EQ(pgas_ep_am_request_short(ep, eid, H_PING, NULL, 0), 0);
+	while (pongs < n - 1 || pings < n - 1)
+		pgas_ep_poll(ep);
+	pgas_barrier(6, 0);
+	T_EQ(pgas_ep_destroy(ep), 0);
+	if (fd > 2)
+		close(fd);
+	t_case("peer table: the template is sealed, and a descriptor reused by another file is not mapped");
+}
+
 int main(int argc, char **argv)
 {
 	static const pgas_handler_entry_t table[] = { { H_PING, h_ping }, { H_PONG, h_pong } };
@@ -124,5 +179,7 @@ int main(int argc, char **argv)
 	pgas_barrier(3, 0);
 	T_EQ(pgas_ep_destroy(ep), 0);
 	free(eids);
+	if (n > 1)
+		test_template();
 	t_done();
 }
