@@ -41,8 +41,11 @@ row("limit", "  one line, both ranks write it", "limit.cacheline_rtt", [])
 row("limit", "  two lines, raw stores (= put pattern)", "limit.store_pingpong", [])
 row("limit", "  two lines, raw remote loads", "limit.load_pingpong", [])
 row("limit", "2-rank barrier of raw stores", "limit.barrier_raw", [])
+# A request and its reply are two lines, each written by one side and read
+# by the other: the raw store ping-pong is that pattern's own limit.
 row("latency", "AM Short round trip", "pgas.am_short_rtt",
     [("/cacheline", clrt, False, "<=2"),
+     ("/raw 2-line ping-pong", "limit.store_pingpong", False, ""),
      ("/OpenMPI pingpong", "openmpi.pingpong8_rtt", False, ""),
      ("/MPICH pingpong", "mpich.pingpong8_rtt", False, "")])
 row("latency", "put 8 B latency (ping-pong of puts)", "pgas.put8_pingpong",
