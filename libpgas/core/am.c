@@ -681,12 +681,52 @@ size_t pgas_am_max_long(unsigned rank)
 
 /* ---- receiving ----------------------------------------------------------- */
 
-/* Handles the message at the head of ep's ring 'chan'; 0 if there is none. */
-static int handle_one(struct pgas__state *ep, unsigned chan)
+/*
+ * The sender's reply entry: its owner (for the bounce area and the token)
+ * and its rings (for the reply), resolved if this endpoint has not met it.
+ */
+static inline __attribute__((always_inline)) struct pgas__peer *
+sender_of(struct pgas__state *ep, unsigned src)
+{
+	struct pgas__peer *from = pgas__peer_of(ep, PGAS_CHAN_REPLY, src);
+
+	if (PGAS__UNLIKELY(__atomic_load_n(&from->state, __ATOMIC_ACQUIRE) != PGAS__PEER_LIVE) &&
+	    pgas__ep_peer(ep, PGAS_CHAN_REPLY, src, &from) && from->owner >= ep->nranks)
+		pgas__fatal("message from endpoint %u, which no rank created", src);
+	return from;
+}
+
+/* Consumes the message's k slots, runs its handler, gives the slots back. */
+static inline __attribute__((always_inline)) void
+run_handler(struct pgas__state *ep, unsigned chan, struct pgas_token *tok, unsigned k,
+	    pgas_handler_fn fn, void *buf, size_t nbytes, const unsigned char *body, unsigned nargs)
 {
 	struct pgas__inbox *in = &ep->inbox[chan];
-	uint64_t s = atomic_load_explicit((_Atomic uint64_t *)&in->next->status,
-					  memory_order_acquire);
+
+	/*
+	 * Consumed here before the handler runs, published to the senders
+	 * after it: a handler that calls pgas_exit(0) never returns, and the
+	 * finalize then publishes it (pgas__am_abandon_handlers).
+	 */
+	/* Atomics: other threads peek at them (pgas__ep_msgs_waiting) and
+	 * count my head (pgas__am_job_idle) without the poller's place. */
+	__atomic_store_n(&in->head, in->head + k, __ATOMIC_RELEASE);
+	__atomic_store_n(&in->lap, pgas__ep_lap(ep, in->head), __ATOMIC_RELAXED);
+	__atomic_store_n(&in->next, &in->slots[in->head & ep->mbox_mask], __ATOMIC_RELAXED);
+	ep->priv->handling[chan] = tok;
+	fn(tok, buf, nbytes, (const uint32_t *)body, nargs);
+	ep->priv->handling[chan] = NULL;
+
+	if (tok->bounce)
+		atomic_store_explicit((_Atomic uint32_t *)&tok->bounce->busy, 0, memory_order_release);
+	atomic_store_explicit((_Atomic uint64_t *)&ep->my_ctrl->mbox[chan].head, in->head,
+			      memory_order_release);
+}
+
+/* Handles the message at the head of ep's ring 'chan' (its status s). */
+static int handle_one(struct pgas__state *ep, unsigned chan, uint64_t s)
+{
+	struct pgas__inbox *in = &ep->inbox[chan];
 	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false, NULL, ep, NULL };
 	struct pgas__peer *from;
 	unsigned type, len, nargs, handler, k;
@@ -695,8 +735,6 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	void *buf = NULL;
 	size_t nbytes = 0, aend;
 
-	if ((s & 0xffffu) != in->lap)
-		return 0;
 	type = PGAS_STATUS_TYPE(s);
 	len = PGAS_STATUS_LEN(s);
 	nargs = PGAS_STATUS_NARGS(s);
@@ -722,12 +760,7 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	if (tok.src >= ep->ntargets || !fn || nargs > PGAS_AM_MAX_ARGS || aend > len)
 		pgas__fatal("bad message on %s ring: src %u handler %u nargs %u len %u",
 			    chan ? "reply" : "request", tok.src, handler, nargs, len);
-	/* A sender's endpoint this one has not met: its entry (its owner,
-	 * for the bounce area and the token; its rings, for the reply). */
-	from = pgas__peer_of(ep, PGAS_CHAN_REPLY, tok.src);
-	if (PGAS__UNLIKELY(__atomic_load_n(&from->state, __ATOMIC_ACQUIRE) != PGAS__PEER_LIVE) &&
-	    pgas__ep_peer(ep, PGAS_CHAN_REPLY, tok.src, &from) && from->owner >= ep->nranks)
-		pgas__fatal("message from endpoint %u, which no rank created", tok.src);
+	from = sender_of(ep, tok.src);
 	tok.from = from;
 	switch (type) {
 	case PGAS_MSG_SHORT:
@@ -762,26 +795,47 @@ static int handle_one(struct pgas__state *ep, unsigned chan)
 	default:
 		pgas__fatal("unknown message type %u from rank %u", type, tok.src);
 	}
-
-	/*
-	 * Consumed here before the handler runs, published to the senders
-	 * after it: a handler that calls pgas_exit(0) never returns, and the
-	 * finalize then publishes it (pgas__am_abandon_handlers).
-	 */
-	/* Atomics: other threads peek at them (pgas__ep_msgs_waiting) and
-	 * count my head (pgas__am_job_idle) without the poller's place. */
-	__atomic_store_n(&in->head, in->head + k, __ATOMIC_RELEASE);
-	__atomic_store_n(&in->lap, pgas__ep_lap(ep, in->head), __ATOMIC_RELAXED);
-	__atomic_store_n(&in->next, &in->slots[in->head & ep->mbox_mask], __ATOMIC_RELAXED);
-	ep->priv->handling[chan] = &tok;
-	fn(&tok, buf, nbytes, (const uint32_t *)body, nargs);
-	ep->priv->handling[chan] = NULL;
-
-	if (tok.bounce)
-		atomic_store_explicit((_Atomic uint32_t *)&tok.bounce->busy, 0, memory_order_release);
-	atomic_store_explicit((_Atomic uint64_t *)&ep->my_ctrl->mbox[chan].head, in->head,
-			      memory_order_release);
+	run_handler(ep, chan, &tok, k, fn, buf, nbytes, body, nargs);
 	return 1;
+}
+
+/*
+ * The common message, a Short for a user's handler whose status is what
+ * a sender writes (length nargs * 4, so one slot): the general decoding
+ * left out, and a function of few registers.  Anything else, the general
+ * path judges.
+ */
+static int handle_short(struct pgas__state *ep, unsigned chan, uint64_t s)
+{
+	struct pgas_token tok = { PGAS_STATUS_SRC(s), chan, false, NULL, ep, NULL };
+	unsigned nargs = PGAS_STATUS_NARGS(s);
+	pgas_handler_fn fn = ep->handlers[PGAS_STATUS_HANDLER(s)];
+
+	if (PGAS__UNLIKELY(tok.src >= ep->ntargets || !fn || nargs > PGAS_AM_MAX_ARGS ||
+			   PGAS_STATUS_LEN(s) != nargs * 4))
+		return handle_one(ep, chan, s);
+	tok.from = sender_of(ep, tok.src);
+	run_handler(ep, chan, &tok, 1, fn, NULL, 0, ep->inbox[chan].next->payload, nargs);
+	return 1;
+}
+
+/* Handles the message at the head of ep's ring 'chan'; 0 if there is none. */
+static inline __attribute__((always_inline)) int handle_next(struct pgas__state *ep,
+							    unsigned chan)
+{
+	struct pgas__inbox *in = &ep->inbox[chan];
+	uint64_t s;
+
+	/* An empty ring is seen before any call: a call's entry and exit cost
+	 * more than the look (twice per message handled, 90 instructions). */
+	if (!pgas__inbox_waiting(in))
+		return 0;
+	s = atomic_load_explicit((_Atomic uint64_t *)&in->next->status, memory_order_acquire);
+	if ((s & 0xffffu) != in->lap)
+		return 0;
+	if (PGAS_STATUS_TYPE(s) == PGAS_MSG_SHORT && PGAS_STATUS_HANDLER(s))
+		return handle_short(ep, chan, s);
+	return handle_one(ep, chan, s);
 }
 
 /* One endpoint's part of it; *owed: 1 + the requester's rank, if any. */
@@ -893,16 +947,12 @@ static inline __attribute__((always_inline)) int progress_ep(struct pgas__state 
 
 	if (!me->handler_depth++ && mirror)
 		pgas__g.send_block |= mirror;
-	/* Replies first: they complete work and free the peers' credits.
-	 * An empty ring is seen inline: handle_one's entry and exit cost more
-	 * than the look (two of them per message handled, 90 instructions). */
+	/* Replies first: they complete work and free the peers' credits. */
 	if (chan_mask & PGAS__CHANMASK_REPLY)
-		while (n < budget && pgas__inbox_waiting(&ep->inbox[PGAS_CHAN_REPLY]) &&
-		       handle_one(ep, PGAS_CHAN_REPLY))
+		while (n < budget && handle_next(ep, PGAS_CHAN_REPLY))
 			n++;
 	if (chan_mask & (1u << PGAS_CHAN_REQUEST))
-		while (n < budget && pgas__inbox_waiting(&ep->inbox[PGAS_CHAN_REQUEST]) &&
-		       handle_one(ep, PGAS_CHAN_REQUEST))
+		while (n < budget && handle_next(ep, PGAS_CHAN_REQUEST))
 			n++;
 	if (!--me->handler_depth && mirror)
 		pgas__g.send_block &= ~mirror;
