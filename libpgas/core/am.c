@@ -800,8 +800,8 @@ static int handle_one(struct pgas__state *ep, unsigned chan, uint64_t s)
 }
 
 /*
- * The common message, a Short for a user's handler whose status is what
- * a sender writes (length nargs * 4, so one slot): the general decoding
+ * The common message, a Short of one slot for a user's handler whose
+ * status is what a sender writes (length nargs * 4): the general decoding
  * left out, and a function of few registers.  Anything else, the general
  * path judges.
  */
@@ -811,7 +811,8 @@ static int handle_short(struct pgas__state *ep, unsigned chan, uint64_t s)
 	unsigned nargs = PGAS_STATUS_NARGS(s);
 	pgas_handler_fn fn = ep->handlers[PGAS_STATUS_HANDLER(s)];
 
-	if (PGAS__UNLIKELY(tok.src >= ep->ntargets || !fn || nargs > PGAS_AM_MAX_ARGS ||
+	/* 15 and 16 args take two slots: the general path. */
+	if (PGAS__UNLIKELY(tok.src >= ep->ntargets || !fn || nargs > PGAS_SLOT_PAYLOAD / 4 ||
 			   PGAS_STATUS_LEN(s) != nargs * 4))
 		return handle_one(ep, chan, s);
 	tok.from = sender_of(ep, tok.src);

@@ -7,7 +7,7 @@
  * attach: at 64 ranks and PGAS_EP_MAX 64, 512 KiB per rank (2 MiB at 1024
  * ranks and the default 16, in every rank).
  *
- * Checks the table's dirty bytes (/proc/self/smaps) at attach, then after
+ * Checks the table's own (anonymous) memory (/proc/self/smaps) at attach, then after
  * every rank created an endpoint and sent a request to every other rank's
  * (each resolves an entry of the sender's table and a reply entry of the
  * receiver's), and that the requests and replies all arrived.
@@ -38,10 +38,12 @@ static void h_pong(pgas_token_t tok, void *buf, size_t nb, const uint32_t *args,
 }
 
 /*
- * KiB this process wrote in [lo, hi): the Private_Dirty of each mapping
- * that overlaps it (/proc/self/smaps), at most the overlap (a mapping may
- * reach past the table, merged with a neighbour).  A template page only
- * read is clean; a page of entries written or copied is dirty.
+ * KiB of this process's own memory in [lo, hi): the Anonymous pages of each
+ * mapping that overlaps it (/proc/self/smaps), at most the overlap (a
+ * mapping may reach past the table, merged with a neighbour).  A template
+ * page only read is the memfd's page-cache page (not anonymous, though
+ * smaps calls it Private_Dirty where one mapping maps it: a memfd's pages
+ * are always dirty); a page of entries written, or copied on write, is.
  */
 static size_t dirty_kib(uintptr_t lo, uintptr_t hi)
 {
@@ -62,7 +64,7 @@ static size_t dirty_kib(uintptr_t lo, uintptr_t hi)
 		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2) {
 			in = a < hi && b > lo;
 			cap = in ? ((b < hi ? b : hi) - (a > lo ? a : lo)) / 1024 : 0;
-		} else if (in && sscanf(line, "Private_Dirty: %zu kB", &kb) == 1) {
+		} else if (in && sscanf(line, "Anonymous: %zu kB", &kb) == 1) {
 			sum += kb < cap ? kb : cap;
 		}
 	}
