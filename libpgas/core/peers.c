@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -56,18 +57,21 @@ static dev_t template_dev;
 static ino_t template_ino;
 static pthread_mutex_t template_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A sealable memfd, not executable where the kernel asks to be told. */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U	/* Linux 6.3; older kernels say EINVAL */
+#endif
+
+/*
+ * A sealable memfd, not executable (a kernel with vm.memfd_noexec=2
+ * refuses one that may be), at descriptor 3 or above: a process started
+ * with 0-2 closed must not read or print through it.
+ */
 static int template_create(void)
 {
-	int fd = -1;
+	int fd = memfd_create("pgas-peers", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
 
-#ifdef MFD_NOEXEC_SEAL
-	fd = memfd_create("pgas-peers", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
-	if (fd >= 0 || errno != EINVAL)
-		return fd;
-#endif
-	fd = memfd_create("pgas-peers", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	/* Not 0-2: a process started with those closed must not print into it. */
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("pgas-peers", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd >= 0 && fd < 3) {
 		int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 
@@ -77,29 +81,33 @@ static int template_create(void)
 	return fd;
 }
 
-/* Fills and seals a new template; false (fd closed) where it cannot. */
+/* Fills and seals a new template; false where it cannot (by pwrite: a
+ * shared writable mapping would make the seal fail across a fork). */
 static bool template_fill(int fd)
 {
-	struct pgas__peer *t;
+	struct pgas__peer *t = malloc(TEMPLATE_BYTES);
 	struct stat st;
+	bool ok;
 
-	if (ftruncate(fd, TEMPLATE_BYTES))
-		return false;
-	t = mmap(NULL, TEMPLATE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (t == MAP_FAILED)
+	if (!t)
 		return false;
 	for (size_t i = 0; i < TEMPLATE_BYTES / sizeof(*t); i++)
 		pgas__peer_unresolved(&t[i]);
-	munmap(t, TEMPLATE_BYTES);	/* F_SEAL_WRITE wants no shared writable mapping */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) ||
-	    fstat(fd, &st))
-		return false;
-	template_dev = st.st_dev;
-	template_ino = st.st_ino;
-	return true;
+	ok = pwrite(fd, t, TEMPLATE_BYTES, 0) == (ssize_t)TEMPLATE_BYTES &&
+	     !fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) &&
+	     !fstat(fd, &st);
+	free(t);
+	if (ok) {
+		template_dev = st.st_dev;
+		template_ino = st.st_ino;
+	}
+	return ok;
 }
 
-/* The template's descriptor, made on first use; -1 where it cannot be. */
+/*
+ * The template's descriptor, made on first use; -1 where it cannot be
+ * (or is no longer ours: then every later table is written by hand).
+ */
 static int template(void)
 {
 	static bool tried;
@@ -130,21 +138,32 @@ static size_t table_bytes(unsigned ntargets)
 			      (size_t)sysconf(_SC_PAGESIZE));
 }
 
-/* Maps [from, bytes) of t to the template; false if any part failed. */
-static bool map_template(char *t, size_t from, size_t bytes)
+/* What a template page must hold where it was mapped (its first entry). */
+static bool is_unresolved(const struct pgas__peer *p)
+{
+	return p->ctrl == &dummy_ctrl && p->head_seen[0] == (uint64_t)1 << 63 &&
+	       p->owner == ~0u && p->state == PGAS__PEER_UNRESOLVED;
+}
+
+/* Maps [from, bytes) of t to the template: 1 done, 0 no template (nothing
+ * mapped), -1 a mapping failed or holds something else. */
+static int map_template(char *t, size_t from, size_t bytes)
 {
 	int fd = template();
 
 	if (fd < 0)
-		return false;
+		return 0;
 	for (size_t off = from; off < bytes; off += TEMPLATE_BYTES) {
 		size_t len = bytes - off < TEMPLATE_BYTES ? bytes - off : TEMPLATE_BYTES;
 
+		/* The number checked by template() may have changed hands
+		 * since: what was mapped is checked too. */
 		if (mmap(t + off, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
-		    MAP_FAILED)
-			return false;
+			    MAP_FAILED ||
+		    !is_unresolved((const struct pgas__peer *)(t + off)))
+			return -1;
 	}
-	return true;
+	return 1;
 }
 
 struct pgas__peer *pgas__peer_table_new(unsigned ntargets, unsigned nranks)
@@ -163,15 +182,19 @@ struct pgas__peer *pgas__peer_table_new(unsigned ntargets, unsigned nranks)
 		first = ntargets;
 	for (unsigned i = nranks; i < first; i++)
 		pgas__peer_unresolved(&t[i]);
-	if (from < bytes && !map_template((char *)t, from, bytes)) {
-		/* A table of its own instead, written by hand (not MAP_FIXED over
-		 * a range a failed mapping may have left to another thread). */
+	switch (from < bytes ? map_template((char *)t, from, bytes) : 1) {
+	case 0:		/* no template: the entries by hand, in place */
+		for (unsigned i = first; i < ntargets; i++)
+			pgas__peer_unresolved(&t[i]);
+		break;
+	case -1:	/* a fresh table, written by hand */
 		munmap(t, bytes);
 		t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (t == MAP_FAILED)
 			return NULL;
 		for (unsigned i = nranks; i < ntargets; i++)
 			pgas__peer_unresolved(&t[i]);
+		break;
 	}
 	return t;
 }
