@@ -994,7 +994,7 @@ int pgas__poll_locked(void)
 	pgas__barrier_progress();
 	if (pgas__pending() & ~PGAS__PENDING_BARRIER)
 		pgas__layers_progress();
-	return pgas__progress(PGAS__CHANMASK_ALL, 64);
+	return progress_ep(&pgas__g, PGAS__CHANMASK_ALL, 64);
 }
 
 int pgas__serve_primary(void)

@@ -317,10 +317,9 @@ static bool advance(void)
 	return true;
 }
 
-void pgas__barrier_progress(void)
+void pgas__barrier_advance(void)
 {
-	if (pgas__pending() & PGAS__PENDING_BARRIER)
-		advance();
+	advance();
 }
 
 /* The error of a call that check() below refuses (cold: the checks'

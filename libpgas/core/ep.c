@@ -280,13 +280,6 @@ static void fill_entry(struct pgas__peer *p, unsigned owner, const struct pgas_c
 	p->owner = owner;
 }
 
-struct pgas__peer *pgas__peer_of(struct pgas__state *ep, unsigned chan, unsigned eid)
-{
-	if (chan == PGAS_CHAN_REPLY && ep->priv->rpeers)
-		return &ep->priv->rpeers[eid];
-	return &ep->peers[eid];
-}
-
 int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pgas__peer **out)
 {
 	struct pgas__peer *p = pgas__peer_of(ep, chan, eid);

@@ -262,7 +262,13 @@ int pgas__mbox_wait_space(struct pgas__state *ep, unsigned eid, unsigned chan, u
 int pgas__ep_tables_setup(void);	/* at attach, once ntargets is known */
 /* The entry that sends on chan from ep to eid use (replies of an extra
  * endpoint have a table of their own: its poller's). */
-struct pgas__peer *pgas__peer_of(struct pgas__state *ep, unsigned chan, unsigned eid);
+static inline struct pgas__peer *pgas__peer_of(struct pgas__state *ep, unsigned chan,
+					       unsigned eid)
+{
+	if (chan == PGAS_CHAN_REPLY && ep->priv->rpeers)
+		return &ep->priv->rpeers[eid];
+	return &ep->peers[eid];
+}
 /* That entry, resolved (mapped) if it was not: 0, PGAS_ERR_NOT_READY (not
  * created yet, or no such eid) or PGAS_ERR_GONE (closed; owner is set). */
 int pgas__ep_peer(struct pgas__state *ep, unsigned chan, unsigned eid, struct pgas__peer **out);
@@ -294,7 +300,13 @@ int pgas__check_ep(const char *call, const struct pgas__state *ep);
 unsigned pgas__wait_chanmask(void);
 
 /* barrier.c: runs the rounds of a notified barrier that have arrived. */
-void pgas__barrier_progress(void);
+void pgas__barrier_advance(void);
+/* Inline: a poll pays a load, not a call, where no barrier is notified. */
+static inline void pgas__barrier_progress(void)
+{
+	if (pgas__pending() & PGAS__PENDING_BARRIER)
+		pgas__barrier_advance();
+}
 void pgas__barrier_setup(void);	/* once nranks is known */
 
 
