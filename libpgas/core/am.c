@@ -354,17 +354,23 @@ int pgas__am_ctl_send(struct pgas__state *ep, unsigned chan, unsigned eid, const
 	return am_send(ep, chan, eid, PGAS_MSG_SHORT, 0, args, nargs, NULL, 0, NULL, 0, imm, NULL);
 }
 
-int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
-			const uint32_t *args, unsigned nargs, uint64_t t)
+/* The one-slot Short at ticket t of ring chan, once it has room. */
+static int short_wait_write(struct pgas__state *ep, unsigned chan, unsigned eid,
+			    unsigned handler, const uint32_t *args, unsigned nargs, uint64_t t)
 {
-	int rc = pgas__mbox_wait_space(ep, eid, PGAS_CHAN_REQUEST, &t, 1);
+	int rc = pgas__mbox_wait_space(ep, eid, chan, &t, 1);
 
 	if (rc)
 		return rc;
 	/* Resolved now, if it was not. */
-	pgas__am_short_write(ep, pgas__peer_of(ep, PGAS_CHAN_REQUEST, eid), PGAS_CHAN_REQUEST, t,
-			     handler, args, nargs);
+	pgas__am_short_write(ep, pgas__peer_of(ep, chan, eid), chan, t, handler, args, nargs);
 	return PGAS_OK;
+}
+
+int pgas__am_short_full(struct pgas__state *ep, unsigned eid, unsigned handler,
+			const uint32_t *args, unsigned nargs, uint64_t t)
+{
+	return short_wait_write(ep, PGAS_CHAN_REQUEST, eid, handler, args, nargs, t);
 }
 
 int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
@@ -575,20 +581,16 @@ static inline bool reply_short_plain(pgas_token_t token, unsigned handler,
 static int reply_short_send(pgas_token_t token, unsigned handler, const uint32_t *args,
 			    unsigned nargs)
 {
-	struct pgas__state *ep = token->ep;
-	struct pgas__peer *p = token->from;
-	uint64_t t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[PGAS_CHAN_REPLY].tail,
-					       1, memory_order_relaxed);
+	uint64_t t;
 
-	/* Acquire: as the inline request's shared read of the cache. */
-	if (PGAS__UNLIKELY(t - __atomic_load_n(&p->head_seen[PGAS_CHAN_REPLY], __ATOMIC_ACQUIRE) >
-			   ep->mbox_mask)) {
-		int rc = pgas__mbox_wait_space(ep, token->src, PGAS_CHAN_REPLY, &t, 1);
+	if (PGAS__UNLIKELY(!pgas__am_short_try(token->ep, token->from, PGAS_CHAN_REPLY, handler,
+					       args, nargs, 1, &t))) {
+		int rc = short_wait_write(token->ep, PGAS_CHAN_REPLY, token->src, handler, args,
+					  nargs, t);
 
 		if (rc)
 			return rc;
 	}
-	pgas__am_short_write(ep, p, PGAS_CHAN_REPLY, t, handler, args, nargs);
 	token->replied = true;
 	return PGAS_OK;
 }

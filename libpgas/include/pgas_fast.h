@@ -735,22 +735,39 @@ static inline void pgas__am_short_write(const struct pgas__state *ep,
 		pgas__ring_doorbell(p->ctrl);
 }
 
+/*
+ * The fast path of a one-slot Short, request or reply: takes a ticket of
+ * p's ring chan and, when the credit cache shows room, writes the slot and
+ * returns 1; otherwise returns 0 with the ticket in *t, for the caller to
+ * wait for room.
+ */
+static inline int pgas__am_short_try(const struct pgas__state *ep, struct pgas__peer *p,
+				      unsigned chan, unsigned handler, const uint32_t *args,
+				      unsigned nargs, int shared, uint64_t *t)
+{
+	uint64_t seen;
+
+	*t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[chan].tail, 1,
+				       memory_order_relaxed);
+	/* Acquire: pairs with the release store of the cache, so that the
+	 * consumer's reads of the slot's last lap happen before this write. */
+	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[chan],
+					     memory_order_acquire)
+		      : p->head_seen[chan];
+	if (PGAS__UNLIKELY(*t - seen > ep->mbox_mask))
+		return 0;
+	pgas__am_short_write(ep, p, chan, *t, handler, args, nargs);
+	return 1;
+}
+
 static inline int pgas__am_short_send(struct pgas__state *ep, unsigned eid, unsigned handler,
 				      const uint32_t *args, unsigned nargs, int shared)
 {
-	struct pgas__peer *p = &ep->peers[eid];
-	uint64_t t, seen;
+	uint64_t t;
 
-	t = atomic_fetch_add_explicit((_Atomic uint64_t *)&p->ctrl->mbox[PGAS_CHAN_REQUEST].tail,
-				      1, memory_order_relaxed);
-	/* Acquire: pairs with the release store of the cache, so that the
-	 * consumer's reads of the slot's last lap happen before this write. */
-	seen = shared ? atomic_load_explicit((_Atomic uint64_t *)&p->head_seen[PGAS_CHAN_REQUEST],
-					     memory_order_acquire)
-		      : p->head_seen[PGAS_CHAN_REQUEST];
-	if (PGAS__UNLIKELY(t - seen > ep->mbox_mask))	/* waits, then sends */
+	if (PGAS__UNLIKELY(!pgas__am_short_try(ep, &ep->peers[eid], PGAS_CHAN_REQUEST, handler,
+					       args, nargs, shared, &t)))	/* waits, then sends */
 		return pgas__am_short_full(ep, eid, handler, args, nargs, t);
-	pgas__am_short_write(ep, p, PGAS_CHAN_REQUEST, t, handler, args, nargs);
 	return PGAS_OK;
 }
 
