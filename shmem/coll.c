@@ -13,13 +13,12 @@
  * Active-set collectives (1.4) over every PE in order (PE_start 0, stride 1,
  * PE_size npes: what most programs pass) are the world team's calls above,
  * so libpgas's collectives and their tuner serve them too: barrier, sync,
- * collect, fcollect, alltoall(s) and the reductions.  Not broadcast: 1.4
- * leaves the root's dest alone, where libpgas writes it, and a copy to
- * scratch at the root cost more than the messages below (measured: 4 MiB
- * at 2 PEs, 220 -> 300 us).  Other active sets cannot use libpgas teams (an
- * active set is not collective over any team that exists), so they run
- * over messages of this layer: every PE has a scratch area at the same offset of every heap
- * (past the allocator's part), with one slot per sending PE and two
+ * broadcast (its root passes dst == src, which libpgas leaves as it is, as
+ * 1.4 asks), collect, fcollect, alltoall(s) and the reductions.  Other
+ * active sets cannot use libpgas teams (an active set is not collective
+ * over any team that exists), so they run over messages of this layer:
+ * every PE has a scratch area at the same offset of every heap (past the
+ * allocator's part), with one slot per sending PE and two
  * counters per peer: seq[s], the chunks s has put into our slot for it,
  * and ack[r], the chunks r has taken out of its slot for us.  A chunk is a
  * put-with-signal (data, then seq); the receiver copies it out and signals
@@ -55,8 +54,10 @@ static void need_buf(const char *call, const void *p, const char *what, size_t n
 		shmem__fatal(call, "%s is NULL", what);
 }
 
+/* keep_root: 1.4's broadcast, which leaves the root's dest as it was
+ * (libpgas's broadcast in place at the root: dst == src). */
 static int bcast(const char *call, shmem_team_t team, void *dest, const void *source,
-		 size_t nbytes, int root)
+		 size_t nbytes, int root, bool keep_root)
 {
 	struct shmem__team *t = shmem__team_get(call, team);
 
@@ -64,14 +65,16 @@ static int bcast(const char *call, shmem_team_t team, void *dest, const void *so
 		return -1;
 	if (root < 0 || root >= t->n_pes)
 		shmem__fatal(call, "PE_root %d out of range (team of %d PEs)", root, t->n_pes);
-	need_buf(call, dest, "dest", nbytes);
 	if (t->my_pe == root)
 		need_buf(call, source, "source", nbytes);
+	if (t->my_pe == root && keep_root)
+		dest = (void *)source;
+	else
+		need_buf(call, dest, "dest", nbytes);
 	if (!nbytes)
 		return 0;	/* every member: the same nbytes, so none calls */
+	/* 1.5: libpgas writes the root's dest too. */
 	SHMEM__CHECK(call, pgas_broadcast(t->pt, (unsigned)root, dest, source, nbytes, FLAGS));
-	if (t->my_pe == root && dest != source)	/* 1.5: the root's dest too */
-		memmove(dest, source, nbytes);
 	return 0;
 }
 
@@ -188,7 +191,7 @@ static int alltoalls(const char *call, shmem_team_t team, void *dest, const void
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
 		       int PE_root)
 {
-	return bcast("shmem_broadcastmem", team, dest, source, nelems, PE_root);
+	return bcast("shmem_broadcastmem", team, dest, source, nelems, PE_root, false);
 }
 
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
@@ -217,7 +220,7 @@ int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t ne
 			  int PE_root)							\
 {											\
 	return bcast("shmem_" #N "_broadcast", team, dest, source, nelems * sizeof(T),	\
-		     PE_root);								\
+		     PE_root, false);							\
 }											\
 int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)	\
 {											\
@@ -594,6 +597,10 @@ static void as_bcast(const char *call, void *dest, const void *source, size_t nb
 	struct msg *s, *r;
 
 	aset_get(call, start, log, size, pSync, &a);
+	if (aset_world(&a)) {
+		bcast(call, SHMEM_TEAM_WORLD, dest, source, nbytes, root, true);
+		return;
+	}
 	if (root < 0 || root >= size)
 		shmem__fatal(call, "PE_root %d out of range (active set of %d PEs)", root, size);
 	need_buf(call, a.idx == root ? source : dest, a.idx == root ? "source" : "dest", nbytes);

@@ -336,7 +336,7 @@ static void chunk_begin(struct pgas__coll_op *op)
 
 static void chunk_end(struct pgas__coll_op *op)
 {
-	if (!op->single && op->dst_staged)
+	if (!op->single && op->dst_staged && !op->root_keeps)
 		copy_blocks(op->udst + op->off, op->nbytes, op->dst_eff, op->c, op->my_db, op->c);
 }
 
@@ -804,6 +804,12 @@ static int take_in_place_source(const char *call, struct pgas__coll_op *op)
 {
 	size_t ns = op->nbytes * op->my_sb, nd = op->nbytes * op->my_db;
 
+	/* A broadcast's root with dst == src has its result already: no copy
+	 * of the source, and nothing writes its dst (see root_keeps). */
+	op->root_keeps = op->kind == PGAS_COLL_BROADCAST && op->team->rank == op->root &&
+			 op->usrc == op->udst && ns;
+	if (op->root_keeps)
+		return PGAS_OK;
 	if (!overlap(op->usrc, ns, op->udst, nd))
 		return PGAS_OK;
 	op->src_copy = malloc(ns);

@@ -141,6 +141,8 @@ struct pgas__coll_op {
 	/* Chunking over the blocks' bytes. */
 	size_t chunk, off, c;		/* chunk size, its offset, its length */
 	bool dst_staged;		/* copied out of the stage at chunk end */
+	bool root_keeps;		/* a broadcast's root in place (dst == src):
+					 * its buffer is never written */
 	bool eager;			/* source copied into an eager slot */
 	char *src_eff, *dst_eff;	/* my effective buffers this chunk */
 	size_t src_stride, dst_stride;

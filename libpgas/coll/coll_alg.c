@@ -312,7 +312,7 @@ static int co_bcast(struct pgas__coll_op *op, int *pc)
 		for (unsigned i = 0; i < op->nkids; i++)
 			owe_ack(op, op->kids[i]);
 	}
-	if (root)
+	if (root && !op->root_keeps)
 		copy(op->dst_eff, bcast_root_buf(op), op->c);
 	CO_END(*pc);
 }

@@ -134,7 +134,8 @@ static int light_run(struct pgas__coll_op *op)
 		}
 		if (op->kind == PGAS_COLL_SCATTER)
 			src += (size_t)me * nb;
-		pgas__copy(op->udst, src, nb);
+		if (!op->root_keeps)
+			pgas__copy(op->udst, src, nb);
 		if (me != root)
 			light_ack(t, root);
 		return PGAS_OK;

@@ -783,7 +783,7 @@ int pgas__coll_hier_run(struct pgas__coll_op *op)
 			result_for(op, op->i, op->hres);
 		CO_WAIT(op->pc_sub, pgas__coll_ref_send(op, op->i, DOWN, op->hres, R));
 	}
-	if (!op->rc && (!rooted_in(op) || op->root == me) && R) {
+	if (!op->rc && (!rooted_in(op) || op->root == me) && R && !op->root_keeps) {
 		if (op->kind == PGAS_COLL_REDUCE || op->kind == PGAS_COLL_REDUCE_ALL)
 			memcpy(op->dst_eff, op->hres, R);
 		else

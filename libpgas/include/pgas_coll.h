@@ -43,9 +43,12 @@
  * reduce_all and scan with dst == src, gather_all with the rank's
  * contribution already at its block of dst, exchange with dst == src and
  * broadcast / scatter / gather at the root with overlapping buffers all
- * work.  Single mode: no member's source may overlap its destination
- * (peers read the source where the lists say while others write the
- * destination); the call fails with PGAS_ERR_INVAL on every member.
+ * work; a broadcast's root with dst == src exactly takes no copy of its
+ * source, and its buffer keeps its bytes (what OpenSHMEM 1.4's broadcast
+ * asks of the root).  Single mode: no member's source may overlap its
+ * destination (peers read the source where the lists say while others
+ * write the destination); the call fails with PGAS_ERR_INVAL on every
+ * member.
  *
  * Members that leave.  A collective that needs a member which called
  * pgas_exit(0) before making that call fails with PGAS_ERR_GONE, naming

@@ -18,7 +18,10 @@
  *
  *   pgasrun -n N build/tests/coll [quick]
  */
+#include <errno.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 #include "tap.h"
 
 #define SRC_OFF 0
@@ -183,6 +186,7 @@ struct ccase {
 	pgas_op_t op;
 	unsigned misalign;
 	const char *spec;		/* NULL: the tuner's choice */
+	bool root_in_place;		/* broadcast: the root passes dst == src */
 };
 
 static bool is_red(int kind)
@@ -302,6 +306,15 @@ static unsigned verify(const struct ccase *c, struct team_view *v, const char *d
 	return bad;
 }
 
+/* The pages that hold [p, p + len). */
+static void protect(char *p, size_t len, int prot)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(pg - 1);
+
+	if (mprotect((void *)a, ((uintptr_t)p + len - a + pg - 1) & ~(pg - 1), prot))
+		T_CHECK(0, "mprotect %p: %s", (void *)a, strerror(errno));
+}
+
 /* Runs one case on team v; returns the number of problems on this rank. */
 static unsigned run(const struct ccase *c, struct team_view *v, bool nb)
 {
@@ -328,7 +341,15 @@ static unsigned run(const struct ccase *c, struct team_view *v, bool nb)
 	}
 	for (unsigned b = 0; b < ns; b++)
 		make_src(c, me_t, b, blk, id, src + b * blk);
-	memset(dst, 0xee, nd * blk + 64);
+	if (c->root_in_place && me_t == root) {	/* its bytes must stay */
+		dst = src;
+		memset(dst + blk, 0xee, 64);
+		/* Private: read-only for the call, so that a write kills the rank. */
+		if (c->mode == M_LOCAL_PRIV && blk)
+			protect(src, blk, PROT_READ);
+	} else {
+		memset(dst, 0xee, nd * blk + 64);
+	}
 	if (c->spec && (rc = pgas_coll_force(v->t, c->kind, c->spec)))
 		return 1;
 	/* Everyone's source is ready before anyone may read it (NOSYNC). */
@@ -342,6 +363,8 @@ static unsigned run(const struct ccase *c, struct team_view *v, bool nb)
 	} else {
 		rc = call(c, v, NULL, dst, src, dl, sl);
 	}
+	if (c->root_in_place && me_t == root && c->mode == M_LOCAL_PRIV && blk)
+		protect(src, blk, PROT_READ | PROT_WRITE);
 	/* NOSYNC: others may still be writing into my destination. */
 	pgas_team_barrier(v->t);
 	if (rc) {
@@ -358,9 +381,10 @@ static unsigned run(const struct ccase *c, struct team_view *v, bool nb)
 	if (c->spec)
 		pgas_coll_force(v->t, c->kind, NULL);
 	if (bad)
-		fprintf(stderr, "# rank %u: case %u: %s %s flags 0x%x root %u count %zu spec %s\n",
+		fprintf(stderr, "# rank %u: case %u: %s %s flags 0x%x root %u%s count %zu spec %s\n",
 			me, id, pgas_coll_kind_name(c->kind), mode_names[c->mode], c->flags, root,
-			c->count, c->spec ? c->spec : "(tuner)");
+			c->root_in_place ? " (dst == src)" : "", c->count,
+			c->spec ? c->spec : "(tuner)");
 	return bad;
 }
 
@@ -417,17 +441,27 @@ static void matrix(int kind)
 		for (unsigned m = 0; m < M_NMODES; m++) {
 			for (unsigned s = 0; s < 4; s++, i++) {
 				struct ccase c = { kind, m, syncs[s], (i + 1) % n, 8193,
-						   PGAS_INT32, PGAS_OP_SUM, i % 3, specs[a] };
+						   PGAS_INT32, PGAS_OP_SUM, i % 3, specs[a], false };
 
 				if (is_red(kind))
 					c.count = 2049;	/* elements: 8196 bytes */
+				bad += run(&c, &v, i % 2);
+			}
+			/* The root in place (dst == src): its bytes stay, every
+			 * other member gets them (the light path, eager, staged). */
+			for (unsigned z = 0; kind == PGAS_COLL_BROADCAST && m != M_SINGLE && z < 3;
+			     z++, i++) {
+				struct ccase c = { kind, m, PGAS_COLL_MYSYNC, i % n,
+						   (size_t[]){ 8, 1000, 20011 }[z], PGAS_INT32,
+						   PGAS_OP_SUM, i % 3, specs[a], true };
+
 				bad += run(&c, &v, i % 2);
 			}
 			if (quick)
 				continue;
 			for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++, i++) {
 				struct ccase c = { kind, m, PGAS_COLL_MYSYNC, (i + 1) % n, sizes[z],
-						   PGAS_INT32, PGAS_OP_SUM, i % 3, specs[a] };
+						   PGAS_INT32, PGAS_OP_SUM, i % 3, specs[a], false };
 
 				if (is_red(kind))
 					c.count = sizes[z] / 4 + (sizes[z] % 4 != 0);
@@ -461,7 +495,7 @@ static void reused(int kind)
 			for (unsigned m = 0; m < M_NMODES; m++, cases++) {
 				pgas_team_t half = NULL, all = NULL;
 				struct ccase c = { kind, m, PGAS_COLL_MYSYNC, 0, sizes[z], PGAS_INT64,
-						   PGAS_OP_SUM, 0, NULL };
+						   PGAS_OP_SUM, 0, NULL, false };
 
 				if (is_red(kind))
 					c.count = sizes[z] / 8 + 1;
@@ -501,11 +535,15 @@ static void big(int kind)
 
 	for (unsigned m = 0; m < M_NMODES; m++) {
 		struct ccase c = { kind, m, PGAS_COLL_MYSYNC, n - 1, per, PGAS_DOUBLE, PGAS_OP_SUM,
-				   1, NULL };
+				   1, NULL, false };
 
 		if (is_red(kind))
 			c.count = per / 8;
 		bad += run(&c, &v, m == 1);
+		if (kind == PGAS_COLL_BROADCAST && m != M_SINGLE) {	/* the root in place */
+			c.root_in_place = true;
+			bad += run(&c, &v, m == 0);
+		}
 	}
 	T_EQ(bad, 0);
 	t_case("%s of %zu bytes per block, every address mode, tuner's choice",
@@ -528,7 +566,7 @@ static void types_and_ops(void)
 			for (unsigned k = 0; k < 3; k++) {
 				struct ccase c = { kinds[k], (ty + op) % M_NMODES, PGAS_COLL_MYSYNC,
 						   (ty + 1) % n, 37, ty, op, (ty + op) % 3,
-						   algs[k][(ty + op) % 3] };
+						   algs[k][(ty + op) % 3], false };
 
 				bad += run(&c, &v, op % 2);
 			}
@@ -539,7 +577,7 @@ static void types_and_ops(void)
 	for (unsigned k = 0; k < 3; k++)
 		for (unsigned a = 0; a < 3; a++) {
 			struct ccase c = { kinds[k], a, PGAS_COLL_MYSYNC, n / 2, 301, PGAS_TYPE_USER,
-					   affine_op, a, algs[k][a] };
+					   affine_op, a, algs[k][a], false };
 
 			bad += run(&c, &v, a == 1);
 		}
@@ -580,7 +618,7 @@ static void teams(void)
 	for (unsigned k = 0; k < 6; k++)
 		for (unsigned m = 0; m < M_NMODES; m++) {
 			struct ccase c = { kinds[k], m, syncs[m], v.size - 1, 4099, PGAS_INT64,
-					   PGAS_OP_MAX, m, NULL };
+					   PGAS_OP_MAX, m, NULL, false };
 
 			if (is_red(kinds[k]))
 				c.count = 513;
@@ -653,7 +691,7 @@ static void stream(void)
 				unsigned id0 = ncase + 1, root = (k + z) % n;
 				pgas_coll_handle_t h[40];
 				struct ccase c = { kinds[k], m, flags, root, blk, PGAS_UINT64,
-						   PGAS_OP_SUM, 0, NULL };
+						   PGAS_OP_SUM, 0, NULL, false };
 
 				if (is_red(kinds[k]))
 					c.count = blk / 8;
@@ -746,7 +784,7 @@ static void light_mixed_on(pgas_team_t team, const char *what)
 				c[i] = (struct ccase){ kinds[k], M_LOCAL_SEG, PGAS_COLL_MYSYNC,
 						       (unsigned)(cs / 7 % nt), blk,
 						       user ? PGAS_TYPE_USER : PGAS_UINT64,
-						       user ? affine_op : PGAS_OP_SUM, 0, NULL };
+						       user ? affine_op : PGAS_OP_SUM, 0, NULL, false };
 				if (is_red(kinds[k]))
 					c[i].count = blk / (user ? 16 : 8);
 				dst[i] = base + i * per;
