@@ -92,6 +92,9 @@ $(B)/obj/conduit/conduits.o:   $(CONDUIT_MKS) Makefile
 # using libpgas's public API only (no internal include path).
 SHMEM_SRCS := $(wildcard shmem/*.c)
 SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(B)/obj/%.o)
+# The same objects with the profiling interface's names (pshmem_X, X weak):
+# the archive and the shared library are made of these.
+SHMEM_POBJS := $(SHMEM_SRCS:shmem/%.c=$(B)/obj/pshmem/%.o)
 SHMEM_HDRS := shmem/include/shmem.h shmem/include/shmemx.h shmem/shmem_internal.h
 SHMEM_TEST_SRCS := $(wildcard selftests/shmem/*.c)
 SHMEM_TESTS := $(SHMEM_TEST_SRCS:selftests/shmem/%.c=$(B)/tests/shmem/%)
@@ -134,13 +137,18 @@ all: lib tools examples tests benches shmem
 
 ifeq ($(STATIC),)
 lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
+SHMEM_SO := $(B)/lib/libshmem.so
+# oshcc links the shared libraries unless told -static.
+OSH_LINK := shared
 else
 lib: $(B)/lib/libpgas.a
+SHMEM_SO :=
+OSH_LINK := static
 endif
 tools: $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune
 tests: $(TESTS)
-shmem: $(B)/lib/libshmem.a $(B)/bin/oshcc $(B)/bin/oshc++ $(B)/bin/oshrun $(B)/bin/pgasrun \
-	$(SHMEM_TESTS)
+shmem: $(B)/lib/libshmem.a $(SHMEM_SO) $(B)/bin/oshcc $(B)/bin/oshc++ $(B)/bin/oshrun \
+	$(B)/bin/pgasrun $(SHMEM_TESTS)
 examples: $(EXAMPLES)
 benches: $(BENCHES) $(B)/bench/shmem_icount
 
@@ -166,16 +174,31 @@ $(B)/obj/shmem/%.o: shmem/%.c $(SHMEM_HDRS) $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ishmem/include $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
 
-$(B)/lib/libshmem.a: $(SHMEM_OBJS)
+$(SHMEM_POBJS) $(B)/obj/pshmem/libshmem.map &: $(SHMEM_OBJS) scripts/pshmem-alias.sh
+	scripts/pshmem-alias.sh $(B)/obj/pshmem $(SHMEM_OBJS)
+
+$(B)/lib/libshmem.a: $(SHMEM_POBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# The sonames' links beside the files, so that programs linked in the tree
+# (oshcc's rpath) find them; libshmem finds libpgas beside itself
+# ($ORIGIN), whether or not the program names libpgas.
+$(B)/lib/libshmem.so: $(SHMEM_POBJS) $(B)/obj/pshmem/libshmem.map $(B)/lib/libpgas.so
+	$(CC) -shared -Wl,-soname,libshmem.so.0 -Wl,--version-script=$(B)/obj/pshmem/libshmem.map \
+		-Wl,-Bsymbolic-functions -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' \
+		$(LDFLAGS) -o $@ $(SHMEM_POBJS) \
+		-L$(B)/lib -lpgas $(CONDUIT_LIBS)
+	ln -sf libshmem.so $(B)/lib/libshmem.so.0
+	ln -sf libpgas.so $(B)/lib/libpgas.so.0
 
 # oshcc of the build tree: this checkout's headers and archives.
 $(B)/bin/oshcc: shmem/oshcc.in Makefile $(CONDUIT_MKS)
 	@mkdir -p $(dir $@)
-	sed -e 's|@CC@|$(CC)|' \
+	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_LINK@|$(OSH_LINK)|' \
 	    -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include -I$(CURDIR)/libpgas/include -I$(CURDIR)/uapi $(SANFLAGS)|' \
-	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a $(CONDUIT_LIBS)|' $< >$@
+	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a $(CONDUIT_LIBS)|' \
+	    -e 's|@OSH_SHARED_LIBS@|-L$(CURDIR)/$(B)/lib -Wl,-rpath,$(CURDIR)/$(B)/lib -lshmem -lpgas|' $< >$@
 	chmod 755 $@
 
 $(B)/bin/oshrun: shmem/oshrun
@@ -186,17 +209,19 @@ $(B)/bin/oshc++: shmem/oshc++
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
-# The OpenSHMEM tests build with oshcc, as a user's program would.
+# The OpenSHMEM tests build with oshcc, as a user's program would (the
+# shared libraries, where the build makes them).
 $(B)/tests/shmem/%: selftests/shmem/%.c selftests/shmem/stap.h $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(B)/bin/oshcc \
-		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
+		$(B)/lib/libshmem.a $(B)/lib/libpgas.a $(SHMEM_SO)
 	@mkdir -p $(dir $@)
 	$(B)/bin/oshcc $(CFLAGS) -o $@ $<
 
-# The OpenSHMEM layer's instruction counts (scripts/icount.sh), built as a user's program.
+# The OpenSHMEM layer's instruction counts (scripts/icount.sh), built as a
+# user's program, with the archives (as the counts were first taken).
 $(B)/bench/shmem_icount: bench/shmem/icount.c $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(B)/bin/oshcc \
 		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
-	$(B)/bin/oshcc $(CFLAGS) -o $@ $<
+	OSHCC_LINK=archives $(B)/bin/oshcc $(CFLAGS) -o $@ $<
 
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
@@ -295,7 +320,12 @@ demo:
 	$(MAKE) all
 	$(B)/bin/pgasrun -n 4 -t 60 $(B)/examples/demo
 
-install: lib tools $(B)/lib/libshmem.a
+# oshcc's programs find the libraries of a prefix outside the loader's path
+# by their rpath.
+comma := ,
+OSH_RPATH := $(if $(filter /usr,$(PREFIX)),,-Wl$(comma)-rpath$(comma)$(PREFIX)/lib)
+
+install: lib tools $(B)/lib/libshmem.a $(B)/lib/libshmem.so
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas \
 	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
@@ -306,10 +336,14 @@ install: lib tools $(B)/lib/libshmem.a
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBS_PRIVATE@|$(CONDUIT_LIBS)|' libpgas/pgas.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
 	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/lib/libshmem.so $(DESTDIR)$(PREFIX)/lib/libshmem.so.0
+	ln -sf libshmem.so.0 $(DESTDIR)$(PREFIX)/lib/libshmem.so
 	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 shmem/oshrun shmem/oshc++ $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include -I$(PREFIX)/include/pgas|' \
-	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a $(CONDUIT_LIBS)|' shmem/oshcc.in \
+	    -e 's|@OSH_LINK@|shared|' \
+	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a $(CONDUIT_LIBS)|' \
+	    -e 's|@OSH_SHARED_LIBS@|-L$(PREFIX)/lib $(OSH_RPATH) -lshmem -lpgas|' shmem/oshcc.in \
 	    > $(DESTDIR)$(PREFIX)/bin/oshcc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/oshcc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' shmem/shmem.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmem.pc

@@ -1313,7 +1313,8 @@ if [ "$B" = "$PWD/build" ]; then
 	fi
 	if cc -std=c11 -Wall -Werror -Iselftests/shmem -o "$oinst/amo" selftests/shmem/amo.c \
 		$(PKG_CONFIG_LIBDIR="$oinst/lib/pkgconfig" pkg-config --cflags --libs shmem) 2>"$log" &&
-		"$oinst/bin/oshrun" -n 2 -t 60 "$oinst/amo" 2>>"$log" >"$oinst/out" &&
+		LD_LIBRARY_PATH="$oinst/lib" "$oinst/bin/oshrun" -n 2 -t 60 "$oinst/amo" 2>>"$log" \
+			>"$oinst/out" &&
 		grep -q '^1\.\.5$' "$oinst/out" && ! grep -q '^not ok' "$oinst/out"; then
 		ok "make install PREFIX=...: pkg-config shmem builds shmem/amo, which runs"
 	else
@@ -1330,6 +1331,99 @@ if [ "$B" = "$PWD/build" ]; then
 	fi
 	rm -rf "$oinst"
 fi
+# OpenSHMEM's profiling interface (docs/shmem.md, "Profiling"): every
+# routine of libshmem (shared and archive) is also pshmem_X, and X is weak.
+# A counting library as tools build them (selftests/shmem/prof/mkcount.sh:
+# every routine, forwarded to pshmem_X) linked before libshmem sees a
+# program of known traffic (prof/known.c, SHMEM_NO_INLINE) exactly, on
+# every PE: shared, with the archives, and static.  Under it, conformance
+# programs pass, and it sees each routine they reference (all but their
+# failure paths' shmem_global_exit and shmem_long_atomic_add) and no other
+# (the layer's own calls stay inside).  oshcc's programs link libshmem.so.
+same_all() {	# same_all FILE FILE...: every FILE the same as the first
+	local want=$1 f
+	shift
+	for f; do
+		cmp -s "$want" "$f" || return 1
+	done
+}
+if [ "$B" = "$PWD/build" ] && [ -f "$B/lib/libshmem.so" ]; then
+	pdir=$(mktemp -d)
+	nm -D --defined-only "$B/lib/libshmem.so" | sed 's/@.*//' >"$pdir/dyn"
+	nm --defined-only "$B/lib/libshmem.a" 2>/dev/null >"$pdir/arc"
+	for lib in dyn arc; do
+		awk '$3 ~ /^shmemx?_[a-z0-9]/ { print $2, $3 }' "$pdir/$lib" | sort -u >"$pdir/plain"
+		awk '$3 ~ /^pshmemx?_[a-z0-9]/ && $2 == "T" { print substr($3, 2) }' "$pdir/$lib" |
+			sort -u >"$pdir/p"
+		nplain=$(wc -l <"$pdir/plain")
+		strong=$(awk '$1 != "W" { print $2 }' "$pdir/plain" | tr '\n' ' ')
+		missing=$(awk '{ print $2 }' "$pdir/plain" | comm -23 - "$pdir/p" | tr '\n' ' ')
+		if [ "$nplain" -gt 1000 ] && [ -z "$strong" ] && [ -z "$missing" ]; then
+			ok "profiling interface ($lib): $nplain routines, each weak and also pshmem_"
+		else
+			notok "profiling interface ($lib): $nplain routines; not weak: ${strong:0:200}; no pshmem_: ${missing:0:200}"
+		fi
+	done
+	if [ "$(uname -m)" = x86_64 ] && selftests/shmem/prof/mkcount.sh "$B/lib/libshmem.so" \
+		>"$pdir/count.c" 2>"$log" &&
+		cc -O2 -fPIC -shared -o "$pdir/libcount.so" "$pdir/count.c" 2>>"$log" &&
+		cc -O2 -c -o "$pdir/count.o" "$pdir/count.c" 2>>"$log"; then
+		"$B/bin/oshcc" -std=c11 -o "$pdir/known" selftests/shmem/prof/known.c 2>>"$log"
+		"$pdir/known" --expected >"$pdir/expected"
+		for how in "shared:-L$pdir -Wl,-rpath,$pdir -lcount" "archives:$pdir/count.o" \
+			"static:-static $pdir/count.o"; do
+			link=${how%%:*}
+			# shellcheck disable=SC2086 # the link arguments are words
+			if ! OSHCC_LINK=$([ "$link" = shared ] && echo shared || echo archives) \
+				"$B/bin/oshcc" -std=c11 -o "$pdir/known-$link" selftests/shmem/prof/known.c \
+				${how#*:} >"$log" 2>&1; then
+				notok "profiling ($link): known did not build: $(tail -n 2 "$log")"
+				continue
+			fi
+			for n in 1 2 3; do
+				rm -f "$pdir"/prof.*
+				if PROF_DIR=$pdir "$RUN" -n "$n" -t 60 "$pdir/known-$link" >"$log" 2>&1 &&
+					[ "$(ls "$pdir"/prof.* 2>/dev/null | wc -l)" -eq "$n" ] &&
+					same_all "$pdir/expected" "$pdir"/prof.*; then
+					ok "profiling ($link, $n PEs): the counting library sees known's calls and bytes exactly"
+				else
+					notok "profiling ($link, $n PEs): $(cat "$log" "$pdir"/prof.* 2>/dev/null | head -c 400)"
+				fi
+			done
+		done
+		for t in rma amo coll wait; do
+			rm -f "$pdir"/prof.*
+			if "$B/bin/oshcc" -std=c11 -DSHMEM_NO_INLINE -Iselftests/shmem -o "$pdir/$t" \
+				selftests/shmem/$t.c -L"$pdir" -Wl,-rpath,"$pdir" -lcount >"$log" 2>&1 &&
+				PROF_DIR=$pdir "$RUN" -n 2 -t 120 "$pdir/$t" >"$pdir/out" 2>>"$log" &&
+				grep -q '^1\.\.[0-9]' "$pdir/out" && ! grep -q '^not ok' "$pdir/out"; then
+				nm -u "$pdir/$t" | awk '{ sub(/@.*/, "", $2); print $2 }' |
+					grep -E '^shmemx?_[a-z0-9]' | grep -vxE 'shmem_global_exit|shmem_long_atomic_add' |
+					sort -u >"$pdir/ref"
+				cat "$pdir"/prof.* | awk '{ print $1 }' | sort -u >"$pdir/seen"
+				if cmp -s "$pdir/ref" <(comm -12 "$pdir/ref" "$pdir/seen") &&
+					[ -z "$(comm -13 "$pdir/ref" "$pdir/seen" | grep -vxE 'shmem_global_exit|shmem_long_atomic_add')" ]; then
+					ok "profiling: shmem/$t passes under the counting library, which sees each of its $(wc -l <"$pdir/ref") routines and no other"
+				else
+					notok "profiling: shmem/$t: not seen: $(comm -23 "$pdir/ref" "$pdir/seen" | head -5 | tr '\n' ' ') seen, not referenced: $(comm -13 "$pdir/ref" "$pdir/seen" | head -5 | tr '\n' ' ')"
+				fi
+			else
+				notok "profiling: shmem/$t under the counting library: $(tail -n 3 "$log" "$pdir/out")"
+			fi
+		done
+	elif [ "$(uname -m)" = x86_64 ]; then
+		notok "profiling: the counting library did not build: $(tail -n 3 "$log")"
+	else
+		echo "# profiling: the counting library's forwarders are x86-64 only"
+	fi
+	if ldd "$B/tests/shmem/rma" | grep -q 'libshmem\.so\.0 => .*/lib/libshmem\.so\.0'; then
+		ok "oshcc links libshmem.so by default (shmem/rma's libraries: libshmem.so.0)"
+	else
+		notok "oshcc's default link: $(ldd "$B/tests/shmem/rma" | tr '\n' ' ')"
+	fi
+	rm -rf "$pdir"
+fi
+
 # The shared library: a program linked against it runs, and it exports what
 # the installed headers name and nothing else (scripts/export-map.sh).
 if [ "$B" = "$PWD/build" ] && [ -f "$inst/usr/lib/libpgas.so.0" ]; then
