@@ -26,6 +26,11 @@ funcs() {
 map=$(mktemp)
 trap 'rm -f "$map"' EXIT
 for o in "$@"; do
+	# LTO bytecode would keep the old names: the objects must be machine code.
+	if "$READELF" -SW "$o" | grep -q '\.gnu\.lto_'; then
+		echo "pshmem-alias.sh: $o holds LTO bytecode (compile it with -fno-lto)" >&2
+		exit 1
+	fi
 	funcs "$o"
 done | awk '{ print $3 }' | sort -u | while read -r f; do
 	echo "$f p$f"

@@ -102,6 +102,17 @@ struct shmem__ctx {
 	int *to_world;			/* its PEs as world PEs (NULL: the same) */
 	int team_n;
 };
+/*
+ * SHMEM_CTX_DEFAULT and SHMEM_TEAM_WORLD / _SHARED are the addresses of
+ * shmem__ctx_default, shmem__team_world and shmem__team_shared: a program
+ * linked against libshmem.so holds its own copy of each (a copy
+ * relocation), as large as the type was when the program was linked.  So
+ * these types may change but never grow without a new SHMEM__FAST_ABI (old
+ * programs then fail to link) and soname.
+ */
+_Static_assert(sizeof(struct shmem__ctx) <= 56 && sizeof(struct shmem__team) <= 48,
+	       "struct shmem__ctx or shmem__team grew: programs hold copies of the "
+	       "predefined ones (bump SHMEM__FAST_ABI and the soname)");
 
 /* Closes (quiets, destroys) every live context of team t. */
 void shmem__ctx_team_gone(const char *call, struct shmem__team *t);
