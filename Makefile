@@ -129,11 +129,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
 VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
-.PHONY: shmem all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
+.PHONY: man shmem all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
         check-multihost \
         bench demo deps install clean modules modules_install install-kmod vmtests
 
-all: lib tools examples tests benches shmem
+all: lib tools examples tests benches shmem man
 
 ifeq ($(STATIC),)
 lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
@@ -170,9 +170,12 @@ $(B)/lib/libpgas.so: $(LIB_OBJS) $(B)/lib/libpgas.map
 	$(CC) -shared -Wl,-soname,libpgas.so.0 -Wl,--version-script=$(B)/lib/libpgas.map \
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(CONDUIT_LIBS)
 
+# -fno-lto: the profiling interface renames the routines in the objects'
+# machine code (scripts/pshmem-alias.sh); an LTO link would take the
+# untouched bytecode instead.
 $(B)/obj/shmem/%.o: shmem/%.c $(SHMEM_HDRS) $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ishmem/include $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ishmem/include $(CFLAGS) $(LIBFLAGS) -fno-lto -c -o $@ $<
 
 $(SHMEM_POBJS) $(B)/obj/pshmem/libshmem.map &: $(SHMEM_OBJS) scripts/pshmem-alias.sh
 	scripts/pshmem-alias.sh $(B)/obj/pshmem $(SHMEM_OBJS)
@@ -222,6 +225,23 @@ $(B)/bench/shmem_icount: bench/shmem/icount.c $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(
 		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	OSHCC_LINK=archives $(B)/bin/oshcc $(CFLAGS) -o $@ $<
+
+# Manual pages (man/, roff).  libpgas(7)'s ENVIRONMENT is made from the
+# library's one table of variables (pgasrun --env=roff), so it cannot drift.
+MAN_SRCS  := $(wildcard man/man[1-8]/*.[1-8])
+MAN_PAGES := $(MAN_SRCS:man/%=$(B)/man/%) $(B)/man/man7/libpgas.7
+man: $(MAN_PAGES)
+
+$(B)/man/%: man/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/man/man7/libpgas.7: man/man7/libpgas.7.in $(B)/bin/pgasrun
+	@mkdir -p $(dir $@)
+	$(B)/bin/pgasrun --env=roff >$@.env
+	sed -e '/^\.\\" @ENVIRONMENT@$$/{r $@.env' -e 'd' -e '}' $< >$@
+	rm -f $@.env
+	grep -q '^\.B PGAS_CONDUIT$$' $@
 
 $(B)/bin/pgasrun: tools/pgasrun.c $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
@@ -325,7 +345,7 @@ demo:
 comma := ,
 OSH_RPATH := $(if $(filter /usr,$(PREFIX)),,-Wl$(comma)-rpath$(comma)$(PREFIX)/lib)
 
-install: lib tools $(B)/lib/libshmem.a $(B)/lib/libshmem.so
+install: lib tools man $(B)/lib/libshmem.a $(B)/lib/libshmem.so
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas \
 	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
@@ -347,6 +367,10 @@ install: lib tools $(B)/lib/libshmem.a $(B)/lib/libshmem.so
 	    > $(DESTDIR)$(PREFIX)/bin/oshcc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/oshcc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' shmem/shmem.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmem.pc
+	for d in $(sort $(dir $(MAN_PAGES))); do \
+		install -d $(DESTDIR)$(PREFIX)/share/man/$$(basename $$d) && \
+		install -m 644 $$d*.[1-8] $(DESTDIR)$(PREFIX)/share/man/$$(basename $$d)/ || exit 1; \
+	done
 
 clean:
 	rm -rf build

@@ -1190,6 +1190,46 @@ else
 	notok "launcher argument errors: $rc1 $rc2 $(cat "$log")"
 fi
 
+# The usual conventions (issue 24): --help on stdout with the exit codes,
+# mpirun's -np and --np=N, "--" before the program, whose own options
+# (even -np) are left alone; an option that means something else here
+# (--host) is refused, named, with exit 2; oshrun's --help and --version.
+out=$("$RUN" --help 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^usage: pgasrun' <<<"$out" && grep -q '^Exit status' <<<"$out" &&
+	grep -q -- '-np N' <<<"$out"; then
+	ok "pgasrun --help: usage, options and exit codes on stdout, exit 0"
+else
+	notok "pgasrun --help: exit $rc: $out"
+fi
+fails=
+for args in "-np 2" "--np=2" "-n 2 --" "--np 2 --oversubscribe --timeout=60 --"; do
+	# shellcheck disable=SC2086 # the options are words
+	"$RUN" $args "$lc" ok >/dev/null 2>"$log" || fails="$fails [$args: $(head -c 200 "$log")]"
+done
+# The program's own -np and --: not the launcher's.
+out=$("$RUN" -n 1 /bin/echo -np 5 -- -t 2>&1)
+[ "$out" = "-np 5 -- -t" ] || fails="$fails [echo's arguments: $out]"
+if [ -z "$fails" ]; then
+	ok "pgasrun takes -np N, --np=N, --timeout=S, --oversubscribe and --; a program's own -np is its own"
+else
+	notok "pgasrun's mpirun spellings:$fails"
+fi
+"$RUN" --host a -n 2 "$lc" ok >/dev/null 2>"$log"
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--host" "$log"; then
+	ok "pgasrun --host (not its meaning here): refused with its name, exit 2"
+else
+	notok "pgasrun --host: exit $rc: $(cat "$log")"
+fi
+osh=$B/bin/oshrun
+if "$osh" --help | grep -q '^usage: oshrun' && "$osh" --version | grep -q '^oshrun' &&
+	"$osh" -np 2 -- "$lc" ok >/dev/null 2>"$log"; then
+	ok "oshrun --help, --version and -- before the program"
+else
+	notok "oshrun conventions: $(cat "$log")"
+fi
+
 # Every way a rank can leave at every point (scripts/check-lifecycle.sh), at
 # the ranks of this run among 2, 3 and 8.
 lc_ranks=$(for n in $RANKS; do case $n in 2 | 3 | 8) echo -n "$n " ;; esac; done)
@@ -1422,6 +1462,60 @@ if [ "$B" = "$PWD/build" ] && [ -f "$B/lib/libshmem.so" ]; then
 		notok "oshcc's default link: $(ldd "$B/tests/shmem/rma" | tr '\n' ' ')"
 	fi
 	rm -rf "$pdir"
+fi
+
+# Manual pages (man/, built into $B/man): each renders without a warning
+# from man and groff; every public call of the installed headers has its
+# section 3 page (or an alias); libpgas(7)'s ENVIRONMENT names every
+# variable of the library's table (pgasrun --env); make install puts them
+# where man finds them (man -M PREFIX/share/man).
+if [ "$B" = "$PWD/build" ]; then
+	if ! command -v man >/dev/null || ! command -v groff >/dev/null; then
+		notok "manual pages: man or groff missing (scripts/deps.sh test installs them)"
+	else
+		bad=
+		npages=0
+		for f in "$B"/man/man[1-8]/*.[1-8]; do
+			npages=$((npages + 1))
+			w=$(cd "$B/man" && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z \
+				"${f#"$B/man/"}" 2>&1 >/dev/null)
+			[ -z "$w" ] || bad="$bad [${f#"$B/man/"}: $(head -c 200 <<<"$w")]"
+		done
+		if [ -z "$bad" ] && [ "$npages" -gt 20 ]; then
+			ok "manual pages: $npages render without a warning (man --warnings)"
+		else
+			notok "manual pages ($npages):$bad"
+		fi
+		missing=$(grep -ohE '\bpgas_[a-z0-9][a-z0-9_]* *\(' libpgas/include/*.h | tr -d ' (' |
+			grep -v '__' | sort -u |
+			while read -r fn; do
+				grep -qE "^typedef .*\b$fn\b|\(\*$fn\)" libpgas/include/*.h && continue
+				[ -f "$B/man/man3/$fn.3" ] || echo "$fn"
+			done | tr '\n' ' ')
+		if [ -z "$missing" ]; then
+			ok "manual pages: every public call of the installed headers has its section 3 page"
+		else
+			notok "manual pages: no section 3 page for: $missing"
+		fi
+		env_names=$("$RUN" --env | grep -E '^PGAS_' | sort)
+		page_names=$(MANWIDTH=200 man -l "$B/man/man7/libpgas.7" 2>/dev/null |
+			sed -n '/^ENVIRONMENT/,/^[A-Z]/p' | grep -oE '^ +PGAS_[A-Z0-9_]+$' | tr -d ' ' | sort)
+		if [ -n "$env_names" ] && [ "$env_names" = "$page_names" ]; then
+			ok "libpgas(7) lists every variable of the table ($(wc -l <<<"$env_names"))"
+		else
+			notok "libpgas(7)'s ENVIRONMENT against pgasrun --env: $(diff <(echo "$env_names") <(echo "$page_names") | head -5 | tr '\n' ' ')"
+		fi
+		minst=$(mktemp -d)
+		if make -s install PREFIX="$minst" >/dev/null 2>"$log" &&
+			man -M "$minst/share/man" 3 pgas_put 2>>"$log" | grep -q 'pgas_put' &&
+			man -M "$minst/share/man" 1 oshrun 2>>"$log" | grep -q 'oshrun' &&
+			man -M "$minst/share/man" 7 libpgas 2>>"$log" | grep -q 'PGAS_CONDUIT'; then
+			ok "make install: man -M PREFIX/share/man finds pgas_put(3), oshrun(1), libpgas(7)"
+		else
+			notok "installed manual pages: $(tail -n 3 "$log")"
+		fi
+		rm -rf "$minst"
+	fi
 fi
 
 # The shared library: a program linked against it runs, and it exports what

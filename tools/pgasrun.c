@@ -2,7 +2,7 @@
 /*
  * pgasrun - starts an N-rank job on this host.
  *
- *   pgasrun -n N [-t SECONDS] [-v] program [args...]
+ *   pgasrun -n N [-t SECONDS] [-v] [--] program [args...]   (pgasrun --help)
  *
  * Relays the bootstrap all-gather (libpgas/boot/bootstrap.h), forwards
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT to the ranks, and when a rank exits with a
@@ -44,6 +44,7 @@
 #include <unistd.h>
 #include "pgas.h"
 #include "../conduit/conduit.h"
+#include "boot.h"
 #include "bootstrap.h"
 
 #define GRACE_MS 2000
@@ -87,12 +88,39 @@ static long long now_ms(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pgasrun -n N [-t SECONDS] [-v] program [args...]\n"
-		"       pgasrun --version   (and the conduits built in)\n"
-		"  -n N        number of ranks (1..%u)\n"
-		"  -t SECONDS  end the job (exit 124) if it runs longer\n"
-		"  -v          report each rank's start and exit\n",
-		PGAS_MAX_ENDPOINTS_LAUNCH);
+		"usage: pgasrun -n N [-t SECONDS] [-v] [--] program [args...]\n"
+		"       pgasrun --help | --version | --env[=roff]\n"
+		"Starts N ranks of program on this host (libpgas %d.%d).\n"
+		"  -n N, -np N, --np=N      number of ranks (1..%u)\n"
+		"  -t SECONDS, --timeout=S  end the job (exit 124) if it runs longer\n"
+		"  -v, --verbose            report each rank's start and exit\n"
+		"  --oversubscribe          accepted (ranks may outnumber cores anyway)\n"
+		"  --                       ends the options\n"
+		"  -h, --help               this text;  --version: the conduits built in\n"
+		"  --env                    libpgas's environment variables (libpgas(7))\n"
+		"Exit status: 0 when every rank ended with 0; else the first failing\n"
+		"rank's code, 128+N if a signal N killed it; 124 when -t ended the job;\n"
+		"127 when the program cannot be run; 2 for a usage error; 1 when the\n"
+		"launcher itself failed.\n",
+		PGAS_VERSION_MAJOR, PGAS_VERSION_MINOR, PGAS_MAX_ENDPOINTS_LAUNCH);
+}
+
+/*
+ * The spellings users bring from mpirun and oshrun that mean the same here:
+ * "-np N" is "-n N" (getopt would read it as -n p).  Only before the
+ * program: its own arguments are left alone.
+ */
+static void mpirun_spellings(int argc, char **argv)
+{
+	static char dash_n[] = "-n";
+
+	for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-np"))
+			argv[i] = dash_n;
+		if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "-t") || !strcmp(argv[i], "--np") ||
+		    !strcmp(argv[i], "--timeout"))
+			i++;	/* its value */
+	}
 }
 
 static void signal_all(int sig)
@@ -425,15 +453,35 @@ int main(int argc, char **argv)
 	int opt, sfd, *child_socks;
 	char *end;
 
-	if (argc > 1 && !strcmp(argv[1], "--version")) {
-		printf("pgasrun (libpgas %d.%d)\nconduits: %s\n", PGAS_VERSION_MAJOR,
-		       PGAS_VERSION_MINOR, pgas_conduit_list());
-		if (*pgas_conduit_missing())
-			printf("not built: %s\n", pgas_conduit_missing());
-		return 0;
-	}
-	while ((opt = getopt(argc, argv, "+n:t:vh")) != -1) {
+	static const struct option longs[] = {
+		{ "np", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "oversubscribe", no_argument, NULL, 'O' },
+		{ "env", optional_argument, NULL, 'E' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	mpirun_spellings(argc, argv);
+	while ((opt = getopt_long(argc, argv, "+n:t:vh", longs, NULL)) != -1) {
 		switch (opt) {
+		case 'V':
+			printf("pgasrun (libpgas %d.%d)\nconduits: %s\n", PGAS_VERSION_MAJOR,
+			       PGAS_VERSION_MINOR, pgas_conduit_list());
+			if (*pgas_conduit_missing())
+				printf("not built: %s\n", pgas_conduit_missing());
+			return 0;
+		case 'O':
+			break;
+		case 'E':	/* the variables' table (libpgas(7) is made of --env=roff) */
+			if (optarg && strcmp(optarg, "roff")) {
+				fprintf(stderr, "pgasrun: --env=%s: --env or --env=roff\n", optarg);
+				return 2;
+			}
+			pgas__config_doc(stdout, optarg != NULL);
+			return 0;
 		case 'n':
 			errno = 0;
 			n = strtoul(optarg, &end, 10);
@@ -458,12 +506,13 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
-			usage(stderr);
+		default:	/* getopt named the option */
+			fprintf(stderr, "pgasrun: see pgasrun --help\n");
 			return 2;
 		}
 	}
 	if (!n || optind >= argc) {
+		fprintf(stderr, "pgasrun: %s\n", !n ? "how many ranks? (-n N)" : "no program to run");
 		usage(stderr);
 		return 2;
 	}

@@ -86,6 +86,9 @@ extern bool pgas__cfg_loaded;
 /* Reads the environment; on a bad value fills msg and returns an error. */
 int pgas__config_load(char *msg, size_t msglen);
 void pgas__config_print(FILE *f);
+/* The table itself, for people: plain text, or man(7) roff (libpgas(7)'s
+ * ENVIRONMENT, pgasrun --env=roff). */
+void pgas__config_doc(FILE *f, bool roff);
 /*
  * The choices of a VAR_ENUM variable that another layer names: "auto" and
  * the conduits built in, for PGAS_CONDUIT (conduit/conduits.c, before

@@ -455,6 +455,64 @@ void pgas__config_print(FILE *f)
 	}
 }
 
+/* Text for roff: a backslash is \e; a line cannot start with . or '. */
+static void roff_text(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void pgas__config_doc(FILE *f, bool roff)
+{
+	static const char *const scope_text[] = {
+		[ENV_LOCAL] = "each rank its own",
+		[ENV_AGREE] = "the same on every rank (pgas_init checks it)",
+		[ENV_AGREE_KMOD] = "the same on every rank of a job over pgas.ko",
+		[ENV_RANK0] = "rank 0's value serves every rank",
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const struct env_var *v = &vars[i];
+		char range[96] = "";
+
+		if (v->kind == VAR_ENUM) {
+			size_t at = 0;
+
+			for (const char *const *c = v->choices; *c && at < sizeof(range); c++)
+				at += (size_t)snprintf(range + at, sizeof(range) - at, "%s%s",
+						       c == v->choices ? "" : ", ", *c);
+		} else if ((v->kind == VAR_UINT || v->kind == VAR_SIZE) && v->max) {
+			snprintf(range, sizeof(range), "%llu to %llu%s", v->min, v->max,
+				 v->kind == VAR_SIZE ? " bytes (suffix K, M, G)" : "");
+		}
+		if (!roff) {
+			fprintf(f, "%s\n    %s\n    default: %s%s%s; %s\n", v->name, v->help,
+				*v->dflt ? v->dflt : "(unset)", *range ? "; values: " : "", range,
+				scope_text[v->scope]);
+			continue;
+		}
+		fprintf(f, ".TP\n.B %s\n", v->name);
+		roff_text(f, v->help);
+		fputs(".\n.br\nDefault: ", f);
+		roff_text(f, *v->dflt ? v->dflt : "(unset)");
+		if (*range) {
+			fputs("; values: ", f);
+			roff_text(f, range);
+		}
+		fputs("; ", f);
+		roff_text(f, scope_text[v->scope]);
+		fputs(".\n", f);
+	}
+}
+
 /* ---- agreement between the ranks of a job ---------------------------------- */
 
 /* What every rank sends first: a digest of its values that must agree. */
