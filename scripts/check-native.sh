@@ -1222,6 +1222,16 @@ if [ $rc -eq 2 ] && grep -q -- "--host" "$log"; then
 else
 	notok "pgasrun --host: exit $rc: $(cat "$log")"
 fi
+# pgasctl's usage errors are 2 with or without pgas.ko (this host has none).
+"$B/bin/pgasctl" bogus >/dev/null 2>&1
+rc1=$?
+"$B/bin/pgasctl" destroy >/dev/null 2>&1
+rc2=$?
+if [ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && "$B/bin/pgasctl" --help | grep -q '^usage: pgasctl'; then
+	ok "pgasctl: an unknown command or a missing NIC number is a usage error (2); --help exits 0"
+else
+	notok "pgasctl usage errors: exit $rc1 and $rc2"
+fi
 osh=$B/bin/oshrun
 if "$osh" --help | grep -q '^usage: oshrun' && "$osh" --version | grep -q '^oshrun' &&
 	"$osh" -np 2 -- "$lc" ok >/dev/null 2>"$log"; then

@@ -155,6 +155,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/* A usage error is one (2) whether or not pgas.ko is there. */
+	if (strcmp(cmd, "list") && strcmp(cmd, "jobs") && strcmp(cmd, "endpoints") &&
+	    strcmp(cmd, "create") && strcmp(cmd, "monitor") &&
+	    (strcmp(cmd, "destroy") || argc != 3)) {
+		usage(stderr);
+		return 2;
+	}
 	sk = nl_socket_alloc();
 	if (!sk)
 		return die("socket", -NLE_NOMEM);
