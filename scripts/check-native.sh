@@ -1203,15 +1203,22 @@ else
 	notok "pgasrun --help: exit $rc: $out"
 fi
 fails=
-for args in "-np 2" "--np=2" "-n 2 --" "--np 2 --oversubscribe --timeout=60 --"; do
+for args in "-np 2" "--np=2" "-np=2" "-n 2 --" "--np 2 --oversubscribe --timeout=60 --"; do
 	# shellcheck disable=SC2086 # the options are words
 	"$RUN" $args "$lc" ok >/dev/null 2>"$log" || fails="$fails [$args: $(head -c 200 "$log")]"
 done
 # The program's own -np and --: not the launcher's.
 out=$("$RUN" -n 1 /bin/echo -np 5 -- -t 2>&1)
 [ "$out" = "-np 5 -- -t" ] || fails="$fails [echo's arguments: $out]"
+# A time limit is 1 second to a year: "-1" and an overflowing number were
+# taken (strtoul) and ended the job at once with 124.
+for tl in -1 " 2" 0 9300000000000000; do
+	"$RUN" -n 1 -t "$tl" /bin/true >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || fails="$fails [-t '$tl': exit $rc]"
+done
 if [ -z "$fails" ]; then
-	ok "pgasrun takes -np N, --np=N, --timeout=S, --oversubscribe and --; a program's own -np is its own"
+	ok "pgasrun takes -np N, -np=N, --np=N, --timeout=S, --oversubscribe and --; a program's own -np is its own; -t -1/0/overflow are usage errors"
 else
 	notok "pgasrun's mpirun spellings:$fails"
 fi
@@ -1234,8 +1241,10 @@ else
 fi
 osh=$B/bin/oshrun
 if "$osh" --help | grep -q '^usage: oshrun' && "$osh" --version | grep -q '^oshrun' &&
-	"$osh" -np 2 -- "$lc" ok >/dev/null 2>"$log"; then
-	ok "oshrun --help, --version and -- before the program"
+	"$osh" -np 2 -- "$lc" ok >/dev/null 2>"$log" &&
+	[ "$("$osh" -np 1 -- /bin/echo -np x 2>>"$log")" = "-np x" ] &&
+	! "$osh" -np 1 -t 0 /bin/true 2>/dev/null && ! "$osh" -np 1 -t '' /bin/true 2>/dev/null; then
+	ok "oshrun --help, --version and -- before the program (passed on to pgasrun); -t 0 or '' refused"
 else
 	notok "oshrun conventions: $(cat "$log")"
 fi

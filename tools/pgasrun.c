@@ -85,6 +85,8 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+#define TIME_LIMIT_MAX (366u * 86400)	/* -t: seconds */
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -107,16 +109,22 @@ static void usage(FILE *f)
 
 /*
  * The spellings users bring from mpirun and oshrun that mean the same here:
- * "-np N" is "-n N" (getopt would read it as -n p).  Only before the
+ * "-np N" is "-n N" (getopt would read it as -n p), "-np=N" is "--np=N"
+ * (oshrun's spellings).  Only before the
  * program: its own arguments are left alone.
  */
 static void mpirun_spellings(int argc, char **argv)
 {
 	static char dash_n[] = "-n";
+	char *np;
 
 	for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-np"))
 			argv[i] = dash_n;
+		else if (!strncmp(argv[i], "-np=", 4) && (np = malloc(strlen(argv[i]) + 2))) {
+			sprintf(np, "-%s", argv[i]);	/* --np=N */
+			argv[i] = np;
+		}
 		if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "-t") || !strcmp(argv[i], "--np") ||
 		    !strcmp(argv[i], "--timeout"))
 			i++;	/* its value */
@@ -492,11 +500,12 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 't':
+			/* Digits only (strtoul takes "-1" and " 2"); a year at most. */
 			errno = 0;
-			limit_s = strtoul(optarg, &end, 10);
-			if (errno || *end || limit_s == 0) {
-				fprintf(stderr, "pgasrun: -t %s: expected a number of seconds > 0\n",
-					optarg);
+			limit_s = optarg[0] >= '0' && optarg[0] <= '9' ? strtoul(optarg, &end, 10) : 0;
+			if (errno || !limit_s || *end || limit_s > TIME_LIMIT_MAX) {
+				fprintf(stderr, "pgasrun: -t %s: expected a number of seconds, 1..%u\n",
+					optarg, TIME_LIMIT_MAX);
 				return 2;
 			}
 			break;
@@ -592,8 +601,8 @@ int main(int argc, char **argv)
 			signal_all(SIGKILL);
 		if (aborting)
 			timeout = (int)(kill_deadline_ms > t ? kill_deadline_ms - t : 100);
-		else if (deadline_ms)
-			timeout = (int)(deadline_ms - t);
+		else if (deadline_ms)	/* poll's int: a day at most per wait */
+			timeout = (int)(deadline_ms - t < 86400000 ? deadline_ms - t : 86400000);
 		if (defer_deadline_ms && (timeout < 0 || timeout > defer_deadline_ms - t))
 			timeout = (int)(defer_deadline_ms > t ? defer_deadline_ms - t : 0);
 

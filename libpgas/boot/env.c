@@ -202,8 +202,10 @@ static int parse(const struct env_var *v, const char *s, unsigned long long *out
 	}
 	if (*s == '-')
 		return -1;
+	/* Decimal, or hexadecimal after 0x: a leading 0 is not octal (0100
+	 * meant 64, which nobody writing it means). */
 	errno = 0;
-	*out = strtoull(s, &end, 0);
+	*out = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
 	if (errno || end == s)
 		return -1;
 	if (v->kind == VAR_SIZE && *end) {
@@ -455,12 +457,14 @@ void pgas__config_print(FILE *f)
 	}
 }
 
-/* Text for roff: a backslash is \e; a line cannot start with . or '. */
+/* Text for roff: a backslash is \e; no line may start with . or '. */
 static void roff_text(FILE *f, const char *s)
 {
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
+	for (const char *line = s; *s; s++) {
+		if (s == line && (*s == '.' || *s == '\''))
+			fputs("\\&", f);
+		if (*s == '\n')
+			line = s + 1;
 		if (*s == '\\')
 			fputs("\\e", f);
 		else if (*s == '-')
@@ -479,6 +483,8 @@ void pgas__config_doc(FILE *f, bool roff)
 		[ENV_RANK0] = "rank 0's value serves every rank",
 	};
 
+	fputs(roff ? ".PP\nNumbers are decimal, or hexadecimal after 0x; sizes may end in K, M or G.\n"
+		   : "Numbers are decimal, or hexadecimal after 0x; sizes may end in K, M or G.\n", f);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const struct env_var *v = &vars[i];
 		char range[96] = "";

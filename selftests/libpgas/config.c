@@ -146,6 +146,8 @@ int main(int argc, char **argv)
 	unsetenv("PGAS_NRANKS");
 	unsetenv("PGAS_BOOT_FD");
 	expect_init_fails("PGAS_MBOX_SLOTS", "100", "powers of two");
+	/* Decimal: a leading 0 is not octal (0100 was taken as 64). */
+	expect_init_fails("PGAS_MBOX_SLOTS", "0100", "powers of two");
 	expect_init_fails("PGAS_MBOX_SLOTS", "8", "from 16 to 32768");
 	expect_init_fails("PGAS_WAIT_MODE", "fast", "auto|spin|yield|block");
 	expect_init_fails("PGAS_SEGMENT_SIZE", "12Q", "PGAS_SEGMENT_SIZE=12Q");
