@@ -278,6 +278,7 @@ check:
 	scripts/deps.sh vm
 	scripts/deps.sh kunit
 	scripts/deps.sh debugvm
+	scripts/deps.sh deb
 	scripts/deps.sh multihost
 	$(MAKE) all
 	scripts/check-all.sh
@@ -340,33 +341,37 @@ demo:
 	$(MAKE) all
 	$(B)/bin/pgasrun -n 4 -t 60 $(B)/examples/demo
 
-# oshcc's programs find the libraries of a prefix outside the loader's path
-# by their rpath.
+# LIBDIR: where the libraries go (a distribution's multiarch directory:
+# debian/rules).  oshcc's programs find the libraries of a prefix outside
+# the loader's path by their rpath.
+LIBDIR ?= $(PREFIX)/lib
 comma := ,
-OSH_RPATH := $(if $(filter /usr,$(PREFIX)),,-Wl$(comma)-rpath$(comma)$(PREFIX)/lib)
+OSH_RPATH := $(if $(filter /usr,$(PREFIX)),,-Wl$(comma)-rpath$(comma)$(LIBDIR))
 
 install: lib tools man $(B)/lib/libshmem.a $(B)/lib/libshmem.so
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pgas \
-	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(PREFIX)/lib/libpgas.so.0
-	ln -sf libpgas.so.0 $(DESTDIR)$(PREFIX)/lib/libpgas.so
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/pgas \
+	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(B)/lib/libpgas.so $(DESTDIR)$(LIBDIR)/libpgas.so.0
+	ln -sf libpgas.so.0 $(DESTDIR)$(LIBDIR)/libpgas.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/pgas/
 	install -m 755 $(B)/bin/pgasrun $(B)/bin/pgasctl $(B)/bin/pgas-tune $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBS_PRIVATE@|$(CONDUIT_LIBS)|' libpgas/pgas.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/pgas.pc
-	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/lib/libshmem.so $(DESTDIR)$(PREFIX)/lib/libshmem.so.0
-	ln -sf libshmem.so.0 $(DESTDIR)$(PREFIX)/lib/libshmem.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@LIBS_PRIVATE@|$(CONDUIT_LIBS)|' \
+		libpgas/pgas.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/pgas.pc
+	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(B)/lib/libshmem.so $(DESTDIR)$(LIBDIR)/libshmem.so.0
+	ln -sf libshmem.so.0 $(DESTDIR)$(LIBDIR)/libshmem.so
 	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 shmem/oshrun shmem/oshc++ $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include -I$(PREFIX)/include/pgas|' \
 	    -e 's|@OSH_LINK@|shared|' \
-	    -e 's|@OSH_LIBS@|$(PREFIX)/lib/libshmem.a $(PREFIX)/lib/libpgas.a $(CONDUIT_LIBS)|' \
-	    -e 's|@OSH_SHARED_LIBS@|-L$(PREFIX)/lib $(OSH_RPATH) -lshmem -lpgas|' shmem/oshcc.in \
+	    -e 's|@OSH_LIBS@|$(LIBDIR)/libshmem.a $(LIBDIR)/libpgas.a $(CONDUIT_LIBS)|' \
+	    -e 's|@OSH_SHARED_LIBS@|-L$(LIBDIR) $(OSH_RPATH) -lshmem -lpgas|' shmem/oshcc.in \
 	    > $(DESTDIR)$(PREFIX)/bin/oshcc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/oshcc
-	sed -e 's|@PREFIX@|$(PREFIX)|g' shmem/shmem.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmem.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' shmem/shmem.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/shmem.pc
 	for d in $(sort $(dir $(MAN_PAGES))); do \
 		install -d $(DESTDIR)$(PREFIX)/share/man/$$(basename $$d) && \
 		install -m 644 $$d*.[1-8] $(DESTDIR)$(PREFIX)/share/man/$$(basename $$d)/ || exit 1; \

@@ -9,6 +9,7 @@
 #   kmod-style    pgas.ko warning-free against 6.1 and 6.12 headers, sparse-clean
 #                 (-Wsparse-all), checkpatch-clean
 #   dkms          dkms add/build/install/remove of pgas.ko on the host, every kernel
+#   deb           the Debian packages: built, lintian-clean, their contents, used unpacked
 #   vm            qemu (TCG) boots Debian's kernels (6.1, 6.12): kselftests, the
 #                 fuzzer and libpgas over /dev/pgas; on the newest, the ofi conduit
 #                 over verbs;ofi_rxm on soft-RoCE (rdma_rxe)
@@ -73,6 +74,7 @@ build_or_fail SAN=asan && PGAS_TEST_RANKS="1 2 3 4" tier native-asan scripts/che
 build_or_fail SAN=tsan && PGAS_TEST_RANKS="1 2 3" tier native-tsan scripts/check-native.sh build/tsan
 tier kmod-style scripts/check-kmod-style.sh
 tier dkms scripts/check-dkms.sh
+tier deb scripts/check-deb.sh
 tier vm scripts/vm/run.sh
 tier debugvm scripts/debugvm/run.sh
 tier kunit scripts/kunit/run.sh

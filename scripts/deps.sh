@@ -9,6 +9,7 @@
 #                              sparse (the kmod-style tier)
 #   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
 #   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
+#   scripts/deps.sh deb      + debhelper, dh-dkms, lintian (the Debian packages' tier)
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 #   scripts/deps.sh multihost + Open MPI (mpirun: a PMIx launcher), libpmix-dev,
 #                              libfabric (fi_pingpong, fi_info), iproute2, util-linux,
@@ -24,11 +25,12 @@ kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils lib
 vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms sparse
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;
 debugvm) "$0" vm && "$0" kunit; exit ;;
+deb) want+=(dpkg-dev debhelper dh-dkms lintian fakeroot) ;;
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev)
 	want+=(hpcc) ;;	# GUPS: MPIRandomAccess (scripts/bench.sh gups)
 multihost) want+=(openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin iproute2 util-linux)
 	want+=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins) ;;
-*) echo "usage: $0 build|test|vm|kunit|debugvm|bench|multihost" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|vm|kunit|debugvm|deb|bench|multihost" >&2; exit 2 ;;
 esac
 
 missing=()
