@@ -47,12 +47,20 @@ for t in rma amo coll; do
 	cp "$B/tests/shmem/$t" "$ROOT/rxe/shmem/" || die "no $B/tests/shmem/$t (make shmem)"
 done
 # Every shared library these need, at its own path (the loader's default
-# search finds them), the loader itself included.
+# search finds them), the loader itself included; the build tree's own
+# (libshmem.so.0, libpgas.so.0: the OpenSHMEM programs link them, found by
+# their rpath) in the loader's default directory, since the tree may be
+# under /tmp, which the guest mounts a tmpfs over.
+tree=$(cd "$B" && pwd)
 for f in $progs "$fab" "$prov" "$ROOT"/rxe/bin/* "$ROOT"/rxe/shmem/*; do
 	ldd "$f" 2>/dev/null | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
 done | sort -u | while read -r lib; do
-	mkdir -p "$ROOT$(dirname "$lib")"
-	cp -L "$lib" "$ROOT$lib"
+	case $lib in
+	"$tree"/*) to=/usr/lib/x86_64-linux-gnu/$(basename "$lib") ;;
+	*) to=$lib ;;
+	esac
+	mkdir -p "$ROOT$(dirname "$to")"
+	cp -L "$lib" "$ROOT$to"
 done
 for f in "$fab" "$prov"; do
 	mkdir -p "$ROOT$(dirname "$f")"
