@@ -184,7 +184,9 @@ static int do_strided(int get, int f, unsigned t, char *rbase, char *lbase, cons
 			    : pgas_put_strided_nbi(t, rbase, ds, lbase, ss, sh->elemsz, sh->count,
 						   sh->levels);
 	} else {
-		const ptrdiff_t *ds = sh->ss, *ss = sh->ds;	/* local side has the source layout */
+		/* The remote side is the source: its layout (ss) may overlap;
+		 * the local destination's (ds) may not (pgas_vis.h). */
+		const ptrdiff_t *ds = sh->ds, *ss = sh->ss;
 
 		rc = f == 0 ? pgas_get_strided(lbase, ds, t, rbase, ss, sh->elemsz, sh->count, sh->levels)
 		   : f == 1 ? pgas_get_strided_nb(&h, lbase, ds, t, rbase, ss, sh->elemsz, sh->count,
@@ -222,11 +224,16 @@ static void test_random_strided(void)
 			rc = do_strided(0, f, t, slot(t) + sh.doff, (char *)loc + sh.soff, &sh);
 			T_EQ(pgas_get(got, t, slot(t), AREA), 0);
 		} else {
-			/* A get: the remote source has layout ds, the local destination ss. */
+			/* A get: the remote source has the source layout (ss, which may
+			 * overlap), the local destination the destination's (ds, which
+			 * may not).  It was the other way round: a get's local elements
+			 * could overlap, whose last value the API leaves unspecified, and
+			 * reads over the fabric that complete out of order then differed
+			 * from the reference (seed 139613284908, ofi, no peer mapped). */
 			memcpy(want, loc, AREA);
-			ref_strided((char *)want + sh.soff, sh.ss, (char *)img + sh.doff, sh.ds,
+			ref_strided((char *)want + sh.doff, sh.ds, (char *)img + sh.soff, sh.ss,
 				    sh.elemsz, sh.count, sh.levels);
-			rc = do_strided(1, f, t, slot(t) + sh.doff, (char *)loc + sh.soff, &sh);
+			rc = do_strided(1, f, t, slot(t) + sh.soff, (char *)loc + sh.doff, &sh);
 			memcpy(got, loc, AREA);
 		}
 		if (rc || memcmp(got, want, AREA)) {
