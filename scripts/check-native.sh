@@ -1024,7 +1024,7 @@ if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 		   [ "$own" -eq 3 ] && { [ "$refused" = 0 ] || [ "$said" -gt 0 ]; }; then
 			ok "$name"
 		else
-			notok "$name: exit $rc, $own of 3 ranks' statistics as wanted, $said said: $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: \|^  " | tail -n 6)"
+			notok "$name: exit $rc, plan lines $(echo "$out" | grep -c '^1\.\.3$'), $(echo "$out" | grep -c '^not ok') not ok, $own of 3 ranks' statistics as wanted, $said said: $(echo "$out" | grep '^not ok\|ThreadSanitizer\|^# ' | head -n 4) $(echo "$out" | grep -v "^ok\|^  PGAS\|^pgas: \|^  " | tail -n 6)"
 		fi
 	}
 	fep_check "ofi tcp, no peer mapped: ep_fabric -n 3 -t 3: each endpoint's RMA on its own fabric endpoint, none on the shared one" 0
