@@ -483,8 +483,8 @@ void pgas__config_doc(FILE *f, bool roff)
 		[ENV_RANK0] = "rank 0's value serves every rank",
 	};
 
-	fputs(roff ? ".PP\nNumbers are decimal, or hexadecimal after 0x; sizes may end in K, M or G.\n"
-		   : "Numbers are decimal, or hexadecimal after 0x; sizes may end in K, M or G.\n", f);
+	fputs(roff ? ".PP\n" : "", f);
+	fputs("Numbers are decimal, or hexadecimal after 0x; sizes may end in K, M or G.\n", f);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const struct env_var *v = &vars[i];
 		char range[96] = "";
