@@ -177,7 +177,7 @@ $(B)/obj/shmem/%.o: shmem/%.c $(SHMEM_HDRS) $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ishmem/include $(CFLAGS) $(LIBFLAGS) -fno-lto -c -o $@ $<
 
-$(SHMEM_POBJS) $(B)/obj/pshmem/libshmem.map &: $(SHMEM_OBJS) scripts/pshmem-alias.sh
+$(SHMEM_POBJS) $(B)/obj/pshmem/libshmem.map $(B)/obj/pshmem/pshmem.h &: $(SHMEM_OBJS) scripts/pshmem-alias.sh
 	scripts/pshmem-alias.sh $(B)/obj/pshmem $(SHMEM_OBJS)
 
 $(B)/lib/libshmem.a: $(SHMEM_POBJS)
@@ -199,7 +199,7 @@ $(B)/lib/libshmem.so: $(SHMEM_POBJS) $(B)/obj/pshmem/libshmem.map $(B)/lib/libpg
 $(B)/bin/oshcc: shmem/oshcc.in Makefile $(CONDUIT_MKS)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_LINK@|$(OSH_LINK)|' \
-	    -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include -I$(CURDIR)/libpgas/include -I$(CURDIR)/uapi $(SANFLAGS)|' \
+	    -e 's|@OSH_CFLAGS@|-I$(CURDIR)/shmem/include -I$(CURDIR)/$(B)/obj/pshmem -I$(CURDIR)/libpgas/include -I$(CURDIR)/uapi $(SANFLAGS)|' \
 	    -e 's|@OSH_LIBS@|$(CURDIR)/$(B)/lib/libshmem.a $(CURDIR)/$(B)/lib/libpgas.a $(CONDUIT_LIBS)|' \
 	    -e 's|@OSH_SHARED_LIBS@|-L$(CURDIR)/$(B)/lib -Wl,-rpath,$(CURDIR)/$(B)/lib -lshmem -lpgas|' $< >$@
 	chmod 755 $@
@@ -314,6 +314,7 @@ modules_install: modules
 install-kmod: modules_install
 	install -D -m 644 udev/60-pgas.rules $(DESTDIR)/etc/udev/rules.d/60-pgas.rules
 	install -D -m 644 udev/pgas.conf $(DESTDIR)/etc/modules-load.d/pgas.conf
+	install -D -m 644 udev/pgas-memlock.conf $(DESTDIR)/etc/security/limits.d/pgas.conf
 	getent group pgas >/dev/null || groupadd --system pgas
 
 vmtests: $(VMTESTS)
@@ -348,7 +349,7 @@ LIBDIR ?= $(PREFIX)/lib
 comma := ,
 OSH_RPATH := $(if $(filter /usr,$(PREFIX)),,-Wl$(comma)-rpath$(comma)$(LIBDIR))
 
-install: lib tools man $(B)/lib/libshmem.a $(B)/lib/libshmem.so
+install: lib tools man $(B)/lib/libshmem.a $(B)/lib/libshmem.so $(B)/obj/pshmem/pshmem.h
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/pgas \
 	           $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 $(B)/lib/libpgas.a $(DESTDIR)$(LIBDIR)/
@@ -362,7 +363,8 @@ install: lib tools man $(B)/lib/libshmem.a $(B)/lib/libshmem.so
 	install -m 644 $(B)/lib/libshmem.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(B)/lib/libshmem.so $(DESTDIR)$(LIBDIR)/libshmem.so.0
 	ln -sf libshmem.so.0 $(DESTDIR)$(LIBDIR)/libshmem.so
-	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 shmem/include/shmem.h shmem/include/shmemx.h $(B)/obj/pshmem/pshmem.h \
+		$(DESTDIR)$(PREFIX)/include/
 	install -m 755 shmem/oshrun shmem/oshc++ $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@CC@|$(CC)|' -e 's|@OSH_CFLAGS@|-I$(PREFIX)/include -I$(PREFIX)/include/pgas|' \
 	    -e 's|@OSH_LINK@|shared|' \

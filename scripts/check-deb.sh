@@ -1,13 +1,15 @@
 #!/bin/bash
 # The Debian packages (debian/): built from a clean copy of the tree with
 # dpkg-buildpackage, checked by lintian (no error; each warning named),
-# their contents checked, and used unpacked (dpkg-deb -x, nothing installed
-# on this host): a job over the shm conduit from the packaged pgasrun and
-# libpgas.so.0, a program built against the packaged headers, and an
-# OpenSHMEM program against the packaged libshmem.  Installing them
-# (dkms, udev, the group) is the VM's to test.  Ends with "N passed, N failed".
+# their symbols files checked against the libraries, their contents checked,
+# and used unpacked (dpkg-deb -x, nothing installed on this host): a job
+# over the shm conduit from the packaged pgasrun and libpgas.so.0, a program
+# built against the packaged headers, and an OpenSHMEM program against the
+# packaged libshmem.  Then installed for real, used and purged in the VM on
+# each stock kernel (scripts/vm/pkg.sh: dkms, udev, the group, a member's
+# job over pgas.ko).  Ends with "N passed, N failed".
 #
-#   scripts/check-deb.sh
+#   scripts/check-deb.sh            DEB_VM=0: without the VM part
 set -u
 cd "$(dirname "$0")/.." || exit 1
 pass=0
@@ -34,6 +36,14 @@ else
 	notok "deb: dpkg-buildpackage failed: $(tail -n 15 "$log")"
 	echo "$pass passed, $fail failed"
 	exit 1
+fi
+# dpkg-gensymbols (dh_makeshlibs) fails the build on a symbol gone and
+# warns on one new: debian/*.symbols must say exactly what the libraries
+# export (a new call: add its line, "dpkg-gensymbols -p... -O" prints them).
+if grep -q 'dpkg-gensymbols: warning' "$log"; then
+	notok "deb: the symbols files differ from the libraries: $(grep -A12 'dpkg-gensymbols: warning' "$log" | grep -E '^[+-] ' | head -n 8 | tr '\n' ' ')"
+else
+	ok "deb: debian/libpgas0.symbols and libpgas-shmem0.symbols list what the libraries export"
 fi
 pkgs="libpgas0 libpgas-dev pgas-tools pgas-dkms libpgas-shmem0 libpgas-shmem-dev"
 for p in $pkgs; do
@@ -65,7 +75,7 @@ want pgas-dkms "/usr/src/pgas-$ver/dkms.conf" "/usr/src/pgas-$ver/kmod/pgas_main
 	"/usr/src/pgas-$ver/uapi/pgas_abi.h" /lib/udev/rules.d/60-pgas.rules \
 	/usr/lib/modules-load.d/pgas.conf /usr/share/man/man4/pgas.4.gz
 want libpgas-shmem0 "/usr/lib/$ma/libshmem.so.0"
-want libpgas-shmem-dev /usr/include/shmem.h /usr/include/shmemx.h "/usr/lib/$ma/libshmem.a" \
+want libpgas-shmem-dev /usr/include/shmem.h /usr/include/shmemx.h /usr/include/pshmem.h "/usr/lib/$ma/libshmem.a" \
 	"/usr/lib/$ma/libshmem.so" "/usr/lib/$ma/pkgconfig/shmem.pc" /usr/bin/oshcc.pgas \
 	/usr/bin/oshrun.pgas /usr/share/man/man1/oshcc.pgas.1.gz
 
@@ -101,6 +111,19 @@ if cc -std=c11 -Wall -Werror -I"$root/usr/include" -I"$root/usr/include/pgas" -I
 	ok "deb: an OpenSHMEM program against libpgas-shmem-dev passes (shmem/rma, 2 PEs)"
 else
 	notok "deb: libpgas-shmem-dev: $(tail -n 5 "$log" "$work/out")"
+fi
+
+# Installed, used and purged in the VM on each stock kernel.
+if [ "${DEB_VM:-1}" != 0 ]; then
+	scripts/vm/pkg.sh "$work" >"$log" 2>&1
+	grep -v '^#   ' "$log"
+	line=$(grep -E '^pkgvm: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		notok "deb: the VM part printed no result line"
+	else
+		pass=$((pass + $(echo "$line" | sed -E 's/^pkgvm: ([0-9]+) passed.*/\1/')))
+		fail=$((fail + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
+	fi
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

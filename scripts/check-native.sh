@@ -1450,6 +1450,23 @@ if [ "$B" = "$PWD/build" ] && [ -f "$B/lib/libshmem.so" ]; then
 				fi
 			done
 		done
+		# A library written against <pshmem.h>, with the routines' types
+		# (prof/typed.c; C and C++ see every declaration of pshmem.h).
+		rm -f "$pdir"/typed.*
+		if "$B/bin/oshcc" -std=c11 -Wall -Wextra -Werror -pedantic -O2 -fPIC -shared \
+			-o "$pdir/libtyped.so" selftests/shmem/prof/typed.c >"$log" 2>&1 &&
+			echo '#include <pshmem.h>' | "$B/bin/oshc++" -Wall -Wextra -Werror -x c++ \
+				-fsyntax-only - >>"$log" 2>&1 &&
+			"$B/bin/oshcc" -std=c11 -o "$pdir/known-typed" selftests/shmem/prof/known.c \
+				-L"$pdir" -Wl,-rpath,"$pdir" -ltyped >>"$log" 2>&1 &&
+			PROF_DIR=$pdir "$RUN" -n 2 -t 60 "$pdir/known-typed" >>"$log" 2>&1 &&
+			grep -E '^shmem_(barrier_all|long_atomic_fetch_add|long_p|putmem) ' "$pdir/expected" \
+				>"$pdir/typed.want" && [ "$(wc -l <"$pdir/typed.want")" -eq 4 ] &&
+			same_all "$pdir/typed.want" "$pdir/typed.0" "$pdir/typed.1"; then
+			ok "profiling: a library written against pshmem.h (C11 -Werror, C++) sees known's calls exactly (2 PEs)"
+		else
+			notok "profiling: pshmem.h: $(tail -n 4 "$log"; cat "$pdir"/typed.* 2>/dev/null | head -c 300)"
+		fi
 		for t in rma amo coll wait; do
 			rm -f "$pdir"/prof.*
 			if "$B/bin/oshcc" -std=c11 -DSHMEM_NO_INLINE -Iselftests/shmem -o "$pdir/$t" \

@@ -10,6 +10,7 @@
 #   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
 #   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
 #   scripts/deps.sh deb      + debhelper, dh-dkms, lintian (the Debian packages' tier)
+#                              and udev, adduser, passwd (the packages installed in the VM)
 #   scripts/deps.sh bench    + Open MPI, MPICH (peers), valgrind, python3
 #   scripts/deps.sh multihost + Open MPI (mpirun: a PMIx launcher), libpmix-dev,
 #                              libfabric (fi_pingpong, fi_info), iproute2, util-linux,
@@ -25,7 +26,7 @@ kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils lib
 vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms sparse
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;
 debugvm) "$0" vm && "$0" kunit; exit ;;
-deb) want+=(dpkg-dev debhelper dh-dkms lintian fakeroot) ;;
+deb) want+=(dpkg-dev debhelper dh-dkms lintian fakeroot udev adduser passwd kmod) ;;	# udev, users: the VM part
 bench) want+=(valgrind python3 openmpi-bin libopenmpi-dev mpich libmpich-dev)
 	want+=(hpcc) ;;	# GUPS: MPIRandomAccess (scripts/bench.sh gups)
 multihost) want+=(openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin iproute2 util-linux)

@@ -1,10 +1,9 @@
 #!/bin/bash
 # rxe-root.sh KVER ROOT: adds to the VM tier's initramfs at ROOT what the
 # soft-RoCE part (scripts/vm/rxe.sh, guest side) needs: Debian's rdma_rxe
-# and the RDMA core modules of KVER (decompressed: busybox's insmod reads
-# plain .ko), in load order; the dynamic loader and the shared libraries
-# of libfabric, libibverbs (with the rxe provider and its .driver file),
-# librdmacm, iproute2's ip and rdma; and the dynamically linked ofi-enabled
+# and the RDMA core modules of KVER (scripts/vm/modules.sh); the dynamic
+# loader and the shared libraries of libfabric, libibverbs (with the rxe
+# provider and its .driver file), librdmacm, iproute2's ip and rdma; and the dynamically linked ofi-enabled
 # test programs of build/ (the static ones leave the ofi conduit out).
 # Exits non-zero, naming what is missing, when any of it is not there.
 set -eu
@@ -12,22 +11,10 @@ KVER=$1 ROOT=$2
 B=${RXE_BUILD:-build}
 die() { echo "rxe-root: $*" >&2; exit 1; }
 mkdir -p "$ROOT/rxe/mod" "$ROOT/rxe/bin" "$ROOT/rxe/shmem" "$ROOT/etc/libibverbs.d"
-# Load order from modprobe's own resolution of KVER's modules.dep.
 # crc32_generic is no declared dependency: rxe asks the crypto API for
 # "crc32" when a link is added, and without a modprobe in the initramfs
 # that fails ENOENT ("rdma_rxe: failed to add rxv0").
-: >"$ROOT/rxe/mod/order"
-for m in veth crc32_generic rdma_rxe rdma_ucm; do
-	/sbin/modprobe -S "$KVER" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" {print $2}'
-done | awk '!seen[$0]++' | while read -r ko; do
-	[ -f "$ko" ] || die "no module $ko"
-	name=$(basename "$ko"); name=${name%.xz}
-	case "$ko" in
-	*.xz) xz -dc "$ko" >"$ROOT/rxe/mod/$name" ;;
-	*) cp "$ko" "$ROOT/rxe/mod/$name" ;;
-	esac
-	echo "$name" >>"$ROOT/rxe/mod/order"
-done
+"$(dirname "$0")/modules.sh" "$KVER" "$ROOT/rxe/mod" veth crc32_generic rdma_rxe rdma_ucm
 grep -q rdma_rxe "$ROOT/rxe/mod/order" || die "modprobe finds no rdma_rxe for $KVER"
 prov=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 fab=$(ldconfig -p | awk '$1 == "libfabric.so.1" {print $NF; exit}')
