@@ -63,7 +63,7 @@ include $(CONDUIT_MKS)
 LIB_SRCS := libpgas/core/init.c libpgas/boot/env.c libpgas/boot/error.c \
             libpgas/core/am.c libpgas/core/rma.c libpgas/core/rma_ref.c libpgas/core/barrier.c \
             libpgas/core/wait.c libpgas/core/hsl.c libpgas/core/layer.c libpgas/core/thread.c libpgas/core/progress.c libpgas/core/atomic.c libpgas/core/signal.c \
-            libpgas/core/vis.c libpgas/core/ep.c libpgas/core/region.c libpgas/core/ctl.c libpgas/core/copy.c libpgas/core/peers.c \
+            libpgas/core/vis.c libpgas/core/ep.c libpgas/core/region.c libpgas/core/ctl.c libpgas/core/copy.c libpgas/core/peers.c libpgas/core/stats.c \
             libpgas/coll/coll.c libpgas/coll/coll_alg.c libpgas/coll/coll_reduce.c \
             libpgas/coll/coll_ref.c libpgas/coll/coll_light.c \
             libpgas/coll/coll_tune.c libpgas/coll/team.c libpgas/layers.c \
@@ -259,6 +259,8 @@ $(B)/bin/pgasctl: tools/pgasctl.c uapi/pgas_abi.h
 
 # Programs link the static library: the fast path is inline anyway.
 # lifecycle writes a bootstrap notice by hand.
+# stats_plain is stats.c without PGAS_INSTRUMENT.
+$(B)/tests/stats_plain: selftests/libpgas/stats.c
 $(B)/tests/%: selftests/libpgas/%.c selftests/libpgas/tap.h selftests/libpgas/pingpong.h $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(if $(filter lifecycle,$*),$(I_BOOT)) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/lib/libpgas.a $(CONDUIT_LIBS)

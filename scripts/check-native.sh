@@ -1390,6 +1390,72 @@ if [ "$B" = "$PWD/build" ]; then
 	fi
 	rm -rf "$oinst"
 fi
+# Statistics and tracing (docs/stats.md): a program of known traffic
+# (selftests/libpgas/stats.c, built with PGAS_INSTRUMENT; stats_plain
+# without) reports with PGAS_STATS exactly what it did on every rank, the
+# inline calls only where instrumented, to mapped peers and over the
+# remote paths (PGAS_MAP_PEERS=none); PGAS_TRACE writes one line for each
+# event the counts count.  The library's own messages and the wait steps
+# vary from run to run: present, not compared.
+sdir=$(mktemp -d)
+for c in "stats 2 mapped" "stats 3 mapped" "stats_plain 2 mapped" "stats 2 remote" \
+	"stats_plain 3 remote"; do
+	read -r prog n mode <<<"$c"
+	rm -f "$sdir"/st.*
+	"$B/tests/$prog" --expected "$mode" >"$sdir/want"
+	if env PGAS_STATS=1 PGAS_STATS_FILE="$sdir/st.%r" \
+		$([ "$mode" = remote ] && echo PGAS_MAP_PEERS=none) \
+		"$RUN" -n "$n" -t 60 "$B/tests/$prog" >"$log" 2>&1; then
+		bad=
+		for r in $(seq 0 $((n - 1))); do
+			grep -v -e '^#' -e '^am\.library\.' -e '^wait ' "$sdir/st.$r" 2>/dev/null |
+				cmp -s - "$sdir/want" || bad="$bad $r"
+			# Whether the inline calls were counted, said in the report.
+			grep -q '^# the inline calls .* not counted' "$sdir/st.$r" 2>/dev/null
+			[ $? -eq "$([ "$prog" = stats ] && echo 1 || echo 0)" ] || bad="$bad $r(comment)"
+		done
+		if [ -z "$bad" ]; then
+			ok "PGAS_STATS: $prog ($mode, $n ranks) reports its traffic exactly on every rank ($(wc -l <"$sdir/want") counters)"
+		else
+			notok "PGAS_STATS: $prog ($mode, $n ranks): ranks$bad differ: $(diff "$sdir/want" <(grep -v '^#' "$sdir/st.${bad# }" 2>/dev/null) | head -n 8 | tr '\n' ' ')"
+		fi
+	else
+		notok "PGAS_STATS: $prog ($mode, $n ranks) failed: $(tail -n 4 "$log")"
+	fi
+done
+rm -f "$sdir"/st.* "$sdir"/tr.*
+if PGAS_STATS=1 PGAS_STATS_FILE="$sdir/st.%r" PGAS_TRACE=31 PGAS_TRACE_FILE="$sdir/tr.%r" \
+	"$RUN" -n 2 -t 60 "$B/tests/stats" >"$log" 2>&1; then
+	bad=
+	for r in 0 1; do
+		# Each event's lines in the trace, against its count; times in order.
+		grep -v '^#' "$sdir/tr.$r" | awk '{ print $2 }' | sort | uniq -c |
+			awk '{ print $2, $1 }' >"$sdir/traced"
+		grep -v -e '^#' -e '^wait ' -e '^put\.mapped\.' -e '^get\.mapped\.' "$sdir/st.$r" |
+			awk '{ print $1, $2 }' | sort >"$sdir/counted"
+		cmp -s "$sdir/traced" "$sdir/counted" || bad="$bad $r"
+		grep -v '^#' "$sdir/tr.$r" | awk 'p > $1 { exit 1 } { p = $1 }' || bad="$bad $r(order)"
+	done
+	if [ -z "$bad" ]; then
+		ok "PGAS_TRACE=31: each rank's trace has one line per event PGAS_STATS counts, in time order"
+	else
+		notok "PGAS_TRACE: ranks$bad: $(diff "$sdir/counted" "$sdir/traced" | head -n 6 | tr '\n' ' ')"
+	fi
+else
+	notok "PGAS_TRACE: stats under PGAS_TRACE=31 failed: $(tail -n 4 "$log")"
+fi
+rm -f "$sdir"/tr.*
+if PGAS_TRACE=4 PGAS_TRACE_FILE="$sdir/tr.%r" "$RUN" -n 2 -t 60 "$B/tests/stats" >"$log" 2>&1 &&
+	! grep -qv -e '^#' -e ' am\.' "$sdir/tr.0" && grep -q ' am\.short\.request ' "$sdir/tr.0" &&
+	[ ! -s "$log" ]; then
+	ok "PGAS_TRACE=4 traces AM only; without PGAS_STATS nothing is printed"
+else
+	notok "PGAS_TRACE=4: $(head -n 3 "$log" "$sdir/tr.0" 2>/dev/null)"
+fi
+run_exit 1 'PGAS_STATS' "PGAS_STATS=2 is refused, naming the variable" \
+	env PGAS_STATS=2 "$RUN" -n 1 -t 60 "$B/tests/stats"
+rm -rf "$sdir"
+
 # OpenSHMEM's profiling interface (docs/shmem.md, "Profiling"): every
 # routine of libshmem (shared and archive) is also pshmem_X, and X is weak.
 # A counting library as tools build them (selftests/shmem/prof/mkcount.sh:

@@ -79,6 +79,10 @@ struct pgas_config {
 	unsigned coll_debug;
 	unsigned coll_unmapped;	/* PGAS_COLL_UNMAPPED: coll maps no peer (test knob) */
 	char coll_force[PGAS_COLL_NKINDS][PGAS__CFG_STR];
+	unsigned stats;		/* PGAS_STATS */
+	char stats_file[PGAS__CFG_STR];
+	unsigned trace;		/* PGAS_TRACE: a mask (core/stats.c) */
+	char trace_file[PGAS__CFG_STR];
 };
 
 extern struct pgas_config pgas__cfg;

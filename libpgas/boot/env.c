@@ -151,6 +151,17 @@ static const struct env_var vars[] = {
 	{ "PGAS_SEGMENT_SIZE", ENV_LOCAL, VAR_SIZE, "64M", 4096, 1ull << 40, NULL,
 	  CFG(segment_size),
 	  "segment bytes when pgas_attach is given 0 (suffix K, M, G)" },
+	/* Statistics and tracing (core/stats.c, docs/stats.md). */
+	{ "PGAS_STATS", ENV_LOCAL, VAR_UINT, "0", 0, 1, NULL, CFG(stats),
+	  "1 = at its end each rank prints the counts and bytes of what it did (inline calls "
+	  "only in a program built with -DPGAS_INSTRUMENT)" },
+	{ "PGAS_STATS_FILE", ENV_LOCAL, VAR_STR, "", 0, 0, NULL, CFG(stats_file),
+	  "PGAS_STATS's file, %r the rank; empty = standard error" },
+	{ "PGAS_TRACE", ENV_LOCAL, VAR_UINT, "0", 0, 31, NULL, CFG(trace),
+	  "events each rank writes as they happen, a mask: 1 put/get, 2 atomics, 4 AM, "
+	  "8 waits, 16 barriers and collectives" },
+	{ "PGAS_TRACE_FILE", ENV_LOCAL, VAR_STR, "pgas-trace.%r", 0, 0, NULL, CFG(trace_file),
+	  "PGAS_TRACE's file, %r the rank" },
 	{ "PGAS_VERBOSEENV", ENV_LOCAL, VAR_UINT, "0", 0, 2, NULL, CFG(verbose_env),
 	  "1 = rank 0 prints this table at init; 2 = with the unset forcing knobs" },
 	{ "PGAS_UNKNOWN_ENV", ENV_LOCAL, VAR_ENUM, "warn", 0, 0, unknown_modes, CFG(unknown_env),

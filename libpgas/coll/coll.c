@@ -952,6 +952,8 @@ static int start_locked(pgas_coll_handle_t *h, const char *call, pgas_team_t tea
 		op_release(op);
 		return rc;
 	}
+	if (a->kind == PGAS_COLL_BARRIER && PGAS__UNLIKELY(pgas__notes_on))
+		pgas__ev_coll(PGAS_COLL_BARRIER, team->choice[PGAS_COLL_BARRIER][0].alg);
 	if (a->kind != PGAS_COLL_BARRIER) {
 		pgas__choose(op);
 		/* The reference algorithms stage nothing: one chunk. */

@@ -559,6 +559,17 @@ void pgas__tune_team(struct pgas_team *t)
 		tune_kind(t, k);
 }
 
+const char *pgas__alg_name(unsigned alg)
+{
+	static const char *const names[ALG_NALGS] = {
+		[ALG_TREE] = "tree", [ALG_FLAT] = "flat", [ALG_BRUCK] = "bruck",
+		[ALG_CHAIN] = "chain", [ALG_DISSEM] = "dissem", [ALG_REF] = "ref",
+		[ALG_HIER] = "hier",
+	};
+
+	return alg < ALG_NALGS ? names[alg] : "?";
+}
+
 void pgas__choose(struct pgas__coll_op *op)
 {
 	struct pgas_team *t = op->team;
@@ -566,6 +577,8 @@ void pgas__choose(struct pgas__coll_op *op)
 	char spec[64];
 
 	op->ch = t->choice[op->kind][b];
+	if (PGAS__UNLIKELY(pgas__notes_on))
+		pgas__ev_coll(op->kind, op->ch.alg);
 	if (pgas__cfg.coll_verbose && !(t->told[op->kind] & (1u << b))) {
 		t->told[op->kind] |= 1u << b;
 		if (t->rank == 0) {

@@ -347,11 +347,26 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 	return PGAS_OK;
 }
 
+/* PGAS_STATS, PGAS_TRACE: a message sent, when rc is 0 (kind: 0 Short,
+ * 1 Medium, 2 Long; handler 0: the library's own). */
+static int sent(int rc, unsigned chan, unsigned kind, unsigned handler, unsigned eid, size_t n)
+{
+	static const enum pgas__ev ev[3][2] = {
+		{ PGAS__EV_AM_SHORT_REQ, PGAS__EV_AM_SHORT_REP },
+		{ PGAS__EV_AM_MEDIUM_REQ, PGAS__EV_AM_MEDIUM_REP },
+		{ PGAS__EV_AM_LONG_REQ, PGAS__EV_AM_LONG_REP },
+	};
+
+	if (PGAS__UNLIKELY(pgas__notes_on) && rc == PGAS_OK)
+		pgas__ev(handler ? ev[kind][chan == PGAS_CHAN_REPLY] : PGAS__EV_AM_LIB_SENT, eid, n);
+	return rc;
+}
 
 int pgas__am_ctl_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
 		      unsigned nargs, bool imm)
 {
-	return am_send(ep, chan, eid, PGAS_MSG_SHORT, 0, args, nargs, NULL, 0, NULL, 0, imm, NULL);
+	return sent(am_send(ep, chan, eid, PGAS_MSG_SHORT, 0, args, nargs, NULL, 0, NULL, 0, imm,
+			    NULL), chan, 0, 0, eid, nargs * 4u);
 }
 
 /* The one-slot Short at ticket t of ring chan, once it has room. */
@@ -384,9 +399,11 @@ int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
 	if (rc)
 		return rc;
 	if (nargs <= PGAS_SLOT_PAYLOAD / 4 && !imm)	/* one slot: as the inline call sends */
-		return pgas__am_short_send(ep, eid, handler, args, nargs, 1);
-	return am_send(ep, PGAS_CHAN_REQUEST, eid, PGAS_MSG_SHORT, handler, args, nargs, NULL, 0,
-		       NULL, 0, imm, NULL);
+		rc = pgas__am_short_send(ep, eid, handler, args, nargs, 1);
+	else
+		rc = am_send(ep, PGAS_CHAN_REQUEST, eid, PGAS_MSG_SHORT, handler, args, nargs,
+			     NULL, 0, NULL, 0, imm, NULL);
+	return sent(rc, PGAS_CHAN_REQUEST, 0, handler, eid, nargs * 4u);
 }
 
 static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
@@ -407,7 +424,8 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
 	if (nbytes > pgas__cfg.max_medium)
 		return pgas__err(PGAS_ERR_SIZE, call, "nbytes %zu > pgas_am_max_medium() = %u",
 				 nbytes, pgas__cfg.max_medium);
-	return medium_send(ep, call, chan, eid, handler, buf, nbytes, args, nargs, imm);
+	return sent(medium_send(ep, call, chan, eid, handler, buf, nbytes, args, nargs, imm), chan,
+		    1, handler, eid, nbytes);
 }
 
 /*
@@ -418,7 +436,8 @@ static int medium(struct pgas__state *ep, const char *call, unsigned chan, unsig
 int pgas__am_ref_send(struct pgas__state *ep, unsigned chan, unsigned eid, const uint32_t *args,
 		      unsigned nargs, const void *buf, size_t nbytes, bool imm)
 {
-	return medium_send(ep, "pgas (remote path)", chan, eid, 0, buf, nbytes, args, nargs, imm);
+	return sent(medium_send(ep, "pgas (remote path)", chan, eid, 0, buf, nbytes, args, nargs,
+				imm), chan, 1, 0, eid, nbytes);
 }
 
 static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
@@ -486,8 +505,8 @@ static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsign
 		return pgas__err(PGAS_ERR_INVAL, call, "buf is NULL but nbytes is %zu", nbytes);
 	rank = pgas__peer_of(ep, chan, eid)->owner;	/* the payload goes to its owner's segment */
 	if (!pgas__rank_mapped(rank))	/* the payload travels in messages (rma_ref.c) */
-		return pgas__ref_long(ep, call, chan, eid, rank, handler, buf, nbytes, dst, args,
-				      nargs, imm);
+		return sent(pgas__ref_long(ep, call, chan, eid, rank, handler, buf, nbytes, dst,
+					   args, nargs, imm), chan, 2, handler, eid, nbytes);
 	if (!pgas__ep_map(ep, rank, dst, nbytes, &d))
 		return pgas__rma_fail(call, rank, dst, nbytes);
 	/* An immediate Long: am_send copies the payload once it holds the
@@ -497,8 +516,9 @@ static int long_(struct pgas__state *ep, const char *call, unsigned chan, unsign
 	 * the payload before the header. */
 	if (!imm)
 		pgas__copy(d, buf, nbytes);
-	return am_send(ep, chan, eid, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref), NULL,
-		       0, imm, imm ? &(const struct long_copy){ d, buf, nbytes } : NULL);
+	return sent(am_send(ep, chan, eid, PGAS_MSG_LONG, handler, args, nargs, &ref, sizeof(ref),
+			    NULL, 0, imm, imm ? &(const struct long_copy){ d, buf, nbytes } : NULL),
+		    chan, 2, handler, eid, nbytes);
 }
 
 int pgas_ep_am_request_medium(pgas_ep_t ep, unsigned eid, unsigned handler, const void *buf,
@@ -603,15 +623,17 @@ int pgas_am_reply_short(pgas_token_t token, unsigned handler, const uint32_t *ar
 	bool imm;
 
 	if (PGAS__LIKELY(reply_short_plain(token, handler, args, nargs)))
-		return reply_short_send(token, handler, args, nargs);
+		return sent(reply_short_send(token, handler, args, nargs), PGAS_CHAN_REPLY, 0,
+			    handler, token->src, nargs * 4u);
 	rc = take_token(call, token);
 
 	if (!rc)
 		rc = check_am(token->ep, call, PGAS_CHAN_REPLY, token->src, &handler, args, nargs,
 			      &imm);
 	if (!rc)
-		rc = am_send(token->ep, PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler, args,
-			     nargs, NULL, 0, NULL, 0, imm, NULL);
+		rc = sent(am_send(token->ep, PGAS_CHAN_REPLY, token->src, PGAS_MSG_SHORT, handler,
+				  args, nargs, NULL, 0, NULL, 0, imm, NULL), PGAS_CHAN_REPLY, 0,
+			  handler, token->src, nargs * 4u);
 	if (!rc)
 		token->replied = true;
 	return rc;
@@ -725,6 +747,19 @@ run_handler(struct pgas__state *ep, unsigned chan, struct pgas_token *tok, unsig
 			      memory_order_release);
 }
 
+/* PGAS_STATS, PGAS_TRACE: a message handled here (handler 0: the library's). */
+static void received(unsigned chan, unsigned type, unsigned handler, unsigned src, size_t n)
+{
+	static const enum pgas__ev ev[3][2] = {
+		{ PGAS__EV_RECV_SHORT_REQ, PGAS__EV_RECV_SHORT_REP },
+		{ PGAS__EV_RECV_MEDIUM_REQ, PGAS__EV_RECV_MEDIUM_REP },
+		{ PGAS__EV_RECV_LONG_REQ, PGAS__EV_RECV_LONG_REP },
+	};
+	unsigned kind = type == PGAS_MSG_SHORT ? 0 : type == PGAS_MSG_LONG ? 2 : 1;
+
+	pgas__ev(handler ? ev[kind][chan == PGAS_CHAN_REPLY] : PGAS__EV_RECV_LIB, src, n);
+}
+
 /* Handles the message at the head of ep's ring 'chan' (its status s). */
 static int handle_one(struct pgas__state *ep, unsigned chan, uint64_t s)
 {
@@ -797,6 +832,8 @@ static int handle_one(struct pgas__state *ep, unsigned chan, uint64_t s)
 	default:
 		pgas__fatal("unknown message type %u from rank %u", type, tok.src);
 	}
+	if (PGAS__UNLIKELY(pgas__notes_on))
+		received(chan, type, handler, tok.src, type == PGAS_MSG_SHORT ? nargs * 4u : nbytes);
 	run_handler(ep, chan, &tok, k, fn, buf, nbytes, body, nargs);
 	return 1;
 }
@@ -818,6 +855,8 @@ static int handle_short(struct pgas__state *ep, unsigned chan, uint64_t s)
 			   PGAS_STATUS_LEN(s) != nargs * 4))
 		return handle_one(ep, chan, s);
 	tok.from = sender_of(ep, tok.src);
+	if (PGAS__UNLIKELY(pgas__notes_on))
+		received(chan, PGAS_MSG_SHORT, 1, tok.src, nargs * 4u);
 	run_handler(ep, chan, &tok, 1, fn, NULL, 0, ep->inbox[chan].next->payload, nargs);
 	return 1;
 }

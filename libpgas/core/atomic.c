@@ -223,19 +223,22 @@ struct pgas__val_ret pgas__ad_miss(const struct pgas__ad_miss_args *x)
 		return r;
 	if (valid && (ad->key & AD_FABRIC) && pgas__job.attached && x->rank < pgas__g.nranks &&
 	    pgas__ref_in_bounds(x->rank, x->addr, size)) {
-		r.rc = pgas__ref_amo_by_fabric(x->call, x->rank, (void *)x->addr, x->dt, x->op,
-					       x->a, x->b, &r.value);
+		r.rc = pgas__ev_ok(pgas__ref_amo_by_fabric(x->call, x->rank, (void *)x->addr, x->dt,
+							   x->op, x->a, x->b, &r.value),
+				   PGAS__EV_AMO_REMOTE, x->rank, size);
 		return r;
 	}
 	if (valid && pgas__ref_takes(x->rank, x->addr, size)) {
-		r.rc = pgas__ref_amo(x->call, x->rank, (void *)x->addr, x->dt, x->op, x->flags,
-				     x->a, x->b, &r.value);
+		r.rc = pgas__ev_ok(pgas__ref_amo(x->call, x->rank, (void *)x->addr, x->dt, x->op,
+						 x->flags, x->a, x->b, &r.value),
+				   PGAS__EV_AMO_REMOTE, x->rank, size);
 		return r;
 	}
 	/* A mapped rank: a routed domain's, or one that came here to release. */
 	if (valid && pgas__map(x->rank, x->addr, size, &p) && !((uintptr_t)p & (size - 1))) {
 		r.value = pgas__ad_exec(x->dt, p, x->op, x->a, x->b, x->flags);
-		r.rc = pgas__rma_check(x->call, x->rank);
+		r.rc = pgas__ev_ok(pgas__rma_check(x->call, x->rank), PGAS__EV_AMO_MAPPED, x->rank,
+				   size);
 		if ((ad->key & AD_ROUTED) && pgas__may_wait())
 			(void)pgas_poll();	/* serve the remote ranks' operations */
 		return r;

@@ -514,7 +514,7 @@ static int do_wait(uint32_t id, unsigned flags)
 			pgas__wait_step(&w);
 		} while (!advance());
 	}
-	return finish(call, id, flags);
+	return pgas__ev_ok(finish(call, id, flags), PGAS__EV_BARRIER, pgas__g.rank, 0);
 }
 
 static int do_try(uint32_t id, unsigned flags)
@@ -530,7 +530,7 @@ static int do_try(uint32_t id, unsigned flags)
 	if (!advance())
 		return PGAS__UNLIKELY(pgas__leavers()) && (rc = gone(call)) != 0 ? rc
 									   : PGAS_ERR_NOT_READY;
-	return finish(call, id, flags);
+	return pgas__ev_ok(finish(call, id, flags), PGAS__EV_BARRIER, pgas__g.rank, 0);
 }
 
 /*

@@ -245,6 +245,8 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 						    : &pgas__rank_state(0)->leavers;
 		rc = pgas__layers_attach(1, msg, sizeof(msg));
 	}
+	if (!rc)	/* from here on, what the program does (not pgas_attach's own) */
+		pgas__notes_start();
 	if (rc && *msg)
 		return pgas__err(rc, call, "%s", msg);
 	return rc;
@@ -405,6 +407,7 @@ static void finalize(unsigned how)
 		pgas__progress_thread_end();
 		(void)pgas__mt_enter("pgas_exit");	/* kept: the process ends */
 		leave_job(how);
+		pgas__notes_report();
 	}
 	else
 		pgas_boot_tell(PGAS_BOOT_LEAVING);

@@ -603,4 +603,46 @@ static inline int pgas__check_attached(const char *call)
 /* The same, and that rank is a rank of the job. */
 int pgas__check_rank(const char *call, unsigned rank);
 
+/* ---- statistics and tracing (stats.c, docs/stats.md) --------------------- */
+
+/* What PGAS_STATS counts and PGAS_TRACE writes, noted out of line. */
+enum pgas__ev {
+	PGAS__EV_PUT_MAPPED, PGAS__EV_GET_MAPPED,	/* the first four: by size too */
+	PGAS__EV_PUT_REMOTE, PGAS__EV_GET_REMOTE,
+	PGAS__EV_AMO_MAPPED, PGAS__EV_AMO_REMOTE,
+	PGAS__EV_PUT_SIGNAL,
+	/* Messages for a user's handler, sent (bytes: the payload) ... */
+	PGAS__EV_AM_SHORT_REQ, PGAS__EV_AM_SHORT_REP,
+	PGAS__EV_AM_MEDIUM_REQ, PGAS__EV_AM_MEDIUM_REP,
+	PGAS__EV_AM_LONG_REQ, PGAS__EV_AM_LONG_REP,
+	PGAS__EV_AM_LIB_SENT,		/* ... and the library's own (handler 0) */
+	PGAS__EV_RECV_SHORT_REQ, PGAS__EV_RECV_SHORT_REP,	/* handled here */
+	PGAS__EV_RECV_MEDIUM_REQ, PGAS__EV_RECV_MEDIUM_REP,
+	PGAS__EV_RECV_LONG_REQ, PGAS__EV_RECV_LONG_REP,
+	PGAS__EV_RECV_LIB,
+	PGAS__EV_WAIT,			/* a wait step: bytes are its nanoseconds */
+	PGAS__EV_BARRIER,
+	PGAS__EV_COLL,			/* pgas__ev_coll's, by kind and algorithm */
+	PGAS__EV_N
+};
+extern bool pgas__notes_on;	/* PGAS_STATS or PGAS_TRACE */
+void pgas__ev(enum pgas__ev e, unsigned rank, size_t n);
+#define PGAS__EV(e, rank, n)						\
+	do {								\
+		if (PGAS__UNLIKELY(pgas__notes_on))			\
+			pgas__ev((e), (rank), (n));			\
+	} while (0)
+/* rc, and e noted when rc is PGAS_OK. */
+static inline int pgas__ev_ok(int rc, enum pgas__ev e, unsigned rank, size_t n)
+{
+	if (PGAS__UNLIKELY(pgas__notes_on) && rc == PGAS_OK)
+		pgas__ev(e, rank, n);
+	return rc;
+}
+void pgas__ev_coll(unsigned kind, unsigned alg);
+uint64_t pgas__wait_clock(void);
+void pgas__ev_wait(uint64_t started);
+void pgas__notes_start(void);	/* once the job is attached */
+void pgas__notes_report(void);	/* at the rank's end */
+
 #endif /* PGAS_INTERNAL_H */

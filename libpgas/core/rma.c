@@ -69,8 +69,10 @@ struct pgas__val_ret pgas__rma_miss(struct pgas__state *ep, unsigned kind, unsig
 	pgas_handle_t h = PGAS_HANDLE_DONE;
 
 	if (miss_args_ok(kind, n) && pgas__ref_takes(rank, remote, n)) {
-		r.rc = pgas__ref_rma(ep, call, kind & PGAS__K_GET, miss_form(kind),
-				     kind & PGAS__K_NB ? &h : NULL, rank, remote, local, n);
+		r.rc = pgas__ev_ok(pgas__ref_rma(ep, call, kind & PGAS__K_GET, miss_form(kind),
+						 kind & PGAS__K_NB ? &h : NULL, rank, remote, local,
+						 n), kind & PGAS__K_GET ? PGAS__EV_GET_REMOTE :
+				   PGAS__EV_PUT_REMOTE, rank, n);
 		r.value = h;
 		return r;
 	}
@@ -88,7 +90,8 @@ struct pgas__val_ret pgas__rma_miss_val(struct pgas__state *ep, unsigned kind, u
 	if (kind & PGAS__K_VAL) {	/* pgas_put_val, pgas_get_val */
 		if ((!get || (kind & PGAS__K_LOCAL)) && PGAS__VAL_OK(remote, n) &&
 		    pgas__ref_takes(rank, remote, n))
-			r.rc = pgas__ref_val(call, get, rank, remote, bits, n, &r.value);
+			r.rc = pgas__ev_ok(pgas__ref_val(call, get, rank, remote, bits, n, &r.value),
+					   get ? PGAS__EV_GET_REMOTE : PGAS__EV_PUT_REMOTE, rank, n);
 		else
 			r.rc = pgas__val_fail(call, rank, remote, n);
 		return r;
@@ -102,13 +105,14 @@ struct pgas__val_ret pgas__rma_miss_val(struct pgas__state *ep, unsigned kind, u
 	}
 	if (get) {
 		r.value = 0;
-		r.rc = pgas__ref_rma(ep, call, 1, PGAS__REF_BLOCKING, NULL, rank, remote, &r.value,
-				     n);
+		r.rc = pgas__ev_ok(pgas__ref_rma(ep, call, 1, PGAS__REF_BLOCKING, NULL, rank, remote,
+						 &r.value, n), PGAS__EV_GET_REMOTE, rank, n);
 	} else {
 		pgas_handle_t h = PGAS_HANDLE_DONE;
 
-		r.rc = pgas__ref_rma(ep, call, 0, miss_form(kind), kind & PGAS__K_NB ? &h : NULL,
-				     rank, remote, &bits, n);
+		r.rc = pgas__ev_ok(pgas__ref_rma(ep, call, 0, miss_form(kind),
+						 kind & PGAS__K_NB ? &h : NULL, rank, remote, &bits,
+						 n), PGAS__EV_PUT_REMOTE, rank, n);
 		r.value = h;
 	}
 	return r;
@@ -549,7 +553,8 @@ int pgas_put_signal(unsigned rank, void *dst, const void *src, size_t nbytes, ui
 {
 	int rc = pgas__mt_enter("pgas_put_signal");
 
-	return rc ? rc : pgas__mt_leave(put_signal(rank, dst, src, nbytes, tag));
+	return rc ? rc : pgas__ev_ok(pgas__mt_leave(put_signal(rank, dst, src, nbytes, tag)),
+				     PGAS__EV_PUT_SIGNAL, rank, nbytes);
 }
 
 int pgas_notify_poll(pgas_notification_t *out)

@@ -921,6 +921,8 @@ static void long_arrived(pgas_token_t token, const unsigned char *buf, size_t nb
 			    h.nargs, (unsigned long long)h.dst, (unsigned long long)h.n);
 	memcpy(args, buf + sizeof(h), (size_t)h.nargs * 4);
 	pgas__copy(p + h.off, buf + head, nbytes - head);
+	PGAS__EV(token->chan == PGAS_CHAN_REPLY ? PGAS__EV_RECV_LONG_REP : PGAS__EV_RECV_LONG_REQ,
+		 token->src, h.n);
 	fn(token, h.n ? p : (void *)(uintptr_t)h.dst, h.n, args, h.nargs);
 }
 

@@ -67,22 +67,25 @@ static int put_with_signal(const char *call, pgas_handle_t *handle, bool want_ha
 int pgas_put_with_signal(unsigned rank, void *dst, const void *src, size_t nbytes,
 			 uint64_t *sig_addr, uint64_t signal, int sig_op)
 {
-	return put_with_signal("pgas_put_with_signal", NULL, false, rank, dst, src, nbytes,
-			       sig_addr, signal, sig_op);
+	return pgas__ev_ok(put_with_signal("pgas_put_with_signal", NULL, false, rank, dst, src,
+					   nbytes, sig_addr, signal, sig_op),
+			   PGAS__EV_PUT_SIGNAL, rank, nbytes);
 }
 
 int pgas_put_with_signal_nb(pgas_handle_t *handle, unsigned rank, void *dst, const void *src,
 			    size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op)
 {
-	return put_with_signal("pgas_put_with_signal_nb", handle, true, rank, dst, src, nbytes,
-			       sig_addr, signal, sig_op);
+	return pgas__ev_ok(put_with_signal("pgas_put_with_signal_nb", handle, true, rank, dst,
+					   src, nbytes, sig_addr, signal, sig_op),
+			   PGAS__EV_PUT_SIGNAL, rank, nbytes);
 }
 
 int pgas_put_with_signal_nbi(unsigned rank, void *dst, const void *src, size_t nbytes,
 			     uint64_t *sig_addr, uint64_t signal, int sig_op)
 {
-	return put_with_signal("pgas_put_with_signal_nbi", NULL, false, rank, dst, src, nbytes,
-			       sig_addr, signal, sig_op);
+	return pgas__ev_ok(put_with_signal("pgas_put_with_signal_nbi", NULL, false, rank, dst,
+					   src, nbytes, sig_addr, signal, sig_op),
+			   PGAS__EV_PUT_SIGNAL, rank, nbytes);
 }
 
 int pgas_signal_fetch(const uint64_t *sig_addr, uint64_t *value)

@@ -513,7 +513,7 @@ void pgas__wait_step_for(struct pgas__waiter *w, struct pgas__state *ep)
 	pgas__wait_step(w);
 }
 
-void pgas__wait_step(struct pgas__waiter *w)
+static void wait_step(struct pgas__waiter *w)
 {
 	if (w->ep && !pgas__is_primary(w->ep)) {
 		ep_wait_step(w);
@@ -527,4 +527,17 @@ void pgas__wait_step(struct pgas__waiter *w)
 		return;
 	check_alone(w);
 	idle(w);
+}
+
+void pgas__wait_step(struct pgas__waiter *w)
+{
+	uint64_t t;
+
+	if (PGAS__LIKELY(!pgas__notes_on)) {
+		wait_step(w);
+		return;
+	}
+	t = pgas__wait_clock();	/* PGAS_STATS: the time waits take */
+	wait_step(w);
+	pgas__ev_wait(t);
 }

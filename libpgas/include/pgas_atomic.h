@@ -320,6 +320,7 @@ int pgas__ad_at_##sfx(const char *call, T *result, unsigned rank, char *p,		\
 {											\
 	T o;										\
 											\
+	PGAS__NOTE(PGAS__NOTE_AMO, rank, sizeof(T));					\
 	/* Constant orders only: GCC 12 expands a fetch-op whose order is	\
 	 * not a constant as a compare-and-swap loop that loses the operand. */	\
 	switch (flags) {								\

@@ -179,6 +179,29 @@ struct pgas__waiter {
 #define PGAS__WAITER_USER { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 }
 void pgas__wait_step(struct pgas__waiter *w);
 
+/*
+ * Statistics and tracing (PGAS_STATS, PGAS_TRACE; docs/stats.md).  The
+ * library notes what it does out of line by itself.  The inline calls that
+ * complete here (on a peer mapped here) note themselves through pgas__note
+ * only in a program built with -DPGAS_INSTRUMENT; in any other they are
+ * what they always are, and the report says that they were not counted.
+ */
+#define PGAS__NOTE_PUT		0u
+#define PGAS__NOTE_GET		1u
+#define PGAS__NOTE_AMO		2u
+#define PGAS__NOTE_AM_SHORT	3u	/* a request; rank: the eid */
+void pgas__note(unsigned what, unsigned rank, size_t n);
+extern int pgas__instrumented;	/* a part of the program was built so */
+#ifdef PGAS_INSTRUMENT
+#define PGAS__NOTE(what, rank, n) pgas__note((what), (rank), (n))
+__attribute__((constructor, used)) static void pgas__instrument_unit(void)
+{
+	pgas__instrumented = 1;
+}
+#else
+#define PGAS__NOTE(what, rank, n) ((void)0)
+#endif
+
 /* Out-of-line helpers, in the library's .c files. */
 int pgas__rma_fail(const char *call, unsigned rank, const void *addr, size_t n);
 int pgas__am_short_slow(struct pgas__state *ep, unsigned eid, unsigned handler,
@@ -418,6 +441,7 @@ static inline int pgas__ep_put_nbi_at(struct pgas__state *ep, unsigned rank, cha
 {
 	(void)ep;
 	(void)rank;
+	PGAS__NOTE(PGAS__NOTE_PUT, rank, nbytes);
 	pgas__copy(d, src, nbytes);
 	return PGAS_OK;
 }
@@ -425,6 +449,7 @@ static inline int pgas__ep_put_nbi_at(struct pgas__state *ep, unsigned rank, cha
 static inline int pgas__ep_get_nbi_at(struct pgas__state *ep, void *dst, unsigned rank,
 				      const char *s, size_t nbytes)
 {
+	PGAS__NOTE(PGAS__NOTE_GET, rank, nbytes);
 	pgas__copy(dst, s, nbytes);
 	return pgas__ep_rma_check_get(ep, "pgas_get_nbi", rank);
 }
@@ -432,6 +457,7 @@ static inline int pgas__ep_get_nbi_at(struct pgas__state *ep, void *dst, unsigne
 static inline int pgas__ep_put_at(struct pgas__state *ep, unsigned rank, char *d,
 				  const void *src, size_t nbytes)
 {
+	PGAS__NOTE(PGAS__NOTE_PUT, rank, nbytes);
 	pgas__copy(d, src, nbytes);
 	PGAS__FENCE(memory_order_release);
 	return pgas__ep_rma_check(ep, "pgas_put", rank);
@@ -440,6 +466,7 @@ static inline int pgas__ep_put_at(struct pgas__state *ep, unsigned rank, char *d
 static inline int pgas__ep_get_at(struct pgas__state *ep, void *dst, unsigned rank,
 				  const char *s, size_t nbytes)
 {
+	PGAS__NOTE(PGAS__NOTE_GET, rank, nbytes);
 	PGAS__FENCE(memory_order_acquire);
 	pgas__copy(dst, s, nbytes);
 	return pgas__ep_rma_check_get(ep, "pgas_get", rank);
@@ -449,6 +476,7 @@ static inline int pgas__ep_get_at(struct pgas__state *ep, void *dst, unsigned ra
 static inline int pgas__ep_put_val_at(struct pgas__state *ep, unsigned rank, char *d,
 				      uint64_t value, size_t nbytes)
 {
+	PGAS__NOTE(PGAS__NOTE_PUT, rank, nbytes);
 	switch (nbytes) {
 	case 1: atomic_store_explicit((_Atomic uint8_t *)d, (uint8_t)value, memory_order_release); break;
 	case 2: atomic_store_explicit((_Atomic uint16_t *)d, (uint16_t)value, memory_order_release); break;
@@ -461,6 +489,7 @@ static inline int pgas__ep_put_val_at(struct pgas__state *ep, unsigned rank, cha
 static inline int pgas__ep_get_val_at(struct pgas__state *ep, uint64_t *value, unsigned rank,
 				      const char *s, size_t nbytes)
 {
+	PGAS__NOTE(PGAS__NOTE_GET, rank, nbytes);
 	switch (nbytes) {
 	case 1: *value = atomic_load_explicit((_Atomic uint8_t *)s, memory_order_acquire); break;
 	case 2: *value = atomic_load_explicit((_Atomic uint16_t *)s, memory_order_acquire); break;
@@ -533,6 +562,7 @@ static inline int pgas_ep_put_nb(struct pgas__state *ep, pgas_handle_t *handle, 
 
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, dst, nbytes, &d) || !handle || (!src && nbytes)))
 		return pgas__put_missed(ep, PGAS__K_NB, rank, dst, src, nbytes, handle);
+	PGAS__NOTE(PGAS__NOTE_PUT, rank, nbytes);
 	pgas__copy(d, src, nbytes);
 	*handle = PGAS_HANDLE_DONE;
 	return pgas__ep_rma_check(ep, "pgas_put_nb", rank);
@@ -551,6 +581,7 @@ static inline int pgas_ep_get_nb(struct pgas__state *ep, pgas_handle_t *handle, 
 
 	if (PGAS__UNLIKELY(!pgas__ep_map(ep, rank, src, nbytes, &s) || !handle || (!dst && nbytes)))
 		return pgas__get_missed(ep, PGAS__K_NB, dst, rank, src, nbytes, handle);
+	PGAS__NOTE(PGAS__NOTE_GET, rank, nbytes);
 	pgas__copy(dst, s, nbytes);
 	*handle = PGAS_HANDLE_DONE;
 	return pgas__ep_rma_check_get(ep, "pgas_get_nb", rank);
@@ -784,6 +815,7 @@ static inline int pgas_ep_am_request_short(struct pgas__state *ep, unsigned eid,
 			   (!args && nargs) || ep->send_block ||
 			   (ep != &pgas__g && (pgas__self.handler_depth | pgas__self.hsl_held))))
 		return pgas__am_short_slow(ep, eid, handler, args, nargs);
+	PGAS__NOTE(PGAS__NOTE_AM_SHORT, eid, nargs * 4u);
 	return pgas__am_short_send(ep, eid, handler, args, nargs, 0);
 }
 
