@@ -1461,10 +1461,10 @@ rm -rf "$sdir"
 # A counting library as tools build them (selftests/shmem/prof/mkcount.sh:
 # every routine, forwarded to pshmem_X) linked before libshmem sees a
 # program of known traffic (prof/known.c, SHMEM_NO_INLINE) exactly, on
-# every PE: shared, with the archives, and static.  Under it, conformance
-# programs pass, and it sees each routine they reference (all but their
-# failure paths' shmem_global_exit and shmem_long_atomic_add) and no other
-# (the layer's own calls stay inside).  oshcc's programs link libshmem.so.
+# every PE: shared, with the archives, and static.  Under it, the
+# conformance programs (all but setup) pass, and it sees each routine they
+# reference (all but their failure paths' shmem_global_exit and
+# shmem_long_atomic_add) and no other (the layer's own calls stay inside).  oshcc's programs link libshmem.so.
 same_all() {	# same_all FILE FILE...: every FILE the same as the first
 	local want=$1 f
 	shift
@@ -1533,16 +1533,25 @@ if [ "$B" = "$PWD/build" ] && [ -f "$B/lib/libshmem.so" ]; then
 		else
 			notok "profiling: pshmem.h: $(tail -n 4 "$log"; cat "$pdir"/typed.* 2>/dev/null | head -c 300)"
 		fi
-		for t in rma amo coll wait; do
-			rm -f "$pdir"/prof.*
+		# Every conformance program but setup (whose routines depend on its
+		# command line); team's store to a PE that is not SHARED runs only
+		# with PGAS_MAP_PEERS=none: a second run, whose profile joins.
+		for t in rma amo coll wait compat ctx ctx_threads fork generics globals heap lock \
+			team team_ctx team_full; do
+			rm -rf "$pdir"/prof.* "$pdir/none"
+			mkdir "$pdir/none"
 			if "$B/bin/oshcc" -std=c11 -DSHMEM_NO_INLINE -Iselftests/shmem -o "$pdir/$t" \
 				selftests/shmem/$t.c -L"$pdir" -Wl,-rpath,"$pdir" -lcount >"$log" 2>&1 &&
 				PROF_DIR=$pdir "$RUN" -n 2 -t 120 "$pdir/$t" >"$pdir/out" 2>>"$log" &&
-				grep -q '^1\.\.[0-9]' "$pdir/out" && ! grep -q '^not ok' "$pdir/out"; then
+				grep -q '^1\.\.[0-9]' "$pdir/out" && ! grep -q '^not ok' "$pdir/out" &&
+				{ [ "$t" != team ] || { PROF_DIR=$pdir/none PGAS_MAP_PEERS=none "$RUN" -n 2 \
+					-t 120 "$pdir/$t" >"$pdir/out" 2>>"$log" &&
+					! grep -q '^not ok' "$pdir/out"; }; }; then
 				nm -u "$pdir/$t" | awk '{ sub(/@.*/, "", $2); print $2 }' |
 					grep -E '^shmemx?_[a-z0-9]' | grep -vxE 'shmem_global_exit|shmem_long_atomic_add' |
 					sort -u >"$pdir/ref"
-				cat "$pdir"/prof.* | awk '{ print $1 }' | sort -u >"$pdir/seen"
+				cat "$pdir"/prof.* "$pdir"/none/prof.* 2>/dev/null | awk '{ print $1 }' |
+					sort -u >"$pdir/seen"
 				if cmp -s "$pdir/ref" <(comm -12 "$pdir/ref" "$pdir/seen") &&
 					[ -z "$(comm -13 "$pdir/ref" "$pdir/seen" | grep -vxE 'shmem_global_exit|shmem_long_atomic_add')" ]; then
 					ok "profiling: shmem/$t passes under the counting library, which sees each of its $(wc -l <"$pdir/ref") routines and no other"
