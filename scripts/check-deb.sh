@@ -37,14 +37,18 @@ else
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
-# dpkg-gensymbols (dh_makeshlibs) fails the build on a symbol gone and
-# warns on one new: debian/*.symbols must say exactly what the libraries
-# export (a new call: add its line, "dpkg-gensymbols -p... -O" prints them).
-if grep -q 'dpkg-gensymbols: warning' "$log"; then
-	notok "deb: the symbols files differ from the libraries: $(grep -A12 'dpkg-gensymbols: warning' "$log" | grep -E '^[+-] ' | head -n 8 | tr '\n' ' ')"
-else
-	ok "deb: debian/libpgas0.symbols and libpgas-shmem0.symbols list what the libraries export"
-fi
+# debian/*.symbols must say exactly what the libraries export.  The build
+# (dh_makeshlibs) only warns of a new symbol, and a symbol gone whose
+# version is the package's own (always, at 0.1) passes there: compared here
+# at level 4 against a later version, where both fail.
+for p in libpgas0 libpgas-shmem0; do
+	if (cd "$src" && dpkg-gensymbols -p"$p" -Pdebian/"$p" -v99 -Idebian/"$p".symbols \
+		-O/dev/null -c4) >"$work/sym" 2>&1; then
+		ok "deb: debian/$p.symbols lists exactly what its library exports"
+	else
+		notok "deb: debian/$p.symbols differs from the library (after a new call: dpkg-gensymbols -p$p -Pdebian/$p -v0.1 -O in the built tree): $(grep -E '^[+-]( |#)' "$work/sym" | head -n 6 | tr '\n' ' ')"
+	fi
+done
 pkgs="libpgas0 libpgas-dev pgas-tools pgas-dkms libpgas-shmem0 libpgas-shmem-dev"
 for p in $pkgs; do
 	f=$(ls "$work/${p}_${ver}"_*.deb 2>/dev/null | head -n 1)
