@@ -188,6 +188,8 @@ struct pgas_job {
 	struct xarray eps;		/* eid -> ep, or a closed one's mark */
 	u32 next_eid;			/* the next extra's, from nranks */
 	atomic64_t ring_bytes;		/* its regions' (RINGS_CREATE to their free) */
+	atomic64_t nr_mmaps;		/* live mappings (VMAs) of its objects */
+	atomic64_t nr_peer_gone;	/* departures told to its endpoints */
 };
 
 /* The live endpoint an entry of job->eps is, or NULL (a closed one's mark). */

@@ -93,24 +93,41 @@ static int fill_nic(struct sk_buff *skb, struct netlink_callback *cb, struct pga
 	return 0;
 }
 
+/* A job's counters: its live endpoints' registrations and pins summed, its own. */
 static int fill_job(struct sk_buff *skb, struct netlink_callback *cb, struct pgas_job *job)
 {
 	void *hdr = put_hdr(skb, cb, PGAS_CMD_JOB_GET);
 	unsigned long eid;
-	u32 joined = 0;
+	u32 joined = 0, regs = 0;
+	u64 pinned = 0;
+	struct pgas_ep *ep;
 	void *entry;
 
 	if (!hdr)
 		return -EMSGSIZE;
 	mutex_lock(&job->lock);
-	xa_for_each(&job->eps, eid, entry)	/* live ones: ranks and extras */
-		joined += !!pgas_live_ep(entry);
+	xa_for_each(&job->eps, eid, entry) {	/* live ones: ranks and extras */
+		ep = pgas_live_ep(entry);
+		if (!ep)
+			continue;
+		joined++;
+		regs += atomic_read(&ep->nr_regs);
+		pinned += atomic64_read(&ep->pinned_pages);
+	}
 	mutex_unlock(&job->lock);
 	if (nla_put_u32(skb, PGAS_ATTR_NIC_ID, job->nic->id) ||
 	    nla_put_u32(skb, PGAS_ATTR_JOB_ID, job->id) ||
 	    nla_put_u32(skb, PGAS_ATTR_NRANKS, job->nranks) ||
 	    nla_put_u32(skb, PGAS_ATTR_UID, from_kuid_munged(current_user_ns(), job->uid)) ||
-	    nla_put_u32(skb, PGAS_ATTR_ENDPOINTS, joined)) {
+	    nla_put_u32(skb, PGAS_ATTR_ENDPOINTS, joined) ||
+	    nla_put_u32(skb, PGAS_ATTR_REGS, regs) ||
+	    nla_put_u64_64bit(skb, PGAS_ATTR_PINNED_PAGES, pinned, PGAS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, PGAS_ATTR_RING_BYTES, atomic64_read(&job->ring_bytes),
+			      PGAS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, PGAS_ATTR_MMAPS, atomic64_read(&job->nr_mmaps),
+			      PGAS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, PGAS_ATTR_PEER_GONE, atomic64_read(&job->nr_peer_gone),
+			      PGAS_ATTR_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

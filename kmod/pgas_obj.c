@@ -309,6 +309,7 @@ static void pgas_vm_open(struct vm_area_struct *vma)
 	kref_get(&obj->kref);
 	atomic_inc(&pgas_file_ep(vma->vm_file)->nr_vmas);
 	atomic64_inc(&obj->job->nic->nr_mmaps);
+	atomic64_inc(&obj->job->nr_mmaps);
 }
 
 /* After the mm core unmapped the VMA's pages. */
@@ -317,6 +318,7 @@ static void pgas_vm_close(struct vm_area_struct *vma)
 	struct pgas_obj *obj = vma->vm_private_data;
 
 	atomic64_dec(&obj->job->nic->nr_mmaps);
+	atomic64_dec(&obj->job->nr_mmaps);
 	atomic_dec(&pgas_file_ep(vma->vm_file)->nr_vmas);
 	pgas_obj_put(obj);
 }
@@ -471,6 +473,7 @@ int pgas_mmap(struct pgas_ep *ep, struct vm_area_struct *vma)
 	vma->vm_private_data = obj;	/* the reference is the mapping's now */
 	vma->vm_ops = &pgas_vm_ops;
 	atomic64_inc(&nic->nr_mmaps);
+	atomic64_inc(&obj->job->nr_mmaps);
 	return 0;
 put:
 	pgas_obj_put(obj);

@@ -239,6 +239,7 @@ void pgas_notify_peer_gone(struct pgas_ep *to, u32 eid, u32 died)
 	u64 t;
 
 	atomic64_inc(&to->job->nic->nr_peer_gone);
+	atomic64_inc(&to->job->nr_peer_gone);
 	if (!to->kern)
 		return;
 	kp = to->kern->vaddr;

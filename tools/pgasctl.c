@@ -69,9 +69,13 @@ static int on_message(struct nl_msg *msg, void *arg)
 		       u64_or_0(a, PGAS_ATTR_MMAPS), u64_or_0(a, PGAS_ATTR_PEER_GONE));
 		break;
 	case PGAS_CMD_JOB_GET:
-		printf("pgas%u job %u: ranks %u uid %u joined %u\n", u32_or_0(a, PGAS_ATTR_NIC_ID),
+		printf("pgas%u job %u: ranks %u uid %u joined %u regs %u pinned_pages %llu "
+		       "ring_bytes %llu mmaps %llu peer_gone %llu\n", u32_or_0(a, PGAS_ATTR_NIC_ID),
 		       u32_or_0(a, PGAS_ATTR_JOB_ID), u32_or_0(a, PGAS_ATTR_NRANKS),
-		       u32_or_0(a, PGAS_ATTR_UID), u32_or_0(a, PGAS_ATTR_ENDPOINTS));
+		       u32_or_0(a, PGAS_ATTR_UID), u32_or_0(a, PGAS_ATTR_ENDPOINTS),
+		       u32_or_0(a, PGAS_ATTR_REGS), u64_or_0(a, PGAS_ATTR_PINNED_PAGES),
+		       u64_or_0(a, PGAS_ATTR_RING_BYTES), u64_or_0(a, PGAS_ATTR_MMAPS),
+		       u64_or_0(a, PGAS_ATTR_PEER_GONE));
 		break;
 	case PGAS_CMD_EP_GET:
 		printf("pgas%u job %u rank %u: regs %u pinned_pages %llu ring_bytes %llu\n",

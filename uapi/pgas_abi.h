@@ -613,7 +613,11 @@ enum pgas_genl_cmd {
 	PGAS_CMD_NIC_NEW,	/* -> NIC_ID */
 	PGAS_CMD_NIC_DEL,	/* NIC_ID */
 	PGAS_CMD_NIC_GET,	/* dump: NIC_ID, NIC_NAME, counters */
-	PGAS_CMD_JOB_GET,	/* dump: NIC_ID, JOB_ID, NRANKS, UID, ENDPOINTS */
+	/*
+	 * dump: NIC_ID, JOB_ID, NRANKS, UID, ENDPOINTS; its counters: REGS and
+	 * PINNED_PAGES (its live endpoints'), RING_BYTES, MMAPS, PEER_GONE
+	 */
+	PGAS_CMD_JOB_GET,
 	/* dump: NIC_ID, JOB_ID, VPID, REGS, PINNED_PAGES, RING_BYTES, EID, OWNER */
 	PGAS_CMD_EP_GET,
 	PGAS_CMD_EP_DEAD,	/* event: NIC_ID, JOB_ID, VPID, EID, OWNER */

@@ -29,6 +29,25 @@ done
 check "pgasctl jobs: the running job, 2 ranks joined" sh -c 'pgasctl jobs | grep "ranks 2 uid 0 joined 2"'
 check "pgasctl endpoints: both ranks, one registration each" \
 	sh -c 'test "$(pgasctl endpoints | grep -c "regs 1 pinned_pages")" = 2'
+# field NAME: the numbers after NAME on the lines of stdin, summed.
+field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) s += $(i + 1) } END { print s + 0 }'; }
+# The job's counters: its endpoints' registrations, pins and rings summed
+# (each seen there too), the live mappings of its objects, no departure.
+job_counters() {
+	j=$(pgasctl jobs | grep "ranks 2 uid 0 joined 2")
+	e=$(pgasctl endpoints)
+	echo "$j"
+	echo "$e"
+	[ "$(echo "$j" | field regs)" = 2 ] &&
+		[ "$(echo "$j" | field regs)" = "$(echo "$e" | field regs)" ] &&
+		[ "$(echo "$j" | field pinned_pages)" -gt 0 ] &&
+		[ "$(echo "$j" | field pinned_pages)" = "$(echo "$e" | field pinned_pages)" ] &&
+		[ "$(echo "$j" | field ring_bytes)" -gt 0 ] &&
+		[ "$(echo "$j" | field ring_bytes)" = "$(echo "$e" | field ring_bytes)" ] &&
+		[ "$(echo "$j" | field mmaps)" -gt 0 ] && [ "$(echo "$j" | field peer_gone)" = 0 ]
+}
+check "pgasctl jobs: the job's counters (regs, pins, rings: its endpoints' summed; mmaps; peer_gone)" \
+	job_counters
 kill -TERM $run
 wait $run
 wait $mon
