@@ -611,6 +611,9 @@ enum pgas__ev {
 	PGAS__EV_PUT_REMOTE, PGAS__EV_GET_REMOTE,
 	PGAS__EV_AMO_MAPPED, PGAS__EV_AMO_REMOTE,
 	PGAS__EV_PUT_SIGNAL,
+	/* Strided, vector and indexed calls (pgas_vis.h): bytes, all runs'. */
+	PGAS__EV_VIS_PUT_MAPPED, PGAS__EV_VIS_GET_MAPPED,
+	PGAS__EV_VIS_PUT_REMOTE, PGAS__EV_VIS_GET_REMOTE,
 	/* Messages for a user's handler, sent (bytes: the payload) ... */
 	PGAS__EV_AM_SHORT_REQ, PGAS__EV_AM_SHORT_REP,
 	PGAS__EV_AM_MEDIUM_REQ, PGAS__EV_AM_MEDIUM_REP,

@@ -31,6 +31,10 @@ static const char *const ev_names[PGAS__EV_N] = {
 	[PGAS__EV_AMO_MAPPED] = "amo.mapped",
 	[PGAS__EV_AMO_REMOTE] = "amo.remote",
 	[PGAS__EV_PUT_SIGNAL] = "put_signal",
+	[PGAS__EV_VIS_PUT_MAPPED] = "vis.put.mapped",
+	[PGAS__EV_VIS_GET_MAPPED] = "vis.get.mapped",
+	[PGAS__EV_VIS_PUT_REMOTE] = "vis.put.remote",
+	[PGAS__EV_VIS_GET_REMOTE] = "vis.get.remote",
 	[PGAS__EV_AM_SHORT_REQ] = "am.short.request",
 	[PGAS__EV_AM_SHORT_REP] = "am.short.reply",
 	[PGAS__EV_AM_MEDIUM_REQ] = "am.medium.request",
@@ -58,7 +62,7 @@ static const char *const ev_names[PGAS__EV_N] = {
 #define T_COLL	16u
 static unsigned ev_class(enum pgas__ev e)
 {
-	if (e <= PGAS__EV_GET_REMOTE || e == PGAS__EV_PUT_SIGNAL)
+	if (e <= PGAS__EV_GET_REMOTE || (e >= PGAS__EV_PUT_SIGNAL && e <= PGAS__EV_VIS_GET_REMOTE))
 		return T_RMA;
 	if (e <= PGAS__EV_AMO_REMOTE)
 		return T_AMO;

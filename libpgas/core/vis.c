@@ -38,7 +38,7 @@ _Thread_local size_t pgas__vis_last_runs;
  */
 struct vis_sink {
 	uintptr_t d, s;
-	size_t n, runs;
+	size_t n, runs, bytes;
 	struct pgas__ref_batch *ref;
 	unsigned rank;
 	int get;
@@ -58,6 +58,7 @@ static void sink_flush(struct vis_sink *k)
 		pgas__copy((void *)k->d, (const void *)k->s, k->n);
 	}
 	k->runs++;
+	k->bytes += k->n;
 	k->n = 0;
 }
 
@@ -119,7 +120,7 @@ static int vis_begin(const struct vis_call *c, unsigned rank)
 }
 
 /* After the copy (or none, for an empty transfer): as pgas_put/pgas_get. */
-static int vis_end(const struct vis_call *c, unsigned rank, struct vis_sink *k)
+static int vis_finish(const struct vis_call *c, unsigned rank, struct vis_sink *k)
 {
 	sink_flush(k);
 	pgas__vis_last_runs = k->runs;
@@ -133,6 +134,17 @@ static int vis_end(const struct vis_call *c, unsigned rank, struct vis_sink *k)
 	if (!c->get && c->form == VIS_NBI)
 		return PGAS_OK;
 	return pgas__rma_check_dir(&pgas__g, c->call, rank, c->get ? PGAS__RMA_GET : 0);
+}
+
+/* The same, noted for PGAS_STATS and PGAS_TRACE: the call and its bytes. */
+static int vis_end(const struct vis_call *c, unsigned rank, struct vis_sink *k)
+{
+	bool remote = k->ref;
+	int rc = vis_finish(c, rank, k);
+
+	return pgas__ev_ok(rc, c->get ? (remote ? PGAS__EV_VIS_GET_REMOTE : PGAS__EV_VIS_GET_MAPPED)
+				      : (remote ? PGAS__EV_VIS_PUT_REMOTE : PGAS__EV_VIS_PUT_MAPPED),
+			   rank, k->bytes);
 }
 
 static void vis_acquire(const struct vis_call *c)

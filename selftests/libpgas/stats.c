@@ -21,6 +21,7 @@
 #include "pgas_atomic.h"
 #include "pgas_coll.h"
 #include "pgas_signal.h"
+#include "pgas_vis.h"
 
 enum { H_REQ = 1, H_REP, H_MED, H_LONG };
 
@@ -78,6 +79,8 @@ static void print_expected(const char *path)
 	if (inl || remote)
 		printf("amo.%s 3 24\n", p);
 	printf("put_signal 2 400\n");
+	/* 2 iput of 8 x 8 B, 1 iget of 4 x 16 B: library calls, any build */
+	printf("vis.put.%s 2 128\nvis.get.%s 1 64\n", p, p);
 	if (inl)
 		printf("am.short.request 6 48\n");
 	printf("am.short.reply 6 24\n");
@@ -136,6 +139,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		rc |= pgas_put_with_signal(right, seg + 100000, buf, 200, (uint64_t *)(seg + 100800),
 					   1, PGAS_SIGNAL_ADD);
+	for (int i = 0; i < 2; i++)
+		rc |= pgas_iput(right, seg + 300000, 2, buf, 1, 8, 8);
+	rc |= pgas_iget(buf, 1, right, seg + 300000, 3, 16, 4);
 	for (uint32_t i = 0; i < 6; i++) {
 		uint32_t args[2] = { i, i + 1 };
 
