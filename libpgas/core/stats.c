@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L	/* clock_gettime */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,8 +180,17 @@ void pgas__ev_wait(uint64_t started)
 	 * are summed in the counters only. */
 }
 
+/* Before a fork: nothing buffered, which the child would write again. */
+static void trace_flush(void)
+{
+	if (trace)
+		fflush(trace);
+}
+
 void pgas__notes_start(void)
 {
+	static bool hooked;
+
 	pgas__notes_on = pgas__cfg.stats || pgas__cfg.trace;
 	if (!pgas__notes_on)
 		return;
@@ -190,6 +200,8 @@ void pgas__notes_start(void)
 		if (!trace)
 			fprintf(stderr, "pgas[%u]: PGAS_TRACE: cannot write %s: %s\n", pgas__g.rank,
 				pgas__cfg.trace_file, strerror(errno));
+		else if (!hooked)
+			hooked = pthread_atfork(trace_flush, NULL, NULL) == 0;
 		else
 			fprintf(trace, "# pgas trace: rank %u of %u, pid %ld, mask 0x%x: "
 				"nanoseconds event rank bytes\n", pgas__g.rank, pgas__g.nranks,
