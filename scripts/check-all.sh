@@ -9,7 +9,8 @@
 #   kmod-style    pgas.ko warning-free against 6.1 and 6.12 headers, sparse-clean
 #                 (-Wsparse-all), checkpatch-clean
 #   dkms          dkms add/build/install/remove of pgas.ko on the host, every kernel
-#   deb           the Debian packages: built, lintian-clean, their contents, used unpacked
+#   deb           the Debian packages: built, lintian-clean, their contents, used unpacked,
+#                 then installed, used and purged in qemu on each stock kernel
 #   vm            qemu (TCG) boots Debian's kernels (6.1, 6.12): kselftests, the
 #                 fuzzer and libpgas over /dev/pgas; on the newest, the ofi conduit
 #                 over verbs;ofi_rxm on soft-RoCE (rdma_rxe)

@@ -120,7 +120,7 @@ fi
 # Installed, used and purged in the VM on each stock kernel.
 if [ "${DEB_VM:-1}" != 0 ]; then
 	scripts/vm/pkg.sh "$work" >"$log" 2>&1
-	grep -v '^#   ' "$log"
+	cat "$log"
 	line=$(grep -E '^pkgvm: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
 		notok "deb: the VM part printed no result line"

@@ -29,6 +29,12 @@ as() {	# as USER CMD...: CMD in a login environment of USER
 pkgs=$(cd $P && ls ./*.deb | sed 's|^\./||; s|_.*||' | tr '\n' ' ')
 echo "# pkgvm: $K, packages: $pkgs"
 
+# The overlay's upper and lower directories must be there to judge by.
+if ! mountpoint -q /run/upper || ! mountpoint -q /run/lower; then
+	notok "the overlay's upper and lower directories are not bound at /run/upper, /run/lower"
+	echo "pkgvm: $pass passed, $fail failed"
+	exit 1
+fi
 # man-db's trigger would index every manual page of the system under TCG
 # (minutes); a site's machine does it once, the manual pages work without.
 rm -f /var/lib/man-db/auto-update
@@ -41,26 +47,45 @@ done
 snapshot() { (cd /run/upper && find . | sort) >"/run/snap.$1"; }
 # leftovers NAME: what is new in the upper directory since snapshot NAME,
 # one line each: a file or link left, a lower file taken away (a whiteout),
-# a directory the system did not have.  The system's own records of what
-# happened (dpkg's database and log, caches, the users' files) are not.
+# one rewritten that differs (content, link target, mode or owner), a
+# directory the system did not have.  The system's own records of what
+# happened (dpkg's database and log but its diversions and statoverrides,
+# caches, the account files) are not.
 leftovers() {
-	local e
+	local e u l
 	snapshot now
 	comm -13 "/run/snap.$1" /run/snap.now | grep -vE \
-		'^\./(var/lib/dpkg/|var/log/|var/cache/|var/lib/dkms$|etc/(passwd|group|shadow|gshadow|subuid|subgid)-?$|etc/ld\.so\.cache$|etc/\.pwd\.lock$|root/|home/|var/mail/)' |
+		'^\./(var/lib/dpkg/(status|available|info/|triggers/|alternatives/|lock|.*-old$)|var/log/|var/cache/|var/lib/dkms$|etc/(passwd|group|shadow|gshadow|subuid|subgid)-?$|etc/ld\.so\.cache$|etc/\.pwd\.lock$)' |
 		while read -r e; do
-			if [ -c "/run/upper/$e" ]; then
+			u=/run/upper/$e
+			l=/run/lower/$e
+			if [ -c "$u" ] && [ ! -L "$u" ]; then
 				echo "${e#.} (deleted)"
-			elif [ -f "/run/upper/$e" ] && [ -f "/run/lower/$e" ]; then
+			elif [ -L "$u" ] && [ -L "$l" ]; then
+				[ "$(readlink "$u")" = "$(readlink "$l")" ] || echo "${e#.} (link changed)"
+			elif [ -f "$u" ] && [ ! -L "$u" ] && [ -f "$l" ] && [ ! -L "$l" ]; then
 				# rewritten (depmod's indexes): left only if it differs
-				cmp -s "/run/upper/$e" "/run/lower/$e" || echo "${e#.} (changed)"
-			elif [ ! -d "/run/upper/$e" ] || [ ! -d "/run/lower/$e" ]; then
+				cmp -s "$u" "$l" && [ "$(stat -c %f.%u.%g "$u")" = "$(stat -c %f.%u.%g "$l")" ] ||
+					echo "${e#.} (changed)"
+			elif [ ! -d "$u" ] || [ -L "$u" ] || [ ! -d "$l" ] || [ -L "$l" ]; then
 				echo "${e#.}"
 			fi
 		done
 }
+# free PATH NAME: PATH is absent or the alternative NAME's link (as
+# libpgas-shmem-dev's postinst decides whether to register oshcc).
+free() {
+	{ [ ! -e "$1" ] && [ ! -L "$1" ]; } || [ "$(readlink "$1")" = "/etc/alternatives/$2" ]
+}
+m=/usr/share/man/man1
+all_free() {
+	free /usr/bin/oshcc oshcc && free /usr/bin/oshc++ oshc++ && free /usr/bin/oshrun oshrun &&
+		free $m/oshcc.1.gz oshcc.1.gz && free $m/oshc++.1.gz oshc++.1.gz &&
+		free $m/oshrun.1.gz oshrun.1.gz
+}
 snapshot before
-omp=$(readlink /usr/bin/oshcc)
+omp=$(readlink /usr/bin/oshcc)	# Open MPI's, where installed
+all_free && osh_free=1 || osh_free=
 
 step "dpkg -i: the packages install (pgas-dkms builds pgas.ko for $K)" dpkg -i $P/*.deb
 grep -E '^(Building|Installing|Running|depmod|DKMS)' "$log" | head -n 8 | sed 's/^/#   /'
@@ -103,8 +128,8 @@ step "bob (not in group pgas) is refused /dev/pgas0, with a message naming it" \
 	as bob 'PGAS_CONDUIT=kmod pgasrun -n 2 -t 300 ./demo >out 2>&1; rc=$?; cat out; test $rc != 0 && grep -q "/dev/pgas0" out && grep -qi "permission denied" out'
 step "bob's job runs over shared memory instead (PGAS_CONDUIT=auto)" \
 	as bob 'pgasrun -n 2 -t 300 ./demo | grep -q "rank 1/2: ping 101 -> pong 202"'
-if [ -n "$omp" ]; then
-	step "beside Open MPI's oshcc no alternative is registered, its links stay" sh -c \
+if [ -z "$osh_free" ]; then
+	step "beside another oshcc (Open MPI's) no alternative is registered, its files stay" sh -c \
 		"! update-alternatives --list oshcc 2>/dev/null | grep -q pgas && test '$(readlink /usr/bin/oshcc)' = '$omp'"
 else
 	step "oshcc is registered as an alternative (update-alternatives)" \
@@ -146,7 +171,15 @@ step "oshcc, oshc++, oshrun are the alternative oshcc's, pointing at ours" sh -c
 step "man oshrun is ours" sh -c 'MANPAGER=cat MANWIDTH=80 man 1 oshrun | grep -q "pgasrun"'
 step "oshcc builds and oshrun runs shmem/rma (shared memory, 2 PEs)" sh -c \
 	'cd /tmp && cp $P/rma.c $P/stap.h . && oshcc -o rma rma.c && oshrun -n 2 ./rma >out && grep -qx "1\.\.6" out && ! grep -q "^not ok" out'
+# Then another implementation installed over the alternative's links (as
+# openmpi-bin's unpacking does: no package owns them): purge keeps its.
+ln -sfn opal_wrapper /usr/bin/oshcc
+ln -sfn opal_wrapper /usr/bin/oshc++
+ln -sfn mpirun.openmpi /usr/bin/oshrun
 step "dpkg --purge takes them away again" dpkg --purge libpgas-shmem-dev libpgas-shmem0 pgas-tools libpgas-dev libpgas0
+step "links another oshcc put over the alternative's after it stay through purge" sh -c \
+	'test "$(readlink /usr/bin/oshcc)" = opal_wrapper && test "$(readlink /usr/bin/oshc++)" = opal_wrapper && test "$(readlink /usr/bin/oshrun)" = mpirun.openmpi'
+rm -f /usr/bin/oshcc /usr/bin/oshc++ /usr/bin/oshrun
 left=$(leftovers alone)
 if [ -z "$left" ]; then
 	ok "purge leaves no link of the alternative behind"

@@ -7,8 +7,8 @@
 # (scripts/vm/pkg-guest.sh).  Prints the guest's TAP lines and ends with
 # "pkgvm: N passed, N failed".  VM_OUT=dir for the consoles (build/pkgvm).
 set -u
+DEBS=$(cd "${1:?usage: pkg.sh DEBDIR}" && pwd) || exit 1
 cd "$(dirname "$0")/../.." || exit 1
-DEBS=$(cd "$1" && pwd)
 OUT=${VM_OUT:-build/pkgvm}
 BAD='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace'
 pass=0
@@ -67,8 +67,16 @@ for k in $kvers; do
 	rc=$?
 	tr -d '\r' <"$o/console.log" >"$o/console.txt"
 	grep -E '^(ok|not ok|#)' "$o/console.txt" | grep -v '^# [0-9.]* s$' || true
-	pass=$((pass + $(grep -c '^ok ' "$o/console.txt")))
-	failn=$((failn + $(grep -c '^not ok ' "$o/console.txt")))
+	p=$(grep -c '^ok ' "$o/console.txt")
+	f=$(grep -c '^not ok ' "$o/console.txt")
+	pass=$((pass + p))
+	failn=$((failn + f))
+	# The guest's own count, against the lines read here: a line that a
+	# kernel message or another writer broke on the console is not lost.
+	said=$(sed -n -E 's/^pkgvm: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$o/console.txt" | tail -n 1)
+	if [ -n "$said" ] && [ "$said" != "$p $f" ]; then
+		notok "$k: the guest counted $said (passed, failed), the console shows $p $f"
+	fi
 	if grep -qE "$BAD" "$o/console.txt"; then
 		notok "$k: kernel warning/oops on the console: $(grep -E -m 3 "$BAD" "$o/console.txt" | tr '\n' ' ')"
 	fi
