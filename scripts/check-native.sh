@@ -1435,6 +1435,7 @@ if PGAS_STATS=1 PGAS_STATS_FILE="$sdir/st.%r" PGAS_TRACE=31 PGAS_TRACE_FILE="$sd
 			awk '{ print $1, $2 }' | sort >"$sdir/counted"
 		cmp -s "$sdir/traced" "$sdir/counted" || bad="$bad $r"
 		grep -v '^#' "$sdir/tr.$r" | awk 'p > $1 { exit 1 } { p = $1 }' || bad="$bad $r(order)"
+		head -n 1 "$sdir/tr.$r" | grep -q "^# pgas trace: rank $r of 2" || bad="$bad $r(header)"
 	done
 	if [ -z "$bad" ]; then
 		ok "PGAS_TRACE=31: each rank's trace has one line per event PGAS_STATS counts, in time order"
@@ -1451,6 +1452,16 @@ if PGAS_TRACE=4 PGAS_TRACE_FILE="$sdir/tr.%r" "$RUN" -n 2 -t 60 "$B/tests/stats"
 	ok "PGAS_TRACE=4 traces AM only; without PGAS_STATS nothing is printed"
 else
 	notok "PGAS_TRACE=4: $(head -n 3 "$log" "$sdir/tr.0" 2>/dev/null)"
+fi
+# A job that fails: the trace of the rank that ended with an error keeps
+# what it did (line-buffered), its AM sent included.
+rm -f "$sdir"/tr.*
+PGAS_TRACE=31 PGAS_TRACE_FILE="$sdir/tr.%r" "$RUN" -n 2 -t 60 "$B/tests/stats" --fail >"$log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$(grep -c ' am\.short\.request ' "$sdir/tr.1" 2>/dev/null)" = 6 ]; then
+	ok "PGAS_TRACE: a rank that ends with pgas_exit(3) keeps its trace (6 AM requests traced)"
+else
+	notok "PGAS_TRACE: failing job (exit $rc): $(head -n 3 "$sdir/tr.1" 2>/dev/null)"
 fi
 run_exit 1 'PGAS_STATS' "PGAS_STATS=2 is refused, naming the variable" \
 	env PGAS_STATS=2 "$RUN" -n 1 -t 60 "$B/tests/stats"

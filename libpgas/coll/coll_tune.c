@@ -577,8 +577,12 @@ void pgas__choose(struct pgas__coll_op *op)
 	char spec[64];
 
 	op->ch = t->choice[op->kind][b];
+	/* What runs: a non-commutative reduction takes the rank-ordered flat
+	 * path whatever the choice (coll_alg.c). */
 	if (PGAS__UNLIKELY(pgas__notes_on))
-		pgas__ev_coll(op->kind, op->ch.alg);
+		pgas__ev_coll(op->kind, !op->commutative && op->ch.alg < ALG_REF &&
+			      (op->kind == PGAS_COLL_REDUCE || op->kind == PGAS_COLL_REDUCE_ALL) ?
+			      ALG_FLAT : op->ch.alg);
 	if (pgas__cfg.coll_verbose && !(t->told[op->kind] & (1u << b))) {
 		t->told[op->kind] |= 1u << b;
 		if (t->rank == 0) {

@@ -70,6 +70,7 @@ pgas_handler_fn pgas__lib_handlers[PGAS__LIBH_N] = { [PGAS__LIBH_RMA] = pgas__re
 static int medium_send(struct pgas__state *ep, const char *call, unsigned chan, unsigned eid,
 		       unsigned handler, const void *buf, size_t nbytes, const uint32_t *args,
 		       unsigned nargs, bool imm);
+static int sent(int rc, unsigned chan, unsigned kind, unsigned handler, unsigned eid, size_t n);
 
 /* Handler 0: the library's own, args[0] >> 24 names which (its whole args). */
 static void lib_dispatch(pgas_token_t tok, void *buf, size_t nbytes, const uint32_t *args,
@@ -97,8 +98,8 @@ int pgas__am_lib_medium(unsigned rank, unsigned libh, const void *buf, size_t nb
 	a[0] = libh << 24;
 	if (nargs)
 		memcpy(a + 1, args, nargs * sizeof(*a));
-	return medium_send(&pgas__g, call, PGAS_CHAN_REQUEST, rank, 0, buf, nbytes, a, nargs + 1,
-			   imm);
+	return sent(medium_send(&pgas__g, call, PGAS_CHAN_REQUEST, rank, 0, buf, nbytes, a,
+				nargs + 1, imm), PGAS_CHAN_REQUEST, 1, 0, rank, nbytes);
 }
 
 int pgas__am_setup(void)

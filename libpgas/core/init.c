@@ -237,6 +237,9 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		pgas__g.send_block |= PGAS__BLOCK_SHARED;
 	/* Rank 0 reads the tuning file into its scratch before the barrier. */
 	rc = pgas__layers_attach(0, msg, sizeof(msg));
+	/* From here on a faster rank's messages may arrive: counted. */
+	if (!rc)
+		pgas__notes_start(0);
 	/* Nobody may send to a rank before its handlers are registered. */
 	if (!rc)
 		rc = pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);
@@ -246,7 +249,7 @@ int pgas_attach(const pgas_handler_entry_t *table, size_t count, size_t segsize)
 		rc = pgas__layers_attach(1, msg, sizeof(msg));
 	}
 	if (!rc)	/* from here on, what the program does (not pgas_attach's own) */
-		pgas__notes_start();
+		pgas__notes_start(1);
 	if (rc && *msg)
 		return pgas__err(rc, call, "%s", msg);
 	return rc;
@@ -406,6 +409,7 @@ static void finalize(unsigned how)
 	if (pgas__job.attached) {
 		pgas__progress_thread_end();
 		(void)pgas__mt_enter("pgas_exit");	/* kept: the process ends */
+		pgas__notes_stop();
 		leave_job(how);
 		pgas__notes_report();
 	}

@@ -645,7 +645,8 @@ static inline int pgas__ev_ok(int rc, enum pgas__ev e, unsigned rank, size_t n)
 void pgas__ev_coll(unsigned kind, unsigned alg);
 uint64_t pgas__wait_clock(void);
 void pgas__ev_wait(uint64_t started);
-void pgas__notes_start(void);	/* once the job is attached */
+void pgas__notes_start(int mine);	/* 0: at the attach barrier; 1: attach done */
+void pgas__notes_stop(void);	/* the rank's exit starts */
 void pgas__notes_report(void);	/* at the rank's end */
 
 #endif /* PGAS_INTERNAL_H */

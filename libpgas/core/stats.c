@@ -86,6 +86,19 @@ static struct {
 	struct counter coll[PGAS_COLL_NKINDS][ALG_NALGS];
 } st;
 
+/*
+ * From pgas_attach's barrier on (pgas__notes_start(0)), messages that
+ * faster ranks send are handled here, and counted; what this rank does
+ * itself counts from the end of pgas_attach (pgas__notes_start(1)) to the
+ * start of its exit (pgas__notes_stop: the exit's drain waits for others).
+ */
+static bool counting_mine, waits_stopped;
+
+static bool is_received(enum pgas__ev e)
+{
+	return e >= PGAS__EV_RECV_SHORT_REQ && e <= PGAS__EV_RECV_LIB;
+}
+
 static FILE *trace;
 static struct timespec t0;
 
@@ -134,6 +147,8 @@ static FILE *open_for_rank(const char *pattern)
 
 void pgas__ev(enum pgas__ev e, unsigned rank, size_t n)
 {
+	if (!counting_mine && !is_received(e))
+		return;
 	if (pgas__cfg.stats) {
 		add(&st.ev[e], n);
 		if (e <= PGAS__EV_GET_REMOTE)
@@ -156,7 +171,7 @@ void pgas__note(unsigned what, unsigned rank, size_t n)
 
 void pgas__ev_coll(unsigned kind, unsigned alg)
 {
-	if (kind >= PGAS_COLL_NKINDS || alg >= ALG_NALGS)
+	if (!counting_mine || kind >= PGAS_COLL_NKINDS || alg >= ALG_NALGS)
 		return;
 	if (pgas__cfg.stats)
 		add(&st.coll[kind][alg], 0);
@@ -174,7 +189,7 @@ void pgas__ev_wait(uint64_t started)
 {
 	uint64_t now = since_start_ns();
 
-	if (pgas__cfg.stats)
+	if (pgas__cfg.stats && counting_mine && !waits_stopped)
 		add(&st.ev[PGAS__EV_WAIT], now - started);
 	/* One line per wait step would drown the rest: the steps of a wait
 	 * are summed in the counters only. */
@@ -187,25 +202,37 @@ static void trace_flush(void)
 		fflush(trace);
 }
 
-void pgas__notes_start(void)
+void pgas__notes_stop(void)
+{
+	waits_stopped = true;
+}
+
+void pgas__notes_start(int mine)
 {
 	static bool hooked;
 
+	if (mine) {
+		counting_mine = true;
+		return;
+	}
 	pgas__notes_on = pgas__cfg.stats || pgas__cfg.trace;
 	if (!pgas__notes_on)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pgas__cfg.trace) {
 		trace = open_for_rank(pgas__cfg.trace_file);
-		if (!trace)
+		if (!trace) {
 			fprintf(stderr, "pgas[%u]: PGAS_TRACE: cannot write %s: %s\n", pgas__g.rank,
 				pgas__cfg.trace_file, strerror(errno));
-		else if (!hooked)
-			hooked = pthread_atfork(trace_flush, NULL, NULL) == 0;
-		else
+		} else {
+			/* A line at a time: what a job that fails wrote stays. */
+			setvbuf(trace, NULL, _IOLBF, 0);
+			if (!hooked)
+				hooked = pthread_atfork(trace_flush, NULL, NULL) == 0;
 			fprintf(trace, "# pgas trace: rank %u of %u, pid %ld, mask 0x%x: "
 				"nanoseconds event rank bytes\n", pgas__g.rank, pgas__g.nranks,
 				(long)getpid(), pgas__cfg.trace);
+		}
 	}
 }
 
@@ -218,10 +245,22 @@ static void line(FILE *f, const char *name, const struct counter *c)
 			atomic_load_explicit(&c->bytes, memory_order_relaxed));
 }
 
+/* The counters the inline calls to mapped peers feed (and, out of line,
+ * only the calls that left the inline path): shown where they are whole. */
+static bool inline_fed(int e)
+{
+	return e == PGAS__EV_PUT_MAPPED || e == PGAS__EV_GET_MAPPED || e == PGAS__EV_AMO_MAPPED ||
+	       e == PGAS__EV_AM_SHORT_REQ;
+}
+
+/* The report: written at once (one write for a report of a few KiB), so
+ * that ranks writing to one stderr do not interleave their lines. */
 void pgas__notes_report(void)
 {
-	FILE *f = stderr;
-	char name[96];
+	char *buf = NULL, name[96];
+	size_t len = 0;
+	FILE *f;
+	int fd = 2;
 
 	if (trace) {
 		fclose(trace);
@@ -230,11 +269,9 @@ void pgas__notes_report(void)
 	if (!pgas__cfg.stats)
 		return;
 	pgas__notes_on = false;
-	if (pgas__cfg.stats_file[0] && !(f = open_for_rank(pgas__cfg.stats_file))) {
-		fprintf(stderr, "pgas[%u]: PGAS_STATS_FILE: cannot write %s: %s\n", pgas__g.rank,
-			pgas__cfg.stats_file, strerror(errno));
+	f = open_memstream(&buf, &len);
+	if (!f)
 		return;
-	}
 	fprintf(f, "# pgas stats: rank %u of %u, pid %ld, %.6f s; name calls bytes "
 		"(wait: steps, nanoseconds)\n", pgas__g.rank, pgas__g.nranks, (long)getpid(),
 		(double)since_start_ns() / 1e9);
@@ -242,7 +279,7 @@ void pgas__notes_report(void)
 		fprintf(f, "# the inline calls to mapped peers (put/get, AMOs, AM Short requests) "
 			"are not counted: build the program with -DPGAS_INSTRUMENT\n");
 	for (int e = 0; e < PGAS__EV_N; e++) {
-		if (e == PGAS__EV_COLL)
+		if (e == PGAS__EV_COLL || (!pgas__instrumented && inline_fed(e)))
 			continue;
 		line(f, ev_names[e], &st.ev[e]);
 		for (int s = 0; e <= PGAS__EV_GET_REMOTE && s < NSIZES; s++) {
@@ -256,8 +293,25 @@ void pgas__notes_report(void)
 				 pgas__alg_name(a));
 			line(f, name, &st.coll[k][a]);
 		}
-	if (f != stderr)
-		fclose(f);
-	else
-		fflush(f);
+	fclose(f);
+	if (pgas__cfg.stats_file[0]) {
+		FILE *out = open_for_rank(pgas__cfg.stats_file);
+
+		if (!out) {
+			fprintf(stderr, "pgas[%u]: PGAS_STATS_FILE: cannot write %s: %s\n",
+				pgas__g.rank, pgas__cfg.stats_file, strerror(errno));
+		} else {
+			fwrite(buf, 1, len, out);
+			fclose(out);
+		}
+	} else {
+		for (size_t o = 0; o < len;) {
+			ssize_t w = write(fd, buf + o, len - o);
+
+			if (w <= 0)
+				break;
+			o += (size_t)w;
+		}
+	}
+	free(buf);
 }

@@ -10,6 +10,8 @@
  *
  *   stats --expected [mapped|remote]    prints what PGAS_STATS must report
  *                                       on every rank (at 2 ranks or more)
+ *   stats --fail                        rank 1 ends with pgas_exit(3) after
+ *                                       its traffic (a trace must keep it)
  */
 #ifndef STATS_PLAIN
 #define PGAS_INSTRUMENT
@@ -105,7 +107,7 @@ int main(int argc, char **argv)
 	char *seg;
 	pgas_ad_t ad;
 	int64_t old;
-	int rc = 0;
+	int rc = 0, fail = argc > 1 && !strcmp(argv[1], "--fail");
 
 	if (argc > 2 && !strcmp(argv[1], "--expected")) {
 		print_expected(argv[2]);
@@ -151,6 +153,8 @@ int main(int argc, char **argv)
 		rc |= pgas_am_request_medium(right, H_MED, med, sizeof(med), NULL, 0);
 	rc |= pgas_am_request_long(right, H_LONG, lng, sizeof(lng), seg + 200000, NULL, 0);
 	pgas_block_until(replies == 6 && requests == 6 && mediums == 2 && longs == 1);
+	if (fail && me == 1)
+		pgas_exit(3);
 	rc |= pgas_barrier(0, PGAS_BARRIERFLAG_ANONYMOUS);			/* barrier 2 */
 	for (int i = 0; i < 2; i++)
 		rc |= pgas_broadcast(pgas_team_all(), 0, bc, bc, sizeof(bc), PGAS_COLL_MYSYNC);
