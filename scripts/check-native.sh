@@ -717,6 +717,13 @@ apart_works 3 2 PGAS_DEVICE=/nonexistent/pgas9
 apart_works 3 0 PGAS_WAIT_MODE=block
 apart_works 3 2 PGAS_WAIT_MODE=yield
 apart_works 2 1 PGAS_SPIN_LIMIT=5
+# Statistics and tracing on one rank only (their files in a scratch folder).
+apart_dir=$(mktemp -d)
+PGAS_STATS_FILE="$apart_dir/s.%r" apart_works 2 1 PGAS_STATS=1
+apart_works 3 2 PGAS_STATS_FILE="$apart_dir/t.%r"
+PGAS_TRACE_FILE="$apart_dir/t.%r" apart_works 2 0 PGAS_TRACE=31
+apart_works 2 1 PGAS_TRACE_FILE="$apart_dir/u.%r"
+rm -rf "$apart_dir"
 # One rank sleeping on the CQ's fd, the other napping (block mode over ofi).
 if "$RUN" --version | grep -q '^conduits:.* ofi'; then
 	PGAS_CONDUIT=ofi PGAS_MAP_PEERS=none FI_PROVIDER=tcp PGAS_WAIT_MODE=block \

@@ -1116,4 +1116,5 @@ const struct pgas__layer pgas__coll_layer = {
 	.attach = coll_attach,
 	.progress = pgas__coll_progress,
 	.leave = coll_leave,
+	.report = pgas__coll_report,
 };

@@ -351,7 +351,9 @@ int pgas__choice_parse(int kind, unsigned n, const char *spec, pgas_coll_choice_
 void pgas__choice_format(const pgas_coll_choice_t *ch, char *buf, size_t len);
 /* Picks op->ch for the call (table, then fallbacks the call needs). */
 void pgas__choose(struct pgas__coll_op *op);
-const char *pgas__alg_name(unsigned alg);	/* ALG_*: "tree", ... (stats.c) */
+/* PGAS_STATS, PGAS_TRACE: a collective that runs alg; the report's lines. */
+void pgas__ev_coll(unsigned kind, unsigned alg);
+void pgas__coll_report(FILE *f);
 unsigned pgas__size_bucket(size_t nbytes);
 
 /* coll.c */

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include "coll.h"
 
@@ -559,7 +560,7 @@ void pgas__tune_team(struct pgas_team *t)
 		tune_kind(t, k);
 }
 
-const char *pgas__alg_name(unsigned alg)
+static const char *alg_name(unsigned alg)
 {
 	static const char *const names[ALG_NALGS] = {
 		[ALG_TREE] = "tree", [ALG_FLAT] = "flat", [ALG_BRUCK] = "bruck",
@@ -568,6 +569,35 @@ const char *pgas__alg_name(unsigned alg)
 	};
 
 	return alg < ALG_NALGS ? names[alg] : "?";
+}
+
+/* PGAS_STATS, PGAS_TRACE (core/stats.c): collectives by kind and algorithm. */
+static _Atomic uint64_t coll_calls[PGAS_COLL_NKINDS][ALG_NALGS];
+
+void pgas__ev_coll(unsigned kind, unsigned alg)
+{
+	char name[64];
+
+	if (!pgas__notes_mine() || kind >= PGAS_COLL_NKINDS || alg >= ALG_NALGS)
+		return;
+	if (pgas__cfg.stats)
+		atomic_fetch_add_explicit(&coll_calls[kind][alg], 1, memory_order_relaxed);
+	if (pgas__cfg.trace & PGAS__TRACE_COLL) {
+		snprintf(name, sizeof(name), "coll.%s.%s", kind_names[kind], alg_name(alg));
+		pgas__trace_event(PGAS__TRACE_COLL, name, pgas__g.rank, 0);
+	}
+}
+
+void pgas__coll_report(FILE *f)
+{
+	for (unsigned k = 0; k < PGAS_COLL_NKINDS; k++)
+		for (unsigned a = 0; a < ALG_NALGS; a++) {
+			uint64_t c = atomic_load_explicit(&coll_calls[k][a], memory_order_relaxed);
+
+			if (c)
+				fprintf(f, "coll.%s.%s %" PRIu64 " 0\n", kind_names[k],
+					alg_name(a), c);
+		}
 }
 
 void pgas__choose(struct pgas__coll_op *op)

@@ -625,7 +625,6 @@ enum pgas__ev {
 	PGAS__EV_RECV_LIB,
 	PGAS__EV_WAIT,			/* a wait step: bytes are its nanoseconds */
 	PGAS__EV_BARRIER,
-	PGAS__EV_COLL,			/* pgas__ev_coll's, by kind and algorithm */
 	PGAS__EV_N
 };
 extern bool pgas__notes_on;	/* PGAS_STATS or PGAS_TRACE */
@@ -642,7 +641,11 @@ static inline int pgas__ev_ok(int rc, enum pgas__ev e, unsigned rank, size_t n)
 		pgas__ev(e, rank, n);
 	return rc;
 }
-void pgas__ev_coll(unsigned kind, unsigned alg);
+/* For a layer's own counters (the collectives'): whether this rank counts
+ * what it does now, and one trace line (cls: PGAS_TRACE's bit). */
+bool pgas__notes_mine(void);
+#define PGAS__TRACE_COLL 16u
+void pgas__trace_event(unsigned cls, const char *name, unsigned rank, size_t n);
 uint64_t pgas__wait_clock(void);
 void pgas__ev_wait(uint64_t started);
 void pgas__notes_start(int mine);	/* 0: at the attach barrier; 1: attach done */

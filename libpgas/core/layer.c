@@ -65,3 +65,10 @@ void pgas__layers_leave(void)
 	for (const struct pgas__layer *const *l = pgas__layers; *l; l++)
 		(*l)->leave();
 }
+
+void pgas__layers_report(FILE *f)
+{
+	for (const struct pgas__layer *const *l = pgas__layers; *l; l++)
+		if ((*l)->report)
+			(*l)->report(f);
+}

@@ -29,6 +29,8 @@ struct pgas__layer {
 	 * far it went and abandon what is outstanding (peers waiting for it
 	 * then fail with PGAS_ERR_GONE instead of hanging). */
 	void (*leave)(void);
+	/* PGAS_STATS: its counters' lines, at the rank's end (NULL: none). */
+	void (*report)(FILE *f);
 };
 
 /* layers.c: every layer, in area order, NULL-terminated. */
@@ -40,5 +42,6 @@ char *pgas__layer_area(const struct pgas__layer *l, unsigned job_rank);
 int pgas__layers_attach(int phase, char *msg, size_t len);
 int pgas__layers_progress(void);
 void pgas__layers_leave(void);
+void pgas__layers_report(FILE *f);
 
 #endif /* PGAS_LAYER_H */

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../coll/coll.h"
+#include "layer.h"
 
 bool pgas__notes_on;
 int pgas__instrumented;
@@ -52,7 +52,6 @@ static const char *const ev_names[PGAS__EV_N] = {
 	[PGAS__EV_RECV_LIB] = "am.library.received",
 	[PGAS__EV_WAIT] = "wait",
 	[PGAS__EV_BARRIER] = "barrier",
-	[PGAS__EV_COLL] = "coll",
 };
 
 /* PGAS_TRACE's mask bit of each event. */
@@ -60,7 +59,7 @@ static const char *const ev_names[PGAS__EV_N] = {
 #define T_AMO	2u
 #define T_AM	4u
 #define T_WAIT	8u
-#define T_COLL	16u
+#define T_COLL	PGAS__TRACE_COLL
 static unsigned ev_class(enum pgas__ev e)
 {
 	if (e <= PGAS__EV_GET_REMOTE || (e >= PGAS__EV_PUT_SIGNAL && e <= PGAS__EV_VIS_GET_REMOTE))
@@ -83,7 +82,6 @@ static const char *const size_names[NSIZES] = { "le8", "le64", "le512", "le4k", 
 static struct {
 	struct counter ev[PGAS__EV_N];
 	struct counter rma[4][NSIZES];	/* put/get x mapped/remote, by size */
-	struct counter coll[PGAS_COLL_NKINDS][ALG_NALGS];
 } st;
 
 /*
@@ -154,8 +152,18 @@ void pgas__ev(enum pgas__ev e, unsigned rank, size_t n)
 		if (e <= PGAS__EV_GET_REMOTE)
 			add(&st.rma[e][size_class(n)], n);
 	}
-	if (trace && (pgas__cfg.trace & ev_class(e)))
-		fprintf(trace, "%" PRIu64 " %s %u %zu\n", since_start_ns(), ev_names[e], rank, n);
+	pgas__trace_event(ev_class(e), ev_names[e], rank, n);
+}
+
+void pgas__trace_event(unsigned cls, const char *name, unsigned rank, size_t n)
+{
+	if (trace && (pgas__cfg.trace & cls))
+		fprintf(trace, "%" PRIu64 " %s %u %zu\n", since_start_ns(), name, rank, n);
+}
+
+bool pgas__notes_mine(void)
+{
+	return counting_mine;
 }
 
 void pgas__note(unsigned what, unsigned rank, size_t n)
@@ -167,17 +175,6 @@ void pgas__note(unsigned what, unsigned rank, size_t n)
 
 	if (pgas__notes_on && what < sizeof(ev) / sizeof(ev[0]))
 		pgas__ev(ev[what], rank, n);
-}
-
-void pgas__ev_coll(unsigned kind, unsigned alg)
-{
-	if (!counting_mine || kind >= PGAS_COLL_NKINDS || alg >= ALG_NALGS)
-		return;
-	if (pgas__cfg.stats)
-		add(&st.coll[kind][alg], 0);
-	if (trace && (pgas__cfg.trace & T_COLL))
-		fprintf(trace, "%" PRIu64 " coll.%s.%s %u 0\n", since_start_ns(),
-			pgas_coll_kind_name(kind), pgas__alg_name(alg), pgas__g.rank);
 }
 
 uint64_t pgas__wait_clock(void)
@@ -279,7 +276,7 @@ void pgas__notes_report(void)
 		fprintf(f, "# the inline calls to mapped peers (put/get, AMOs, AM Short requests) "
 			"are not counted: build the program with -DPGAS_INSTRUMENT\n");
 	for (int e = 0; e < PGAS__EV_N; e++) {
-		if (e == PGAS__EV_COLL || (!pgas__instrumented && inline_fed(e)))
+		if (!pgas__instrumented && inline_fed(e))
 			continue;
 		line(f, ev_names[e], &st.ev[e]);
 		for (int s = 0; e <= PGAS__EV_GET_REMOTE && s < NSIZES; s++) {
@@ -287,12 +284,7 @@ void pgas__notes_report(void)
 			line(f, name, &st.rma[e][s]);
 		}
 	}
-	for (unsigned k = 0; k < PGAS_COLL_NKINDS; k++)
-		for (unsigned a = 0; a < ALG_NALGS; a++) {
-			snprintf(name, sizeof(name), "coll.%s.%s", pgas_coll_kind_name(k),
-				 pgas__alg_name(a));
-			line(f, name, &st.coll[k][a]);
-		}
+	pgas__layers_report(f);	/* the collectives' */
 	fclose(f);
 	if (pgas__cfg.stats_file[0]) {
 		FILE *out = open_for_rank(pgas__cfg.stats_file);
