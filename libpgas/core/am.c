@@ -350,16 +350,18 @@ static int check_am(struct pgas__state *ep, const char *call, unsigned chan, uns
 
 /* PGAS_STATS, PGAS_TRACE: a message sent, when rc is 0 (kind: 0 Short,
  * 1 Medium, 2 Long; handler 0: the library's own). */
+/* The event of a message for a user's handler: from the Short request's
+ * (base), Short, Medium, Long (kind 0-2) by request and reply (internal.h). */
+static enum pgas__ev am_ev(enum pgas__ev base, unsigned kind, unsigned chan)
+{
+	return (enum pgas__ev)(base + 2 * kind + (chan == PGAS_CHAN_REPLY));
+}
+
 static int sent(int rc, unsigned chan, unsigned kind, unsigned handler, unsigned eid, size_t n)
 {
-	static const enum pgas__ev ev[3][2] = {
-		{ PGAS__EV_AM_SHORT_REQ, PGAS__EV_AM_SHORT_REP },
-		{ PGAS__EV_AM_MEDIUM_REQ, PGAS__EV_AM_MEDIUM_REP },
-		{ PGAS__EV_AM_LONG_REQ, PGAS__EV_AM_LONG_REP },
-	};
-
 	if (PGAS__UNLIKELY(pgas__notes_on) && rc == PGAS_OK)
-		pgas__ev(handler ? ev[kind][chan == PGAS_CHAN_REPLY] : PGAS__EV_AM_LIB_SENT, eid, n);
+		pgas__ev(handler ? am_ev(PGAS__EV_AM_SHORT_REQ, kind, chan) : PGAS__EV_AM_LIB_SENT,
+			 eid, n);
 	return rc;
 }
 
@@ -751,14 +753,9 @@ run_handler(struct pgas__state *ep, unsigned chan, struct pgas_token *tok, unsig
 /* PGAS_STATS, PGAS_TRACE: a message handled here (handler 0: the library's). */
 static void received(unsigned chan, unsigned type, unsigned handler, unsigned src, size_t n)
 {
-	static const enum pgas__ev ev[3][2] = {
-		{ PGAS__EV_RECV_SHORT_REQ, PGAS__EV_RECV_SHORT_REP },
-		{ PGAS__EV_RECV_MEDIUM_REQ, PGAS__EV_RECV_MEDIUM_REP },
-		{ PGAS__EV_RECV_LONG_REQ, PGAS__EV_RECV_LONG_REP },
-	};
 	unsigned kind = type == PGAS_MSG_SHORT ? 0 : type == PGAS_MSG_LONG ? 2 : 1;
 
-	pgas__ev(handler ? ev[kind][chan == PGAS_CHAN_REPLY] : PGAS__EV_RECV_LIB, src, n);
+	pgas__ev(handler ? am_ev(PGAS__EV_RECV_SHORT_REQ, kind, chan) : PGAS__EV_RECV_LIB, src, n);
 }
 
 /* Handles the message at the head of ep's ring 'chan' (its status s). */

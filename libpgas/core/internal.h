@@ -614,7 +614,8 @@ enum pgas__ev {
 	/* Strided, vector and indexed calls (pgas_vis.h): bytes, all runs'. */
 	PGAS__EV_VIS_PUT_MAPPED, PGAS__EV_VIS_GET_MAPPED,
 	PGAS__EV_VIS_PUT_REMOTE, PGAS__EV_VIS_GET_REMOTE,
-	/* Messages for a user's handler, sent (bytes: the payload) ... */
+	/* Messages for a user's handler, sent (bytes: the payload) ...
+	 * (in this order: am.c's am_ev counts on it) */
 	PGAS__EV_AM_SHORT_REQ, PGAS__EV_AM_SHORT_REP,
 	PGAS__EV_AM_MEDIUM_REQ, PGAS__EV_AM_MEDIUM_REP,
 	PGAS__EV_AM_LONG_REQ, PGAS__EV_AM_LONG_REP,
