@@ -129,11 +129,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 VMTEST_SRCS := $(wildcard selftests/kmod/*.c)
 VMTESTS     := $(VMTEST_SRCS:selftests/kmod/%.c=$(B)/tests/%)
 
-.PHONY: man shmem all lib tools tests examples benches check check-native check-vm check-kunit check-debugvm \
+.PHONY: man shmem all lib tools tests examples benches apps check check-native check-vm check-kunit check-debugvm \
         check-multihost \
         bench demo deps install clean modules modules_install install-kmod vmtests
 
-all: lib tools examples tests benches shmem man
+all: lib tools examples tests benches shmem man apps
 
 ifeq ($(STATIC),)
 lib: $(B)/lib/libpgas.a $(B)/lib/libpgas.so
@@ -225,6 +225,40 @@ $(B)/bench/shmem_icount: bench/shmem/icount.c $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(
 		$(B)/lib/libshmem.a $(B)/lib/libpgas.a
 	@mkdir -p $(dir $@)
 	OSHCC_LINK=archives $(B)/bin/oshcc $(CFLAGS) -o $@ $<
+
+# The applications (apps/, docs/apps.md), where FFTW is (libfftw3-dev:
+# scripts/deps.sh test): NAS FT over libpgas (ft) and our OpenSHMEM
+# (ft-shmem, built with oshcc as a user's program), and over MPI (ft-mpi)
+# in the plain build where mpicc is.  The same source, comm_*.c apart.
+FFTW_FOUND := $(shell pkg-config --exists fftw3 2>/dev/null && echo yes)
+FFTW_LIBS  := $(shell pkg-config --libs fftw3 2>/dev/null) -lm
+FT_SRCS    := apps/ft/ft.c apps/ft/comm.h apps/common/npb_rand.h
+MPICC      ?= mpicc
+APPS :=
+ifeq ($(FFTW_FOUND),yes)
+APPS += $(B)/apps/ft $(B)/apps/ft-shmem
+ifeq ($(SAN)$(STATIC),)
+ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
+APPS += $(B)/apps/ft-mpi
+endif
+endif
+endif
+apps: $(APPS)
+
+$(B)/apps/ft: $(FT_SRCS) apps/ft/comm_pgas.c $(B)/lib/libpgas.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ apps/ft/ft.c apps/ft/comm_pgas.c \
+		$(B)/lib/libpgas.a $(CONDUIT_LIBS) $(FFTW_LIBS)
+
+$(B)/apps/ft-shmem: $(FT_SRCS) apps/ft/comm_shmem.c $(SHMEM_HDRS) $(B)/bin/oshcc \
+		$(B)/lib/libshmem.a $(B)/lib/libpgas.a $(SHMEM_SO)
+	@mkdir -p $(dir $@)
+	$(B)/bin/oshcc $(CFLAGS) -DFT_SHMEM_NAME='"OpenSHMEM (libpgas)"' -o $@ \
+		apps/ft/ft.c apps/ft/comm_shmem.c $(FFTW_LIBS)
+
+$(B)/apps/ft-mpi: $(FT_SRCS) apps/ft/comm_mpi.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ apps/ft/ft.c apps/ft/comm_mpi.c $(FFTW_LIBS)
 
 # Manual pages (man/, roff).  libpgas(7)'s ENVIRONMENT is made from the
 # library's one table of variables (pgasrun --env=roff), so it cannot drift.

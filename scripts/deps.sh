@@ -4,6 +4,7 @@
 #
 #   scripts/deps.sh build    compiler and make (the demo and the library)
 #   scripts/deps.sh test     + valgrind, pkg-config, man-db and groff (the manual pages' check)
+#                              and FFTW (libfftw3-dev: NAS FT, apps/ft)
 #   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel images and headers
 #                              (6.1 and 6.12; pahole for 6.12's module BTF), dkms,
 #                              sparse (the kmod-style tier)
@@ -21,7 +22,7 @@ set -eu
 want=(gcc make libc6-dev pkg-config libnl-genl-3-dev)
 case "${1:-build}" in
 build) ;;
-test) want+=(valgrind pkg-config man-db groff-base) ;;	# man: the pages' check
+test) want+=(valgrind pkg-config man-db groff-base libfftw3-dev) ;;	# man: the pages' check; FFTW: apps/ft
 kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils libelf-dev) ;;
 vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms sparse
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/* FT's communication over MPI, as the paper's MPI-C versions: the
+ * receives preposted (comm_expect), MPI_Isend for each piece, MPI_Waitall;
+ * MPI_Alltoall for the exchange (comm.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+#include "comm.h"
+
+const char comm_name[] = "MPI";
+static char *area;
+static MPI_Request *reqs;
+static size_t nreqs, cap;
+
+void comm_fail(const char *call, const char *what)
+{
+	int me = -1;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	fprintf(stderr, "ft (rank %d): %s: %s\n", me, call, what);
+	fflush(stderr);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
+}
+
+static void check(int rc, const char *call)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (rc == MPI_SUCCESS)
+		return;
+	MPI_Error_string(rc, text, &len);
+	comm_fail(call, text);
+}
+
+void comm_init(int *argc, char ***argv)
+{
+	check(MPI_Init(argc, argv), "MPI_Init");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+void *comm_area(size_t bytes)
+{
+	area = malloc(bytes);
+	if (!area)
+		comm_fail("malloc", "no memory for the arrays");
+	return area;
+}
+
+unsigned comm_rank(void)
+{
+	int r;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	return (unsigned)r;
+}
+
+unsigned comm_size(void)
+{
+	int n;
+
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	return (unsigned)n;
+}
+
+static MPI_Request *next_request(void)
+{
+	if (nreqs == cap) {
+		cap = cap ? 2 * cap : 1024;
+		reqs = realloc(reqs, cap * sizeof(*reqs));
+		if (!reqs)
+			comm_fail("realloc", "no memory for the requests");
+	}
+	return &reqs[nreqs++];
+}
+
+/* Pieces are matched in the order they are posted and sent (MPI's
+ * non-overtaking rule): one tag serves them all. */
+void comm_put(unsigned rank, size_t off, const void *src, size_t n)
+{
+	(void)off;
+	check(MPI_Isend(src, (int)n, MPI_BYTE, (int)rank, 0, MPI_COMM_WORLD, next_request()),
+	      "MPI_Isend");
+}
+
+void comm_expect(unsigned rank, size_t off, size_t n)
+{
+	check(MPI_Irecv(area + off, (int)n, MPI_BYTE, (int)rank, 0, MPI_COMM_WORLD,
+			next_request()), "MPI_Irecv");
+}
+
+void comm_complete(void)
+{
+	check(MPI_Waitall((int)nreqs, reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+	nreqs = 0;
+}
+
+void comm_exchange(size_t dst_off, size_t src_off, size_t block)
+{
+	check(MPI_Alltoall(area + src_off, (int)block, MPI_BYTE, area + dst_off, (int)block,
+			   MPI_BYTE, MPI_COMM_WORLD), "MPI_Alltoall");
+}
+
+void comm_sum(double *v, unsigned n)
+{
+	check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+	      "MPI_Allreduce");
+}
+
+void comm_max(double *v, unsigned n)
+{
+	check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+	      "MPI_Allreduce");
+}
+
+void comm_barrier(void)
+{
+	check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+void comm_finish(int rc)
+{
+	fflush(stdout);
+	MPI_Finalize();
+	exit(rc);
+}

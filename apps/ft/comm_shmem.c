@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/* FT's communication over OpenSHMEM (ours, or any 1.5 library):
+ * shmem_putmem_nbi, quiet + barrier, alltoallmem and the sum and max
+ * reductions of the world team (comm.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shmem.h>
+#include "comm.h"
+
+#ifdef FT_SHMEM_NAME
+const char comm_name[] = FT_SHMEM_NAME;
+#else
+const char comm_name[] = "OpenSHMEM";
+#endif
+static char *area;
+static double *red_src, *red_dst;	/* symmetric: the reductions' buffers */
+#define RED_MAX 4
+
+void comm_fail(const char *call, const char *what)
+{
+	fprintf(stderr, "ft (PE %d): %s: %s\n", shmem_my_pe(), call, what);
+	fflush(stderr);
+	shmem_global_exit(1);
+}
+
+void comm_init(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	shmem_init();
+	red_src = shmem_malloc(2 * RED_MAX * sizeof(double));
+	if (!red_src)
+		comm_fail("shmem_malloc", "no symmetric memory for the reductions");
+	red_dst = red_src + RED_MAX;
+}
+
+void *comm_area(size_t bytes)
+{
+	area = shmem_malloc(bytes);
+	if (!area)
+		comm_fail("shmem_malloc", "the symmetric heap is too small (SHMEM_SYMMETRIC_SIZE)");
+	return area;
+}
+
+unsigned comm_rank(void)
+{
+	return (unsigned)shmem_my_pe();
+}
+
+unsigned comm_size(void)
+{
+	return (unsigned)shmem_n_pes();
+}
+
+void comm_put(unsigned rank, size_t off, const void *src, size_t n)
+{
+	shmem_putmem_nbi(area + off, src, n, (int)rank);
+}
+
+void comm_expect(unsigned rank, size_t off, size_t n)
+{
+	(void)rank, (void)off, (void)n;
+}
+
+void comm_complete(void)
+{
+	shmem_quiet();
+	shmem_barrier_all();
+}
+
+void comm_exchange(size_t dst_off, size_t src_off, size_t block)
+{
+	if (shmem_alltoallmem(SHMEM_TEAM_WORLD, area + dst_off, area + src_off, block))
+		comm_fail("shmem_alltoallmem", "failed");
+}
+
+static void reduce(double *v, unsigned n, int max)
+{
+	if (n > RED_MAX)
+		comm_fail("reduce", "more values than its buffer holds");
+	memcpy(red_src, v, n * sizeof(double));
+	if (max ? shmem_double_max_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, n)
+		: shmem_double_sum_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, n))
+		comm_fail(max ? "shmem_double_max_reduce" : "shmem_double_sum_reduce", "failed");
+	memcpy(v, red_dst, n * sizeof(double));
+}
+
+void comm_sum(double *v, unsigned n)
+{
+	reduce(v, n, 0);
+}
+
+void comm_max(double *v, unsigned n)
+{
+	reduce(v, n, 1);
+}
+
+void comm_barrier(void)
+{
+	shmem_barrier_all();
+}
+
+void comm_finish(int rc)
+{
+	fflush(stdout);
+	shmem_finalize();
+	exit(rc);
+}
