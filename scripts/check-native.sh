@@ -1744,6 +1744,41 @@ if [ "$B" = "$PWD/build" ]; then
 	rm -rf "$abi_dir"
 fi
 
+# NAS FT (apps/ft, docs/apps.md): class S of each variant over libpgas and
+# our OpenSHMEM at 1, 2 and 4 ranks (the sanitizer builds: 2), verified
+# against NPB's checksums; over the remote paths (PGAS_MAP_PEERS=none);
+# class W's pencils at 4 ranks; a bad class, variant or rank count refused.
+if [ ! -x "$B/apps/ft" ] || [ ! -x "$B/apps/ft-shmem" ]; then
+	notok "NAS FT not built in $B: FFTW missing (scripts/deps.sh test: libfftw3-dev)"
+else
+	ft_ranks="1 2 4"
+	[ "$B" = "$PWD/build" ] || ft_ranks=2
+	for n in $ft_ranks; do
+		for v in exchange slabs pencils; do
+			run_ft "ft --class S --variant $v -n $n (libpgas)" \
+				"$RUN" -n "$n" -t "$TLIMIT" "$B/apps/ft" --class S --variant $v
+			run_ft "ft-shmem --class S --variant $v -n $n (OpenSHMEM)" \
+				"$B/bin/oshrun" -n "$n" -t "$TLIMIT" "$B/apps/ft-shmem" --class S --variant $v
+		done
+	done
+	if [ "$B" = "$PWD/build" ]; then
+		for v in exchange slabs pencils; do
+			run_ft "ft --class S --variant $v -n 2, PGAS_MAP_PEERS=none (remote paths)" \
+				env PGAS_MAP_PEERS=none "$RUN" -n 2 -t "$TLIMIT" "$B/apps/ft" --class S --variant $v
+		done
+		run_ft "ft --class W --variant pencils -n 4" \
+			"$RUN" -n 4 -t "$TLIMIT" "$B/apps/ft" --class W --variant pencils
+	fi
+	run_exit 1 "): ft: --class 'Z': one of S, W, A, B" "ft --class Z: refused, naming it" \
+		"$RUN" -n 2 -t "$TLIMIT" "$B/apps/ft" --class Z --variant slabs
+	run_exit 1 "ft: --variant 'rows': one of exchange, slabs, pencils" \
+		"ft --variant rows: refused, naming it" \
+		"$RUN" -n 1 -t "$TLIMIT" "$B/apps/ft" --class S --variant rows
+	run_exit 1 "class S (64x64x64) needs a rank count dividing 64 and 64, not 3" \
+		"ft --class S at 3 ranks: refused, naming the count" \
+		"$RUN" -n 3 -t "$TLIMIT" "$B/apps/ft" --class S --variant pencils
+fi
+
 # The critical paths' instruction counts (callgrind, deterministic) stay
 # within bench/icount.baseline: the plain build only.
 if [ "$B" = "$PWD/build" ] && command -v valgrind >/dev/null; then
