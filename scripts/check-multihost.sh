@@ -158,6 +158,18 @@ else
 		done
 	done
 	run_tap "shmem/rma -n 3 under mpirun (PMIx)" $MPIRUN -n 3 "$B/tests/shmem/rma"
+	# NAS FT over MPI (apps/ft/comm_mpi.c: preposted receives, MPI_Isend,
+	# MPI_Alltoall) on one host, as libpgas's in check-native.
+	if [ -x "$B/apps/ft-mpi" ]; then
+		for n in 1 2 4; do
+			for v in exchange slabs pencils; do
+				run_ft "ft-mpi --class S --variant $v -n $n (Open MPI)" \
+					$MPIRUN -n $n "$B/apps/ft-mpi" --class S --variant $v
+			done
+		done
+	else
+		notok "NAS FT over MPI not built: FFTW or mpicc missing (scripts/deps.sh test, multihost)"
+	fi
 	run_tap "oshrun --launcher=mpirun -np 2 shmem/amo" \
 		env OSHRUN_MPIRUN="$MPIRUN" "$B/bin/oshrun" --launcher=mpirun -np 2 "$B/tests/shmem/amo"
 	$MPIRUN -n 3 "$B/tests/global_exit" -c 5 -w barrier >/dev/null 2>&1
@@ -357,6 +369,20 @@ else
 		for t in errors "threads -t 2" "threads_eps -t 2 -i 10 -r 2"; do
 			run_tap "$t across h1:2,h2:1,h3:1 (ofi, tcp)" timeout $TLIMIT \
 				"$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI "$B/tests/"$t
+		done
+		# NAS FT across hosts, class S, every variant: libpgas and our
+		# OpenSHMEM over ofi (tcp), and MPI (Open MPI's tcp), at 2 ranks on
+		# two hosts and 4 on three (two of them mapped to each other on h1).
+		for hosts in h1:1,h2:1 h1:2,h2:1,h3:1; do
+			n=$(echo "$hosts" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s }')
+			for v in exchange slabs pencils; do
+				for p in ft ft-shmem ft-mpi; do
+					[ -x "$B/apps/$p" ] || continue
+					run_ft "$p --class S --variant $v across $hosts" timeout $TLIMIT \
+						"$BED" run-mpirun --host $hosts -n $n $OFI \
+						"$B/apps/$p" --class S --variant $v
+				done
+			done
 		done
 		# A rank SIGKILLed on h2 while the others wait in a barrier: the
 		# job ends (mpirun sees the death and ends the rest), never hangs.

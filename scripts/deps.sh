@@ -7,7 +7,7 @@
 #                              and FFTW (libfftw3-dev: NAS FT, apps/ft)
 #   scripts/deps.sh vm       + qemu, busybox-static, Debian's kernel images and headers
 #                              (6.1 and 6.12; pahole for 6.12's module BTF), dkms,
-#                              sparse (the kmod-style tier)
+#                              sparse (the kmod-style tier), FFTW (NAS FT in the VM)
 #   scripts/deps.sh kunit    + linux-source-6.1 and what building a UML kernel needs
 #   scripts/deps.sh debugvm  vm + kunit: the debug kernel is built from linux-source-6.1
 #   scripts/deps.sh deb      + debhelper, dh-dkms, lintian (the Debian packages' tier)
@@ -24,7 +24,7 @@ case "${1:-build}" in
 build) ;;
 test) want+=(valgrind pkg-config man-db groff-base libfftw3-dev) ;;	# man: the pages' check; FFTW: apps/ft
 kunit) want+=(linux-source-6.1 busybox-static python3 flex bison bc xz-utils libelf-dev) ;;
-vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms sparse
+vm) want+=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1 cpio gzip xz-utils dkms sparse libfftw3-dev
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves) ;;
 debugvm) "$0" vm && "$0" kunit; exit ;;
 deb) want+=(dpkg-dev debhelper dh-dkms lintian fakeroot udev adduser passwd kmod) ;;	# udev, users: the VM part

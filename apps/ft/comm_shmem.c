@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* FT's communication over OpenSHMEM (ours, or any 1.5 library):
- * shmem_putmem_nbi, quiet + barrier, alltoallmem and the sum and max
- * reductions of the world team (comm.h). */
+/* FT's communication over OpenSHMEM: shmem_putmem_nbi, quiet + barrier,
+ * alltoallmem and the sum and max reductions of the world team (1.5), or
+ * their active-set forms where the library is 1.4 (Open MPI's oshmem, which
+ * runs this file unchanged in make bench) (comm.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,21 @@ const char comm_name[] = "OpenSHMEM";
 static char *area;
 static double *red_src, *red_dst;	/* symmetric: the reductions' buffers */
 #define RED_MAX 4
+#define SHMEM_IS_15 (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105)
+#if !SHMEM_IS_15
+/* 1.4's work and synchronisation arrays; a barrier before each collective
+ * makes every PE done with the last one that used them. */
+static long psync_a2a[SHMEM_ALLTOALL_SYNC_SIZE], psync_red[SHMEM_REDUCE_SYNC_SIZE];
+static double pwrk[RED_MAX / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ?
+		   RED_MAX / 2 + 1 : SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+#endif
 
 void comm_fail(const char *call, const char *what)
 {
 	fprintf(stderr, "ft (PE %d): %s: %s\n", shmem_my_pe(), call, what);
 	fflush(stderr);
 	shmem_global_exit(1);
+	exit(1);	/* 1.4 does not declare shmem_global_exit noreturn */
 }
 
 void comm_init(int *argc, char ***argv)
@@ -33,6 +43,13 @@ void comm_init(int *argc, char ***argv)
 	if (!red_src)
 		comm_fail("shmem_malloc", "no symmetric memory for the reductions");
 	red_dst = red_src + RED_MAX;
+#if !SHMEM_IS_15
+	for (int i = 0; i < SHMEM_ALLTOALL_SYNC_SIZE; i++)
+		psync_a2a[i] = SHMEM_SYNC_VALUE;
+	for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+		psync_red[i] = SHMEM_SYNC_VALUE;
+	shmem_barrier_all();
+#endif
 }
 
 void *comm_area(size_t bytes)
@@ -71,8 +88,14 @@ void comm_complete(void)
 
 void comm_exchange(size_t dst_off, size_t src_off, size_t block)
 {
+#if SHMEM_IS_15
 	if (shmem_alltoallmem(SHMEM_TEAM_WORLD, area + dst_off, area + src_off, block))
 		comm_fail("shmem_alltoallmem", "failed");
+#else
+	shmem_barrier_all();
+	shmem_alltoall64(area + dst_off, area + src_off, block / 8, 0, 0, shmem_n_pes(),
+			 psync_a2a);
+#endif
 }
 
 static void reduce(double *v, unsigned n, int max)
@@ -80,9 +103,17 @@ static void reduce(double *v, unsigned n, int max)
 	if (n > RED_MAX)
 		comm_fail("reduce", "more values than its buffer holds");
 	memcpy(red_src, v, n * sizeof(double));
+#if SHMEM_IS_15
 	if (max ? shmem_double_max_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, n)
 		: shmem_double_sum_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, n))
 		comm_fail(max ? "shmem_double_max_reduce" : "shmem_double_sum_reduce", "failed");
+#else
+	shmem_barrier_all();
+	if (max)
+		shmem_double_max_to_all(red_dst, red_src, (int)n, 0, 0, shmem_n_pes(), pwrk, psync_red);
+	else
+		shmem_double_sum_to_all(red_dst, red_src, (int)n, 0, 0, shmem_n_pes(), pwrk, psync_red);
+#endif
 	memcpy(v, red_dst, n * sizeof(double));
 }
 

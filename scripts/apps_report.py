@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The applications' report (scripts/bench_apps.sh): NAS FT's tables and
+plot from its RESULT lines.
+
+    scripts/apps_report.py RAW REPORT.txt PLOT.svg [TITLE]
+
+Per class: the time of every variant at every rank count over each
+library (median [min-max] of the rounds); our best variant against the
+best MPI one and against Open MPI's oshmem (the median of the ratios
+within each round); and what initiating and completing the transfers cost
+inside the run, with the share of the transfers that computation hid.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_results import load, round_ratio  # noqa: E402
+from plot_bench import COLORS, figure  # noqa: E402
+
+IMPLS = [("libpgas", "libpgas"), ("shmem", "our OpenSHMEM"), ("openmpi", "Open MPI"),
+         ("mpich", "MPICH"), ("oshmem", "oshmem")]
+VARIANTS = ["exchange", "slabs", "pencils"]
+OURS, MPIS = ("libpgas", "shmem"), ("openmpi", "mpich")
+
+
+def main():
+    raw, txt, svg = sys.argv[1:4]
+    title = sys.argv[4] if len(sys.argv) > 4 else ""
+    res = load(raw)
+    runs = {}  # (class, n) -> {(impl, variant)}
+    for name in res:
+        f = name.split(".")
+        if f[0] == "ft" and len(f) == 5:
+            runs.setdefault((f[2], int(f[4])), set()).add((f[1], f[3]))
+    impls = [(i, label) for i, label in IMPLS if any(i == k for s in runs.values() for k, _ in s)]
+    out = [f"NAS FT (apps/ft): {title}",
+           "seconds, median [min-max] of the rounds; every run verified"]
+
+    def sec(name):
+        if name not in res:
+            return "-"
+        s = res.spread(name)
+        v = res[name][0] / 1e6
+        return f"{v:.4f} [{s[0] / 1e6:.4f}-{s[1] / 1e6:.4f}]" if s else f"{v:.4f}"
+
+    for cls, n in sorted(runs, key=lambda k: ("SWABC".find(k[0]), k[1])):
+        out.append("")
+        out.append(f"class {cls}, {n} rank{'s' if n > 1 else ''}")
+        out.append(f"  {'variant':<10}" + "".join(f"{label:>28}" for _, label in impls))
+        for v in VARIANTS:
+            out.append(f"  {v:<10}" + "".join(f"{sec(f'ft.{i}.{cls}.{v}.{n}'):>28}" for i, _ in impls))
+        # The best variant of each side, in each round.
+        for side, members in (("ours", OURS), ("mpi", MPIS), ("oshmem", ("oshmem",))):
+            names = [f"ft.{i}.{cls}.{v}.{n}" for i in members for v in VARIANTS
+                     if f"ft.{i}.{cls}.{v}.{n}" in res]
+            if names:
+                res.derive(f"ftbest.{side}.{cls}.{n}", min, *names, partial=True)
+        for other, label in (("mpi", "the best MPI variant"), ("oshmem", "Open MPI's oshmem")):
+            r = round_ratio(res, f"ftbest.ours.{cls}.{n}", f"ftbest.{other}.{cls}.{n}") \
+                if f"ftbest.ours.{cls}.{n}" in res and f"ftbest.{other}.{cls}.{n}" in res else None
+            if r is not None:
+                out.append(f"  our best / {label}: {r:.2f}x" +
+                           (" (ours faster)" if r < 1 else ""))
+        out.append("  communication inside the run (initiation + completion, per process, ms;"
+                   " hidden: 1 - that / the same transfers alone)")
+        for v in VARIANTS:
+            cells = []
+            for i, _ in impls:
+                c, a = f"ftcomm.{i}.{cls}.{v}.{n}", f"ftalone.{i}.{cls}.{v}.{n}"
+                if c in res and a in res and res[a][0] > 0:
+                    hid = max(0.0, 1 - res[c][0] / res[a][0])
+                    cells.append(f"{res[c][0] / 1e3:.2f} ms, {100 * hid:.0f}% hidden")
+                else:
+                    cells.append("-")
+            out.append(f"  {v:<10}" + "".join(f"{x:>28}" for x in cells))
+    if res.notes:
+        out.append("")
+        out.append("notes:")
+        out += [f"  {x}" for x in res.notes]
+    with open(txt, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+    panels = []
+    for cls in sorted({c for c, _ in runs}, key="SWABC".find):
+        ns = sorted(n for c, n in runs if c == cls)
+        for v in VARIANTS:
+            series = []
+            for k, (i, label) in enumerate(impls):
+                pts = []
+                for n in ns:
+                    name = f"ft.{i}.{cls}.{v}.{n}"
+                    if name in res:
+                        s = res.spread(name)
+                        pts.append((n, res[name][0] / 1e6, s[0] / 1e6 if s else None,
+                                    s[1] / 1e6 if s else None))
+                series.append((label, COLORS[k], pts))
+            panels.append((f"class {cls}, {v}", series, "seconds", True, (),
+                           {n: f"{n} rank{'s' if n > 1 else ''}" for n in ns}))
+    figure(svg, f"NAS FT, time per variant and rank count: {title}", panels,
+           [(label, COLORS[k]) for k, (_, label) in enumerate(impls)])
+
+
+if __name__ == "__main__":
+    main()
