@@ -17,7 +17,7 @@
 # cost inside it (the paper's Figure 9), per process; ftalone.*: the same
 # transfers without the FFTs between them.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 B=build
 OUT=$B/bench
 mkdir -p "$OUT/peers"
@@ -27,6 +27,7 @@ make -s all || exit 1
 note() { echo "NOTE $*" >>"$raw"; echo "bench: $*" >&2; }
 [ -x $B/apps/ft ] || { note "NAS FT: skipped (not built: FFTW missing, scripts/deps.sh test)"; exit 0; }
 PIN=scripts/pinned
+read -r -a FFTW <<<"$(pkg-config --libs fftw3) -lm"
 
 # IMPL LAUNCHER...: the launch of each implementation (the program after).
 impls=(libpgas shmem)
@@ -45,7 +46,7 @@ else
 fi
 if command -v mpicc.mpich >/dev/null &&
    mpicc.mpich -std=c11 -O2 -o "$OUT/peers/ft-mpich" apps/ft/ft.c apps/ft/comm_mpi.c \
-	$(pkg-config --libs fftw3) -lm 2>"$OUT/last.err"; then
+	"${FFTW[@]}" 2>"$OUT/last.err"; then
 	impls+=(mpich)
 	launch[mpich]="timeout 900 mpiexec.mpich -n"
 	prog[mpich]="$PIN $OUT/peers/ft-mpich"
@@ -55,7 +56,7 @@ fi
 # Open MPI's oshcc (not ours: build/bin is not on PATH here).
 if command -v oshcc >/dev/null &&
    oshcc -std=c11 -O2 -DFT_SHMEM_NAME='"OpenSHMEM (oshmem)"' -o "$OUT/peers/ft-oshmem" \
-	apps/ft/ft.c apps/ft/comm_shmem.c $(pkg-config --libs fftw3) -lm 2>"$OUT/last.err"; then
+	apps/ft/ft.c apps/ft/comm_shmem.c "${FFTW[@]}" 2>"$OUT/last.err"; then
 	impls+=(oshmem)
 	launch[oshmem]="timeout 900 oshrun --allow-run-as-root --oversubscribe --bind-to none -n"
 	prog[oshmem]="$PIN $OUT/peers/ft-oshmem"
@@ -90,7 +91,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 for r in $(seq 1 "$ROUNDS"); do
 	echo "ROUND $r" >>"$raw"
 	order=("${impls[@]}")
-	[ $((r % 2)) -eq 0 ] && order=($(printf '%s\n' "${impls[@]}" | tac))
+	[ $((r % 2)) -eq 0 ] && mapfile -t order < <(printf '%s\n' "${impls[@]}" | tac)
 	for c in ${BENCH_FT_CLASSES:-W A}; do
 		for n in $ranks; do
 			for v in exchange slabs pencils; do
