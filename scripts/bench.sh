@@ -380,6 +380,9 @@ scripts/bench_atomics.sh "$raw" || note "atomics: scripts/bench_atomics.sh faile
 # ---- end atomics ----
 threads_section	# processes against threads (issue 11)
 startup_section	# a job of 64-1024 ranks from start to end (issue 23)
+# NAS FT (issue 25): its own rounds, report (apps-report.txt) and plot
+# (apps.svg); runs alone too (scripts/bench_apps.sh).
+scripts/bench_apps.sh "$raw" || note "NAS FT: scripts/bench_apps.sh failed"
 python3 scripts/plot_threads.py "$raw" "$OUT/threads.svg" "$(nproc) cpus" ||
 	note "threads: no plot"
 # pgas.ko against shm, in one VM boot (TCG: only the ratio means anything).
