@@ -226,39 +226,37 @@ $(B)/bench/shmem_icount: bench/shmem/icount.c $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(
 	@mkdir -p $(dir $@)
 	OSHCC_LINK=archives $(B)/bin/oshcc $(CFLAGS) -o $@ $<
 
-# The applications (apps/, docs/apps.md), where FFTW is (libfftw3-dev:
-# scripts/deps.sh test): NAS FT over libpgas (ft) and our OpenSHMEM
-# (ft-shmem, built with oshcc as a user's program), and over MPI (ft-mpi)
-# in the plain build where mpicc is.  The same source, comm_*.c apart.
+# The applications (apps/, docs/apps.md): each of apps/NAME/NAME.c over
+# libpgas (NAME), our OpenSHMEM (NAME-shmem, built with oshcc as a user's
+# program) and MPI (NAME-mpi, in the plain build where mpicc is), the
+# library's calls behind apps/common/comm.h.  NAS FT needs FFTW
+# (libfftw3-dev: scripts/deps.sh test) and is left out without it.
 FFTW_FOUND := $(shell pkg-config --exists fftw3 2>/dev/null && echo yes)
-FFTW_LIBS  := $(shell pkg-config --libs fftw3 2>/dev/null) -lm
-FT_SRCS    := apps/ft/ft.c apps/ft/comm.h apps/common/npb_rand.h
 MPICC      ?= mpicc
-APPS :=
-ifeq ($(FFTW_FOUND),yes)
-APPS += $(B)/apps/ft $(B)/apps/ft-shmem
-ifeq ($(SAN)$(STATIC),)
-ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
-APPS += $(B)/apps/ft-mpi
-endif
-endif
-endif
+MPI_FOUND  := $(if $(SAN)$(STATIC),,$(shell command -v $(MPICC) 2>/dev/null))
+APP_NAMES  := stencil isort $(if $(FFTW_FOUND),ft)
+APP_LIBS_ft := $(shell pkg-config --libs fftw3 2>/dev/null)
+APP_COMMON := apps/common/comm.h apps/common/npb_rand.h
+APPS := $(foreach a,$(APP_NAMES),$(B)/apps/$(a) $(B)/apps/$(a)-shmem $(if $(MPI_FOUND),$(B)/apps/$(a)-mpi))
 apps: $(APPS)
 
-$(B)/apps/ft: $(FT_SRCS) apps/ft/comm_pgas.c $(B)/lib/libpgas.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ apps/ft/ft.c apps/ft/comm_pgas.c \
-		$(B)/lib/libpgas.a $(CONDUIT_LIBS) $(FFTW_LIBS)
+define APP_RULES
+$(B)/apps/$(1): apps/$(1)/$(1).c $(APP_COMMON) apps/common/comm_pgas.c $(B)/lib/libpgas.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(LDFLAGS) -o $$@ apps/$(1)/$(1).c apps/common/comm_pgas.c \
+		$$(B)/lib/libpgas.a $$(CONDUIT_LIBS) $$(APP_LIBS_$(1)) -lm
 
-$(B)/apps/ft-shmem: $(FT_SRCS) apps/ft/comm_shmem.c $(SHMEM_HDRS) $(B)/bin/oshcc \
-		$(B)/lib/libshmem.a $(B)/lib/libpgas.a $(SHMEM_SO)
-	@mkdir -p $(dir $@)
-	$(B)/bin/oshcc $(CFLAGS) -DFT_SHMEM_NAME='"OpenSHMEM (libpgas)"' -o $@ \
-		apps/ft/ft.c apps/ft/comm_shmem.c $(FFTW_LIBS)
+$(B)/apps/$(1)-shmem: apps/$(1)/$(1).c $(APP_COMMON) apps/common/comm_shmem.c $$(SHMEM_HDRS) \
+		$$(B)/bin/oshcc $$(B)/lib/libshmem.a $$(B)/lib/libpgas.a $$(SHMEM_SO)
+	@mkdir -p $$(dir $$@)
+	$$(B)/bin/oshcc $$(CFLAGS) -DCOMM_SHMEM_NAME='"OpenSHMEM (libpgas)"' -o $$@ \
+		apps/$(1)/$(1).c apps/common/comm_shmem.c $$(APP_LIBS_$(1)) -lm
 
-$(B)/apps/ft-mpi: $(FT_SRCS) apps/ft/comm_mpi.c
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -o $@ apps/ft/ft.c apps/ft/comm_mpi.c $(FFTW_LIBS)
+$(B)/apps/$(1)-mpi: apps/$(1)/$(1).c $(APP_COMMON) apps/common/comm_mpi.c
+	@mkdir -p $$(dir $$@)
+	$$(MPICC) $$(CFLAGS) -o $$@ apps/$(1)/$(1).c apps/common/comm_mpi.c $$(APP_LIBS_$(1)) -lm
+endef
+$(foreach a,$(APP_NAMES),$(eval $(call APP_RULES,$(a))))
 
 # Manual pages (man/, roff).  libpgas(7)'s ENVIRONMENT is made from the
 # library's one table of variables (pgasrun --env=roff), so it cannot drift.

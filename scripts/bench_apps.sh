@@ -45,7 +45,7 @@ else
 	note "NAS FT over Open MPI: skipped (mpicc missing)"
 fi
 if command -v mpicc.mpich >/dev/null &&
-   mpicc.mpich -std=c11 -O2 -o "$OUT/peers/ft-mpich" apps/ft/ft.c apps/ft/comm_mpi.c \
+   mpicc.mpich -std=c11 -O2 -o "$OUT/peers/ft-mpich" apps/ft/ft.c apps/common/comm_mpi.c \
 	"${FFTW[@]}" 2>"$OUT/last.err"; then
 	impls+=(mpich)
 	launch[mpich]="timeout 900 mpiexec.mpich -n"
@@ -55,8 +55,8 @@ else
 fi
 # Open MPI's oshcc (not ours: build/bin is not on PATH here).
 if command -v oshcc >/dev/null &&
-   oshcc -std=c11 -O2 -DFT_SHMEM_NAME='"OpenSHMEM (oshmem)"' -o "$OUT/peers/ft-oshmem" \
-	apps/ft/ft.c apps/ft/comm_shmem.c "${FFTW[@]}" 2>"$OUT/last.err"; then
+   oshcc -std=c11 -O2 -DCOMM_SHMEM_NAME='"OpenSHMEM (oshmem)"' -o "$OUT/peers/ft-oshmem" \
+	apps/ft/ft.c apps/common/comm_shmem.c "${FFTW[@]}" 2>"$OUT/last.err"; then
 	impls+=(oshmem)
 	launch[oshmem]="timeout 900 oshrun --allow-run-as-root --oversubscribe --bind-to none -n"
 	prog[oshmem]="$PIN $OUT/peers/ft-oshmem"

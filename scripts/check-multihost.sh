@@ -163,13 +163,19 @@ else
 	if [ -x "$B/apps/ft-mpi" ]; then
 		for n in 1 2 4; do
 			for v in exchange slabs pencils; do
-				run_ft "ft-mpi --class S --variant $v -n $n (Open MPI)" \
+				run_app "ft-mpi --class S --variant $v -n $n (Open MPI)" \
 					$MPIRUN -n $n "$B/apps/ft-mpi" --class S --variant $v
 			done
 		done
 	else
 		notok "NAS FT over MPI not built: FFTW or mpicc missing (scripts/deps.sh test, multihost)"
 	fi
+	for n in 1 3 4; do
+		for p in stencil isort; do
+			[ -x "$B/apps/$p-mpi" ] &&
+				run_app "$p-mpi -n $n (Open MPI)" $MPIRUN -n $n "$B/apps/$p-mpi"
+		done
+	done
 	run_tap "oshrun --launcher=mpirun -np 2 shmem/amo" \
 		env OSHRUN_MPIRUN="$MPIRUN" "$B/bin/oshrun" --launcher=mpirun -np 2 "$B/tests/shmem/amo"
 	$MPIRUN -n 3 "$B/tests/global_exit" -c 5 -w barrier >/dev/null 2>&1
@@ -370,15 +376,21 @@ else
 			run_tap "$t across h1:2,h2:1,h3:1 (ofi, tcp)" timeout $TLIMIT \
 				"$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI "$B/tests/"$t
 		done
-		# NAS FT across hosts, class S, every variant: libpgas and our
-		# OpenSHMEM over ofi (tcp), and MPI (Open MPI's tcp), at 2 ranks on
-		# two hosts and 4 on three (two of them mapped to each other on h1).
+		# The applications across hosts (NAS FT: class S, every variant):
+		# libpgas and our OpenSHMEM over ofi (tcp), and MPI (Open MPI's
+		# tcp), at 2 ranks on two hosts and 4 on three (two of them mapped
+		# to each other on h1).
 		for hosts in h1:1,h2:1 h1:2,h2:1,h3:1; do
 			n=$(echo "$hosts" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s }')
+			for p in stencil stencil-shmem stencil-mpi isort isort-shmem isort-mpi; do
+				[ -x "$B/apps/$p" ] || continue
+				run_app "$p across $hosts" timeout $TLIMIT "$BED" run-mpirun --host $hosts \
+					-n $n $OFI "$B/apps/$p"
+			done
 			for v in exchange slabs pencils; do
 				for p in ft ft-shmem ft-mpi; do
 					[ -x "$B/apps/$p" ] || continue
-					run_ft "$p --class S --variant $v across $hosts" timeout $TLIMIT \
+					run_app "$p --class S --variant $v across $hosts" timeout $TLIMIT \
 						"$BED" run-mpirun --host $hosts -n $n $OFI \
 						"$B/apps/$p" --class S --variant $v
 				done

@@ -1755,18 +1755,18 @@ else
 	[ "$B" = "$PWD/build" ] || ft_ranks=2
 	for n in $ft_ranks; do
 		for v in exchange slabs pencils; do
-			run_ft "ft --class S --variant $v -n $n (libpgas)" \
+			run_app "ft --class S --variant $v -n $n (libpgas)" \
 				"$RUN" -n "$n" -t "$TLIMIT" "$B/apps/ft" --class S --variant $v
-			run_ft "ft-shmem --class S --variant $v -n $n (OpenSHMEM)" \
+			run_app "ft-shmem --class S --variant $v -n $n (OpenSHMEM)" \
 				"$B/bin/oshrun" -n "$n" -t "$TLIMIT" "$B/apps/ft-shmem" --class S --variant $v
 		done
 	done
 	if [ "$B" = "$PWD/build" ]; then
 		for v in exchange slabs pencils; do
-			run_ft "ft --class S --variant $v -n 2, PGAS_MAP_PEERS=none (remote paths)" \
+			run_app "ft --class S --variant $v -n 2, PGAS_MAP_PEERS=none (remote paths)" \
 				env PGAS_MAP_PEERS=none "$RUN" -n 2 -t "$TLIMIT" "$B/apps/ft" --class S --variant $v
 		done
-		run_ft "ft --class W --variant pencils -n 4" \
+		run_app "ft --class W --variant pencils -n 4" \
 			"$RUN" -n 4 -t "$TLIMIT" "$B/apps/ft" --class W --variant pencils
 	fi
 	run_exit 1 "): ft: --class 'Z': one of S, W, A, B" "ft --class Z: refused, naming it" \
@@ -1778,6 +1778,34 @@ else
 		"ft --class S at 3 ranks: refused, naming the count" \
 		"$RUN" -n 3 -t "$TLIMIT" "$B/apps/ft" --class S --variant pencils
 fi
+
+# The stencil and the integer sort (apps/stencil, apps/isort; docs/apps.md)
+# over libpgas and our OpenSHMEM at 1 to 4 ranks (the sanitizer builds: 2
+# and 3): 3 ranks make uneven tiles and shares, 4 a 2 x 2 grid of tiles
+# (halo columns); over the remote paths at 3; refusals name the value.
+app_ranks="1 2 3 4"
+[ "$B" = "$PWD/build" ] || app_ranks="2 3"
+for n in $app_ranks; do
+	run_app "stencil --n 300 --iters 60 -n $n (libpgas)" \
+		"$RUN" -n "$n" -t "$TLIMIT" "$B/apps/stencil" --n 300 --iters 60
+	run_app "stencil-shmem --n 257 --iters 40 -n $n (OpenSHMEM)" \
+		"$B/bin/oshrun" -n "$n" -t "$TLIMIT" "$B/apps/stencil-shmem" --n 257 --iters 40
+	run_app "isort --class S -n $n (libpgas)" "$RUN" -n "$n" -t "$TLIMIT" "$B/apps/isort" --class S
+	run_app "isort-shmem --class S --iters 4 -n $n (OpenSHMEM)" \
+		"$B/bin/oshrun" -n "$n" -t "$TLIMIT" "$B/apps/isort-shmem" --class S --iters 4
+done
+if [ "$B" = "$PWD/build" ]; then
+	run_app "stencil -n 3, PGAS_MAP_PEERS=none (remote paths)" \
+		env PGAS_MAP_PEERS=none "$RUN" -n 3 -t "$TLIMIT" "$B/apps/stencil" --n 128 --iters 30
+	run_app "isort --class W --iters 2 -n 3, PGAS_MAP_PEERS=none (remote paths)" \
+		env PGAS_MAP_PEERS=none "$RUN" -n 3 -t "$TLIMIT" "$B/apps/isort" --class W --iters 2
+	run_app "stencil -n 6 (2 x 3 tiles), PGAS_WAIT_MODE=block" \
+		env PGAS_WAIT_MODE=block "$RUN" -n 6 -t "$TLIMIT" "$B/apps/stencil" --n 100 --iters 30
+fi
+run_exit 1 "stencil: --n '0': a number from 1 to 16384" "stencil --n 0: refused, naming it" \
+	"$RUN" -n 2 -t "$TLIMIT" "$B/apps/stencil" --n 0
+run_exit 1 "isort: --class 'Q': one of S, W, A, B" "isort --class Q: refused, naming it" \
+	"$RUN" -n 2 -t "$TLIMIT" "$B/apps/isort" --class Q
 
 # The critical paths' instruction counts (callgrind, deterministic) stay
 # within bench/icount.baseline: the plain build only.

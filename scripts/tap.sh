@@ -71,21 +71,21 @@ run_clean() {
 	fi
 }
 
-# run_ft LABEL CMD...: a NAS FT run (apps/ft) that must exit 0, print a
-# checksum line for every iteration of its class and verify against NPB's
-# published checksums.
-run_ft() {
+# run_app LABEL CMD...: an application's run (apps/) that must exit 0 and
+# print "Verification = SUCCESSFUL"; NAS FT's (an "Iterations" line) also a
+# checksum line for every iteration of its class.
+run_app() {
 	local label=$1 out rc iters want
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
 	iters=$(echo "$out" | grep -c '^ T = *[0-9]* *Checksum = ')
 	want=$(echo "$out" | sed -n 's/^ Iterations *= *\([0-9]*\)$/\1/p')
-	if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$iters" = "$want" ] &&
+	if [ $rc -eq 0 ] && [ "$iters" = "${want:-0}" ] &&
 	   echo "$out" | grep -q '^ Verification *= *SUCCESSFUL$'; then
-		ok "$label: verified, $(echo "$out" | sed -n 's/^ Time in seconds = *//p') s"
+		ok "$label: verified, $(echo "$out" | sed -n 's/^ Time in seconds *= *//p') s"
 	else
-		notok "$label: exit $rc, $iters of ${want:-?} checksums, not verified"
+		notok "$label: exit $rc${want:+, $iters of $want checksums}, not verified"
 		echo "$out" | tail -n 8 | sed 's/^/    # /'
 	fi
 }

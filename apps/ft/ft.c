@@ -32,8 +32,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "comm.h"
+#include "../common/comm.h"
 #include "../common/npb_rand.h"
+
+const char comm_program[] = "ft";
 
 enum variant { EXCHANGE, SLABS, PENCILS };
 static const char *const variant_name[] = { "exchange", "slabs", "pencils" };

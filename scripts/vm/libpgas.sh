@@ -67,6 +67,11 @@ for v in exchange slabs pencils; do
 	run "ft-shmem --class S --variant $v -n 2 over pgas.ko" \
 		pgasrun -n 2 -t 600 /tests/ft_shmem --class S --variant $v
 done
+# The stencil and the integer sort over pgas.ko: 3 ranks (uneven tiles and
+# shares), libpgas and OpenSHMEM.
+for p in stencil stencil_shmem isort isort_shmem; do
+	run "$p -n 3 over pgas.ko" pgasrun -n 3 -t 600 /tests/$p
+done
 # pgas_global_exit over pgas.ko: every rank ends with the code (0 included).
 for c in "3 barrier 0" "3 thread 3" "2 handler 0"; do
 	set -- $c

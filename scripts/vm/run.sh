@@ -153,12 +153,14 @@ make -s STATIC=1 shmem >>"$OUT.build.log" 2>&1 || fail "building the static Open
 for t in build/static/tests/shmem/*; do
 	cp "$t" "$OUT/root/tests/shmem_${t##*/}"
 done
-# NAS FT (apps/ft, docs/apps.md) over pgas.ko: libpgas.sh runs /tests/ft
-# and /tests/ft_shmem.
-make -s STATIC=1 apps >>"$OUT.build.log" 2>&1 &&
-	cp build/static/apps/ft "$OUT/root/tests/ft" &&
-	cp build/static/apps/ft-shmem "$OUT/root/tests/ft_shmem" ||
-	fail "building the static NAS FT (FFTW: scripts/deps.sh vm)"
+# The applications (apps/, docs/apps.md) over pgas.ko: libpgas.sh runs
+# /tests/NAME and /tests/NAME_shmem.
+make -s STATIC=1 apps >>"$OUT.build.log" 2>&1 || fail "building the static applications"
+for p in ft stencil isort; do
+	cp build/static/apps/$p "$OUT/root/tests/$p" &&
+		cp build/static/apps/$p-shmem "$OUT/root/tests/${p}_shmem" ||
+		fail "no static $p (NAS FT: FFTW, scripts/deps.sh vm)"
+done
 if [ "${VM_MODE:-test}" = bench ]; then	# scripts/bench.sh: measure only
 	make -s STATIC=1 benches >>"$OUT.build.log" 2>&1 || fail "building static benchmarks"
 	cp build/static/bench/pgas_bench "$OUT/root/tests/"

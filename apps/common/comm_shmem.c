@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* FT's communication over OpenSHMEM: shmem_putmem_nbi, quiet + barrier,
- * alltoallmem and the sum and max reductions of the world team (1.5), or
- * their active-set forms where the library is 1.4 (Open MPI's oshmem, which
- * runs this file unchanged in make bench) (comm.h). */
+/* The applications' communication over OpenSHMEM: shmem_putmem_nbi, quiet
+ * + barrier, shmem_putmem_signal, alltoallmem and the reductions of the
+ * world team (1.5), or their 1.4 forms where the library is 1.4 (Open MPI's
+ * oshmem, which runs this file unchanged in make bench) (comm.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +10,14 @@
 #include <shmem.h>
 #include "comm.h"
 
-#ifdef FT_SHMEM_NAME
-const char comm_name[] = FT_SHMEM_NAME;
+#ifdef COMM_SHMEM_NAME
+const char comm_name[] = COMM_SHMEM_NAME;
 #else
 const char comm_name[] = "OpenSHMEM";
 #endif
 static char *area;
 static double *red_src, *red_dst;	/* symmetric: the reductions' buffers */
-#define RED_MAX 4
+#define RED_MAX 8
 #define SHMEM_IS_15 (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105)
 #if !SHMEM_IS_15
 /* 1.4's work and synchronisation arrays; a barrier before each collective
@@ -25,11 +25,13 @@ static double *red_src, *red_dst;	/* symmetric: the reductions' buffers */
 static long psync_a2a[SHMEM_ALLTOALL_SYNC_SIZE], psync_red[SHMEM_REDUCE_SYNC_SIZE];
 static double pwrk[RED_MAX / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ?
 		   RED_MAX / 2 + 1 : SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long long pwrk_ll[RED_MAX / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ?
+			 RED_MAX / 2 + 1 : SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 #endif
 
 void comm_fail(const char *call, const char *what)
 {
-	fprintf(stderr, "ft (PE %d): %s: %s\n", shmem_my_pe(), call, what);
+	fprintf(stderr, "%s (PE %d): %s: %s\n", comm_program, shmem_my_pe(), call, what);
 	fflush(stderr);
 	shmem_global_exit(1);
 	exit(1);	/* 1.4 does not declare shmem_global_exit noreturn */
@@ -86,6 +88,29 @@ void comm_complete(void)
 	shmem_barrier_all();
 }
 
+void comm_put_signal(unsigned rank, size_t off, const void *src, size_t n, size_t sig_off)
+{
+#if SHMEM_IS_15
+	shmem_putmem_signal(area + off, src, n, (uint64_t *)(area + sig_off), 1, SHMEM_SIGNAL_ADD,
+			    (int)rank);
+#else
+	/* 1.4: the data, then (ordered by the fence) the count. */
+	shmem_putmem(area + off, src, n, (int)rank);
+	shmem_fence();
+	shmem_long_atomic_add((long *)(area + sig_off), 1, (int)rank);
+#endif
+}
+
+void comm_wait_signals(const size_t *sig_offs, unsigned n, uint64_t value)
+{
+	for (unsigned i = 0; i < n; i++)
+#if SHMEM_IS_15
+		shmem_signal_wait_until((uint64_t *)(area + sig_offs[i]), SHMEM_CMP_GE, value);
+#else
+		shmem_long_wait_until((long *)(area + sig_offs[i]), SHMEM_CMP_GE, (long)value);
+#endif
+}
+
 void comm_exchange(size_t dst_off, size_t src_off, size_t block)
 {
 #if SHMEM_IS_15
@@ -125,6 +150,25 @@ void comm_sum(double *v, unsigned n)
 void comm_max(double *v, unsigned n)
 {
 	reduce(v, n, 1);
+}
+
+void comm_sum_u64(uint64_t *v, unsigned n)
+{
+	uint64_t *src = (uint64_t *)red_src, *dst = (uint64_t *)red_dst;
+
+	if (n > RED_MAX)
+		comm_fail("reduce", "more values than its buffer holds");
+	memcpy(src, v, n * sizeof(*v));
+#if SHMEM_IS_15
+	if (shmem_uint64_sum_reduce(SHMEM_TEAM_WORLD, dst, src, n))
+		comm_fail("shmem_uint64_sum_reduce", "failed");
+#else
+	/* Two's complement: the signed sum's bits are the unsigned sum's. */
+	shmem_barrier_all();
+	shmem_longlong_sum_to_all((long long *)dst, (long long *)src, (int)n, 0, 0, shmem_n_pes(),
+				  pwrk_ll, psync_red);
+#endif
+	memcpy(v, dst, n * sizeof(*v));
 }
 
 void comm_barrier(void)

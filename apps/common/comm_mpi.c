@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* FT's communication over MPI, as the paper's MPI-C versions: the
- * receives preposted (comm_expect), MPI_Isend for each piece, MPI_Waitall;
- * MPI_Alltoall for the exchange (comm.h). */
+/* The applications' communication over MPI, as the overlap paper's MPI-C
+ * versions: the receives preposted (comm_expect), MPI_Isend for each
+ * piece, MPI_Waitall; MPI_Alltoall for the exchange (comm.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 #include "comm.h"
@@ -12,13 +13,16 @@ const char comm_name[] = "MPI";
 static char *area;
 static MPI_Request *reqs;
 static size_t nreqs, cap;
+/* comm_put_signal's copies of its sources, freed by comm_complete. */
+static void **copies;
+static size_t ncopies, copies_cap;
 
 void comm_fail(const char *call, const char *what)
 {
 	int me = -1;
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
-	fprintf(stderr, "ft (rank %d): %s: %s\n", me, call, what);
+	fprintf(stderr, "%s (rank %d): %s: %s\n", comm_program, me, call, what);
 	fflush(stderr);
 	MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
@@ -95,6 +99,31 @@ void comm_complete(void)
 {
 	check(MPI_Waitall((int)nreqs, reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
 	nreqs = 0;
+	while (ncopies)
+		free(copies[--ncopies]);
+}
+
+/* src may be reused on return: the message is sent from a copy. */
+void comm_put_signal(unsigned rank, size_t off, const void *src, size_t n, size_t sig_off)
+{
+	void *c = malloc(n ? n : 1);
+
+	(void)sig_off;
+	if (ncopies == copies_cap) {
+		copies_cap = copies_cap ? 2 * copies_cap : 64;
+		copies = realloc(copies, copies_cap * sizeof(*copies));
+	}
+	if (!c || !copies)
+		comm_fail("malloc", "no memory for a message's copy");
+	memcpy(c, src, n);
+	copies[ncopies++] = c;
+	comm_put(rank, off, c, n);
+}
+
+void comm_wait_signals(const size_t *sig_offs, unsigned n, uint64_t value)
+{
+	(void)sig_offs, (void)n, (void)value;
+	comm_complete();
 }
 
 void comm_exchange(size_t dst_off, size_t src_off, size_t block)
@@ -112,6 +141,12 @@ void comm_sum(double *v, unsigned n)
 void comm_max(double *v, unsigned n)
 {
 	check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+	      "MPI_Allreduce");
+}
+
+void comm_sum_u64(uint64_t *v, unsigned n)
+{
+	check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
 	      "MPI_Allreduce");
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* FT's communication over libpgas: non-blocking puts, quiet + barrier,
- * the job team's exchange and reductions (comm.h). */
+/* The applications' communication over libpgas: non-blocking puts, quiet
+ * + barrier, puts with signals, the job team's exchange and reductions
+ * (comm.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,7 +13,7 @@ static char *area;
 
 void comm_fail(const char *call, const char *what)
 {
-	fprintf(stderr, "ft (rank %u): %s: %s\n", pgas_rank(), call, what);
+	fprintf(stderr, "%s (rank %u): %s: %s\n", comm_program, pgas_rank(), call, what);
 	fflush(stderr);
 	pgas_global_exit(1);
 }
@@ -62,26 +63,46 @@ void comm_complete(void)
 	check(pgas_team_barrier(pgas_team_all()), "pgas_team_barrier");
 }
 
+void comm_put_signal(unsigned rank, size_t off, const void *src, size_t n, size_t sig_off)
+{
+	char *base = pgas_segment_addr(rank);
+
+	check(pgas_put_with_signal(rank, base + off, src, n, (uint64_t *)(base + sig_off), 1,
+				   PGAS_SIGNAL_ADD), "pgas_put_with_signal");
+}
+
+void comm_wait_signals(const size_t *sig_offs, unsigned n, uint64_t value)
+{
+	for (unsigned i = 0; i < n; i++)
+		check(pgas_wait_until_u64((const uint64_t *)(area + sig_offs[i]), PGAS_CMP_GE, value),
+		      "pgas_wait_until_u64");
+}
+
 void comm_exchange(size_t dst_off, size_t src_off, size_t block)
 {
 	check(pgas_exchange(pgas_team_all(), area + dst_off, area + src_off, block,
 			    PGAS_COLL_MYSYNC), "pgas_exchange");
 }
 
-static void reduce(double *v, unsigned n, pgas_op_t op)
+static void reduce(void *v, unsigned n, pgas_type_t type, pgas_op_t op)
 {
-	check(pgas_reduce_all(pgas_team_all(), v, v, n, PGAS_DOUBLE, op, PGAS_COLL_MYSYNC),
+	check(pgas_reduce_all(pgas_team_all(), v, v, n, type, op, PGAS_COLL_MYSYNC),
 	      "pgas_reduce_all");
 }
 
 void comm_sum(double *v, unsigned n)
 {
-	reduce(v, n, PGAS_OP_SUM);
+	reduce(v, n, PGAS_DOUBLE, PGAS_OP_SUM);
 }
 
 void comm_max(double *v, unsigned n)
 {
-	reduce(v, n, PGAS_OP_MAX);
+	reduce(v, n, PGAS_DOUBLE, PGAS_OP_MAX);
+}
+
+void comm_sum_u64(uint64_t *v, unsigned n)
+{
+	reduce(v, n, PGAS_UINT64, PGAS_OP_SUM);
 }
 
 void comm_barrier(void)
@@ -89,8 +110,12 @@ void comm_barrier(void)
 	check(pgas_team_barrier(pgas_team_all()), "pgas_team_barrier");
 }
 
+/* Every rank calls it: a barrier first, so that a rank ending with rc != 0
+ * (which ends the job) cuts no other rank's report short. */
 void comm_finish(int rc)
 {
 	fflush(stdout);
+	if (rc)
+		check(pgas_team_barrier(pgas_team_all()), "pgas_team_barrier");
 	pgas_exit(rc);
 }
