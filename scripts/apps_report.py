@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The applications' report (scripts/bench_apps.sh): NAS FT's tables and
-plot from its RESULT lines.
+"""The applications' report (scripts/bench_apps.sh): tables and plot from
+its RESULT lines.
 
     scripts/apps_report.py RAW REPORT.txt PLOT.svg [TITLE]
 
-Per class: the time of every variant at every rank count over each
-library (median [min-max] of the rounds); our best variant against the
-best MPI one and against Open MPI's oshmem (the median of the ratios
-within each round); and what initiating and completing the transfers cost
-inside the run, with the share of the transfers that computation hid.
+The stencil and the integer sort: the time at every rank count over each
+library.  NAS FT, per class: the time of every variant at every rank
+count over each library; and what initiating and completing the
+transfers cost inside the run, with the share of the transfers that
+computation hid.  Times are the median [min-max] of the rounds; ours
+(libpgas, our OpenSHMEM) against the best MPI and against Open MPI's
+oshmem as the median of the ratios of the bests within each round.
 """
 import os
 import sys
@@ -33,8 +35,9 @@ def main():
         f = name.split(".")
         if f[0] == "ft" and len(f) == 5:
             runs.setdefault((f[2], int(f[4])), set()).add((f[1], f[3]))
-    impls = [(i, label) for i, label in IMPLS if any(i == k for s in runs.values() for k, _ in s)]
-    out = [f"NAS FT (apps/ft): {title}",
+    seen = {name.split(".")[1] for name in res if name.split(".")[0] in ("ft", "stencil", "isort")}
+    impls = [(i, label) for i, label in IMPLS if i in seen]
+    out = [f"Applications (apps/): {title}",
            "seconds, median [min-max] of the rounds; every run verified"]
 
     def sec(name):
@@ -44,24 +47,38 @@ def main():
         v = res[name][0] / 1e6
         return f"{v:.4f} [{s[0] / 1e6:.4f}-{s[1] / 1e6:.4f}]" if s else f"{v:.4f}"
 
+    def versus(key, names_of):
+        """Our best against the best MPI and oshmem, per round."""
+        for side, members in (("ours", OURS), ("mpi", MPIS), ("oshmem", ("oshmem",))):
+            names = [x for i in members for x in names_of(i) if x in res]
+            if names:
+                res.derive(f"best.{side}.{key}", lambda *x: min(x), *names, partial=True)
+        for other, label in (("mpi", "the best MPI"), ("oshmem", "Open MPI's oshmem")):
+            a, b = f"best.ours.{key}", f"best.{other}.{key}"
+            r = round_ratio(res, a, b) if a in res and b in res else None
+            if r is not None:
+                out.append(f"  our best / {label}: {r:.2f}x" + (" (ours faster)" if r < 1 else ""))
+
+    simple = (("stencil", "stencil (Jacobi 5-point, 2048 x 2048, 300 steps; halos by put + signal)"),
+              ("isort", "integer sort (class A: 2^23 keys, 10 sorts)"))
+    for app, label in simple:
+        ns = sorted({int(x.split(".")[2]) for x in res
+                     if x.split(".")[0] == app and len(x.split(".")) == 3})
+        if not ns:
+            continue
+        out += ["", label, f"  {'ranks':<10}" + "".join(f"{lb:>28}" for _, lb in impls)]
+        for n in ns:
+            out.append(f"  {n:<10}" + "".join(f"{sec(f'{app}.{i}.{n}'):>28}" for i, _ in impls))
+        for n in ns:
+            out.append(f" {n} rank{'s' if n > 1 else ''}:")
+            versus(f"{app}.{n}", lambda i, n=n: [f"{app}.{i}.{n}"])
     for cls, n in sorted(runs, key=lambda k: ("SWABC".find(k[0]), k[1])):
         out.append("")
-        out.append(f"class {cls}, {n} rank{'s' if n > 1 else ''}")
+        out.append(f"NAS FT class {cls}, {n} rank{'s' if n > 1 else ''}")
         out.append(f"  {'variant':<10}" + "".join(f"{label:>28}" for _, label in impls))
         for v in VARIANTS:
             out.append(f"  {v:<10}" + "".join(f"{sec(f'ft.{i}.{cls}.{v}.{n}'):>28}" for i, _ in impls))
-        # The best variant of each side, in each round.
-        for side, members in (("ours", OURS), ("mpi", MPIS), ("oshmem", ("oshmem",))):
-            names = [f"ft.{i}.{cls}.{v}.{n}" for i in members for v in VARIANTS
-                     if f"ft.{i}.{cls}.{v}.{n}" in res]
-            if names:
-                res.derive(f"ftbest.{side}.{cls}.{n}", min, *names, partial=True)
-        for other, label in (("mpi", "the best MPI variant"), ("oshmem", "Open MPI's oshmem")):
-            r = round_ratio(res, f"ftbest.ours.{cls}.{n}", f"ftbest.{other}.{cls}.{n}") \
-                if f"ftbest.ours.{cls}.{n}" in res and f"ftbest.{other}.{cls}.{n}" in res else None
-            if r is not None:
-                out.append(f"  our best / {label}: {r:.2f}x" +
-                           (" (ours faster)" if r < 1 else ""))
+        versus(f"ft.{cls}.{n}", lambda i, cls=cls, n=n: [f"ft.{i}.{cls}.{v}.{n}" for v in VARIANTS])
         out.append("  communication inside the run (initiation + completion, per process, ms;"
                    " hidden: 1 - that / the same transfers alone)")
         for v in VARIANTS:
@@ -82,6 +99,21 @@ def main():
         f.write("\n".join(out) + "\n")
 
     panels = []
+    for app, label in simple:
+        ns = sorted({int(x.split(".")[2]) for x in res
+                     if x.split(".")[0] == app and len(x.split(".")) == 3})
+        series = []
+        for k, (i, lb) in enumerate(impls):
+            pts = []
+            for n in ns:
+                name = f"{app}.{i}.{n}"
+                if name in res:
+                    sp = res.spread(name)
+                    pts.append((n, res[name][0] / 1e6, sp[0] / 1e6 if sp else None,
+                                sp[1] / 1e6 if sp else None))
+            series.append((lb, COLORS[k], pts))
+        panels.append((app, series, "seconds", True, (),
+                       {n: f"{n} rank{'s' if n > 1 else ''}" for n in ns}))
     for cls in sorted({c for c, _ in runs}, key="SWABC".find):
         ns = sorted(n for c, n in runs if c == cls)
         for v in VARIANTS:
@@ -97,7 +129,7 @@ def main():
                 series.append((label, COLORS[k], pts))
             panels.append((f"class {cls}, {v}", series, "seconds", True, (),
                            {n: f"{n} rank{'s' if n > 1 else ''}" for n in ns}))
-    figure(svg, f"NAS FT, time per variant and rank count: {title}", panels,
+    figure(svg, f"Applications, time per rank count: {title}", panels,
            [(label, COLORS[k]) for k, (_, label) in enumerate(impls)])
 
 

@@ -69,7 +69,10 @@ for v in exchange slabs pencils; do
 done
 # The stencil and the integer sort over pgas.ko: 3 ranks (uneven tiles and
 # shares), libpgas and OpenSHMEM.
-for p in stencil stencil_shmem isort isort_shmem; do
+for p in stencil stencil_shmem; do
+	run "$p --n 256 --iters 50 -n 3 over pgas.ko" pgasrun -n 3 -t 600 /tests/$p --n 256 --iters 50
+done
+for p in isort isort_shmem; do
 	run "$p -n 3 over pgas.ko" pgasrun -n 3 -t 600 /tests/$p
 done
 # pgas_global_exit over pgas.ko: every rank ends with the code (0 included).
