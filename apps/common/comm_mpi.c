@@ -2,6 +2,7 @@
 /* The applications' communication over MPI, as the overlap paper's MPI-C
  * versions: the receives preposted (comm_expect), MPI_Isend for each
  * piece, MPI_Waitall; MPI_Alltoall for the exchange (comm.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,24 @@ static size_t ncopies, copies_cap;
 
 void comm_fail(const char *call, const char *what)
 {
-	int me = -1;
+	int me = -1, up = 0;
 
-	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Initialized(&up);
+	if (up)
+		MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	fprintf(stderr, "%s (rank %d): %s: %s\n", comm_program, me, call, what);
 	fflush(stderr);
-	MPI_Abort(MPI_COMM_WORLD, 1);
+	if (up)
+		MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
+}
+
+/* MPI counts are ints. */
+static int count(size_t n, const char *call)
+{
+	if (n > INT_MAX)
+		comm_fail(call, "a message over INT_MAX bytes");
+	return (int)n;
 }
 
 static void check(int rc, const char *call)
@@ -85,13 +97,13 @@ static MPI_Request *next_request(void)
 void comm_put(unsigned rank, size_t off, const void *src, size_t n)
 {
 	(void)off;
-	check(MPI_Isend(src, (int)n, MPI_BYTE, (int)rank, 0, MPI_COMM_WORLD, next_request()),
+	check(MPI_Isend(src, count(n, "MPI_Isend"), MPI_BYTE, (int)rank, 0, MPI_COMM_WORLD, next_request()),
 	      "MPI_Isend");
 }
 
 void comm_expect(unsigned rank, size_t off, size_t n)
 {
-	check(MPI_Irecv(area + off, (int)n, MPI_BYTE, (int)rank, 0, MPI_COMM_WORLD,
+	check(MPI_Irecv(area + off, count(n, "MPI_Irecv"), MPI_BYTE, (int)rank, 0, MPI_COMM_WORLD,
 			next_request()), "MPI_Irecv");
 }
 
@@ -128,8 +140,10 @@ void comm_wait_signals(const size_t *sig_offs, unsigned n, uint64_t value)
 
 void comm_exchange(size_t dst_off, size_t src_off, size_t block)
 {
-	check(MPI_Alltoall(area + src_off, (int)block, MPI_BYTE, area + dst_off, (int)block,
-			   MPI_BYTE, MPI_COMM_WORLD), "MPI_Alltoall");
+	int n = count(block, "MPI_Alltoall");
+
+	check(MPI_Alltoall(area + src_off, n, MPI_BYTE, area + dst_off, n, MPI_BYTE,
+			   MPI_COMM_WORLD), "MPI_Alltoall");
 }
 
 void comm_sum(double *v, unsigned n)
