@@ -4,12 +4,20 @@
  * (comm.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pgas.h"
 #include "comm.h"
 
 const char comm_name[] = "libpgas";
 static char *area;
+/*
+ * COMM_PROGRESS (docs/apps.md, "Progress"): what moves the transfers while
+ * the application computes, where a network does (on one host a put is
+ * done in its call): "none" (the library's calls only), "poll" (a
+ * pgas_poll after each put), "thread" (libpgas's progress thread).
+ */
+static enum { PROG_NONE, PROG_POLL, PROG_THREAD } progress;
 
 void comm_fail(const char *call, const char *what)
 {
@@ -26,13 +34,34 @@ static void check(int rc, const char *call)
 
 void comm_init(int *argc, char ***argv)
 {
-	check(pgas_init(argc, argv), "pgas_init");
+	const char *p = getenv("COMM_PROGRESS");
+	int provided;
+
+	if (p && !strcmp(p, "poll"))
+		progress = PROG_POLL;
+	else if (p && !strcmp(p, "thread"))
+		progress = PROG_THREAD;
+	else if (p && *p && strcmp(p, "none")) {
+		fprintf(stderr, "%s: COMM_PROGRESS '%s': one of none, poll, thread\n",
+			comm_program, p);
+		exit(2);
+	}
+	if (progress == PROG_THREAD) {
+		check(pgas_init_thread(argc, argv, PGAS_THREAD_MULTIPLE, &provided),
+		      "pgas_init_thread");
+		if (provided != PGAS_THREAD_MULTIPLE)
+			comm_fail("pgas_init_thread", "PGAS_THREAD_MULTIPLE not provided");
+	} else {
+		check(pgas_init(argc, argv), "pgas_init");
+	}
 }
 
 void *comm_area(size_t bytes)
 {
 	check(pgas_attach(NULL, 0, bytes), "pgas_attach");
 	area = pgas_segment_addr(pgas_rank());
+	if (progress == PROG_THREAD)
+		check(pgas_progress_thread_start(), "pgas_progress_thread_start");
 	return area;
 }
 
@@ -50,6 +79,8 @@ void comm_put(unsigned rank, size_t off, const void *src, size_t n)
 {
 	/* The peer's segment starts where ours does, as libpgas addresses it. */
 	check(pgas_put_nbi(rank, (char *)pgas_segment_addr(rank) + off, src, n), "pgas_put_nbi");
+	if (progress == PROG_POLL)
+		check(pgas_poll(), "pgas_poll");
 }
 
 void comm_expect(unsigned rank, size_t off, size_t n)
