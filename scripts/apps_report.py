@@ -101,37 +101,35 @@ def main():
     with open(txt, "w") as f:
         f.write("\n".join(out) + "\n")
 
-    panels = []
-    for app, label in simple:
-        ns = sorted({int(x.split(".")[2]) for x in res
-                     if x.split(".")[0] == app and len(x.split(".")) == 3})
+    def series_of(name_of, ns):
+        """A panel's series: each library's (ranks, seconds, min, max)."""
         series = []
-        for k, (i, lb) in enumerate(impls):
+        for k, (i, label) in enumerate(impls):
             pts = []
             for n in ns:
-                name = f"{app}.{i}.{n}"
+                name = name_of(i, n)
                 if name in res:
                     sp = res.spread(name)
                     pts.append((n, res[name][0] / 1e6, sp[0] / 1e6 if sp else None,
                                 sp[1] / 1e6 if sp else None))
-            series.append((lb, COLORS[k], pts))
-        panels.append((app, series, "seconds", True, (),
-                       {n: f"{n} rank{'s' if n > 1 else ''}" for n in ns}))
+            series.append((label, COLORS[k], pts))
+        return series
+
+    def rank_names(ns):
+        return {n: f"{n} rank{'s' if n > 1 else ''}" for n in ns}
+
+    panels = []
+    for app, label in simple:
+        ns = sorted({int(x.split(".")[2]) for x in res
+                     if x.split(".")[0] == app and len(x.split(".")) == 3})
+        panels.append((app, series_of(lambda i, n, app=app: f"{app}.{i}.{n}", ns), "seconds",
+                       True, (), rank_names(ns)))
     for cls in sorted({c for c, _ in runs}, key="SWABC".find):
         ns = sorted(n for c, n in runs if c == cls)
         for v in VARIANTS:
-            series = []
-            for k, (i, label) in enumerate(impls):
-                pts = []
-                for n in ns:
-                    name = f"ft.{i}.{cls}.{v}.{n}"
-                    if name in res:
-                        s = res.spread(name)
-                        pts.append((n, res[name][0] / 1e6, s[0] / 1e6 if s else None,
-                                    s[1] / 1e6 if s else None))
-                series.append((label, COLORS[k], pts))
-            panels.append((f"class {cls}, {v}", series, "seconds", True, (),
-                           {n: f"{n} rank{'s' if n > 1 else ''}" for n in ns}))
+            panels.append((f"class {cls}, {v}",
+                           series_of(lambda i, n, cls=cls, v=v: f"ft.{i}.{cls}.{v}.{n}", ns),
+                           "seconds", True, (), rank_names(ns)))
     figure(svg, f"Applications, time per rank count: {title}", panels,
            [(label, COLORS[k]) for k, (_, label) in enumerate(impls)])
 

@@ -538,7 +538,8 @@ shmem_misuse coll "[0-9]*" \
 shmem_misuse team "[0-9]*" "world:shmem_team_destroy: SHMEM_TEAM_WORLD cannot be destroyed"
 if "$OSHRUN" 2>/dev/null; then notok "oshrun without -np did not fail"; else ok "oshrun without -np fails"; fi
 # make bench's report and plots on a made-up run with known answers (rounds,
-# medians, ratios within a round, SVG): scripts/test_bench_report.py.
+# medians, ratios within a round, SVG), and the applications' report
+# (scripts/apps_report.py): scripts/test_bench_report.py.
 if [ "$B" = "$PWD/build" ]; then
 	out=$(python3 scripts/test_bench_report.py 2>&1)
 	rc=$?

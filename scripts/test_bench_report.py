@@ -171,6 +171,49 @@ def run(d):
             ok = False
     check(ok, f"plots written (rounds that measured 0 and less too), well-formed SVG "
           f"({', '.join(sorted(svgs))})")
+    apps_report(d)
+
+
+def apps_report(d):
+    """scripts/apps_report.py: known medians and ratios of the bests within
+    each round, a side with one result in a round (it crashed once), only
+    the applications' notes, a well-formed SVG."""
+    raw = os.path.join(d, "apps.txt")
+    open(raw, "w").write(
+        "NOTE pgas: an unrelated note of make bench\nNOTE applications: 2 cpus\n"
+        "ROUND 1\n"
+        "RESULT stencil.libpgas.2 100 us\nRESULT stencil.openmpi.2 200 us\n"
+        "RESULT ft.libpgas.S.slabs.2 300 us\nRESULT ft.openmpi.S.exchange.2 600 us\n"
+        "RESULT ft.openmpi.S.pencils.2 500 us\nRESULT ftcomm.libpgas.S.slabs.2 30 us\n"
+        "RESULT ftalone.libpgas.S.slabs.2 40 us\n"
+        "ROUND 2\n"
+        "RESULT stencil.libpgas.2 300 us\nRESULT stencil.openmpi.2 400 us\n"
+        "RESULT ft.libpgas.S.slabs.2 200 us\nRESULT ft.libpgas.S.pencils.2 100 us\n"
+        "RESULT ft.openmpi.S.exchange.2 1000 us\n"
+        "ROUND 3\n"
+        "RESULT stencil.libpgas.2 200 us\nRESULT stencil.openmpi.2 1000 us\n"
+        "ROUND 0\n")
+    txt, svg = os.path.join(d, "apps-report.txt"), os.path.join(d, "apps.svg")
+    rc = subprocess.run([sys.executable, os.path.join(HERE, "apps_report.py"), raw, txt, svg, "t"],
+                        stdout=subprocess.DEVNULL).returncode
+    out = open(txt).read() if rc == 0 else ""
+    # stencil: medians 200 and 400 us; the ratios 0.5, 0.75, 0.2: median 0.5
+    # (the ratio of the medians would be 0.5 too: round 3 tells them apart
+    # only in min-max).  FT: the bests per round 300/500 and 100/1000.
+    check(rc == 0 and "0.0002 [0.0001-0.0003]" in out and
+          "0.0004 [0.0002-0.0010]" in out, "apps report: medians and min-max of the rounds")
+    check("our best / the best MPI: 0.50x" in out, "apps report: stencil, ratio of the bests per round")
+    check("our best / the best MPI: 0.35x" in out,
+          "apps report: FT, our best variant against MPI's best, per round (0.6, 0.1)")
+    check("0.03 ms, 25% hidden" in out, "apps report: communication and the share hidden")
+    check("applications: 2 cpus" in out and "unrelated" not in out,
+          "apps report: its own notes only")
+    try:
+        xml.dom.minidom.parse(svg)
+        ok = True
+    except Exception:  # noqa: BLE001
+        ok = False
+    check(ok, "apps report: a well-formed SVG")
 
 
 if __name__ == "__main__":
