@@ -232,7 +232,9 @@ $(B)/bench/shmem_icount: bench/shmem/icount.c $(SHMEM_HDRS) $(PUBLIC_HEADERS) $(
 # library's calls behind apps/common/comm.h.  NAS FT needs FFTW
 # (libfftw3-dev: scripts/deps.sh test) and is left out without it.
 FFTW_FOUND := $(shell pkg-config --exists fftw3 2>/dev/null && echo yes)
-MPICC      ?= mpicc
+# Open MPI's where there is one: the tiers launch ft-mpi with its mpirun
+# (MPICH's mpicc may be the system's default).
+MPICC      ?= $(if $(shell command -v mpicc.openmpi 2>/dev/null),mpicc.openmpi,mpicc)
 MPI_FOUND  := $(if $(SAN)$(STATIC),,$(shell command -v $(MPICC) 2>/dev/null))
 APP_NAMES  := stencil isort $(if $(FFTW_FOUND),ft)
 APP_LIBS_ft := $(shell pkg-config --libs fftw3 2>/dev/null)
