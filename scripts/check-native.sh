@@ -1783,7 +1783,9 @@ fi
 # The stencil and the integer sort (apps/stencil, apps/isort; docs/apps.md)
 # over libpgas and our OpenSHMEM at 1 to 4 ranks (the sanitizer builds: 2
 # and 3): 3 ranks make uneven tiles and shares, 4 a 2 x 2 grid of tiles
-# (halo columns); over the remote paths at 3; refusals name the value.
+# (halo columns; 257 uneven ones), 9 a 3 x 3 grid; over the remote paths
+# at 3; refusals name the value.  Both check their answer exactly enough
+# that a run which moves no data fails (docs/apps.md).
 app_ranks="1 2 3 4"
 [ "$B" = "$PWD/build" ] || app_ranks="2 3"
 for n in $app_ranks; do
@@ -1802,7 +1804,12 @@ if [ "$B" = "$PWD/build" ]; then
 		env PGAS_MAP_PEERS=none "$RUN" -n 3 -t "$TLIMIT" "$B/apps/isort" --class W --iters 2
 	run_app "stencil -n 6 (2 x 3 tiles), PGAS_WAIT_MODE=block" \
 		env PGAS_WAIT_MODE=block "$RUN" -n 6 -t "$TLIMIT" "$B/apps/stencil" --n 100 --iters 30
+	run_app "stencil --n 301 -n 9 (3 x 3 uneven tiles)" \
+		"$RUN" -n 9 -t "$TLIMIT" "$B/apps/stencil" --n 301 --iters 40
 fi
+run_exit 1 "stencil: --n 4 --iters 100000: N from 4, and K at most" \
+	"stencil --n 4 --iters 100000: refused (the answer would decay below normal numbers)" \
+	"$RUN" -n 1 -t "$TLIMIT" "$B/apps/stencil" --n 4 --iters 100000
 run_exit 1 "stencil: --n '0': a number from 1 to 16384" "stencil --n 0: refused, naming it" \
 	"$RUN" -n 2 -t "$TLIMIT" "$B/apps/stencil" --n 0
 run_exit 1 "isort: --class 'Q': one of S, W, A, B" "isort --class Q: refused, naming it" \

@@ -122,10 +122,14 @@ void comm_put_signal(unsigned rank, size_t off, const void *src, size_t n, size_
 
 	(void)sig_off;
 	if (ncopies == copies_cap) {
-		copies_cap = copies_cap ? 2 * copies_cap : 64;
-		copies = realloc(copies, copies_cap * sizeof(*copies));
+		void **more = realloc(copies, 2 * (copies_cap + 32) * sizeof(*copies));
+
+		if (!more)
+			comm_fail("realloc", "no memory for a message's copy");
+		copies = more;
+		copies_cap = 2 * (copies_cap + 32);
 	}
-	if (!c || !copies)
+	if (!c)
 		comm_fail("malloc", "no memory for a message's copy");
 	memcpy(c, src, n);
 	copies[ncopies++] = c;

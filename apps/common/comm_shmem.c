@@ -127,13 +127,14 @@ static void reduce(double *v, unsigned n, int max)
 {
 	if (n > RED_MAX)
 		comm_fail("reduce", "more values than its buffer holds");
-	memcpy(red_src, v, n * sizeof(double));
 #if SHMEM_IS_15
+	memcpy(red_src, v, n * sizeof(double));
 	if (max ? shmem_double_max_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, n)
 		: shmem_double_sum_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, n))
 		comm_fail(max ? "shmem_double_max_reduce" : "shmem_double_sum_reduce", "failed");
 #else
-	shmem_barrier_all();
+	shmem_barrier_all();	/* every PE done with the buffers' last use */
+	memcpy(red_src, v, n * sizeof(double));
 	if (max)
 		shmem_double_max_to_all(red_dst, red_src, (int)n, 0, 0, shmem_n_pes(), pwrk, psync_red);
 	else
@@ -158,13 +159,14 @@ void comm_sum_u64(uint64_t *v, unsigned n)
 
 	if (n > RED_MAX)
 		comm_fail("reduce", "more values than its buffer holds");
-	memcpy(src, v, n * sizeof(*v));
 #if SHMEM_IS_15
+	memcpy(src, v, n * sizeof(*v));
 	if (shmem_uint64_sum_reduce(SHMEM_TEAM_WORLD, dst, src, n))
 		comm_fail("shmem_uint64_sum_reduce", "failed");
 #else
 	/* Two's complement: the signed sum's bits are the unsigned sum's. */
 	shmem_barrier_all();
+	memcpy(src, v, n * sizeof(*v));
 	shmem_longlong_sum_to_all((long long *)dst, (long long *)src, (int)n, 0, 0, shmem_n_pes(),
 				  pwrk_ll, psync_red);
 #endif
