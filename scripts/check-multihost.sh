@@ -377,7 +377,7 @@ else
 				"$BED" run-mpirun --host h1:2,h2:1,h3:1 -n 4 $OFI "$B/tests/"$t
 		done
 		# The applications across hosts (NAS FT: class S, every variant;
-		# W on two hosts):
+		# W and A on two hosts):
 		# libpgas and our OpenSHMEM over ofi (tcp), and MPI (Open MPI's
 		# tcp), at 2 ranks on two hosts and 4 on three (two of them mapped
 		# to each other on h1).
@@ -397,13 +397,15 @@ else
 				done
 			done
 		done
-		# Class W's larger rows and planes, on two hosts.
-		for v in exchange slabs pencils; do
-			for p in ft ft-shmem ft-mpi; do
-				[ -x "$B/apps/$p" ] || continue
-				run_app "$p --class W --variant $v across h1:1,h2:1" timeout $TLIMIT \
-					"$BED" run-mpirun --host h1:1,h2:1 -n 2 $OFI \
-					"$B/apps/$p" --class W --variant $v
+		# Classes W and A on two hosts (A: 256 MiB of symmetric heap a PE).
+		for c in W A; do
+			for v in exchange slabs pencils; do
+				for p in ft ft-shmem ft-mpi; do
+					[ -x "$B/apps/$p" ] || continue
+					run_app "$p --class $c --variant $v across h1:1,h2:1" \
+						timeout $((TLIMIT * 2)) "$BED" run-mpirun --host h1:1,h2:1 -n 2 $OFI \
+						-x SHMEM_SYMMETRIC_SIZE=600M "$B/apps/$p" --class $c --variant $v
+				done
 			done
 		done
 		# A rank SIGKILLed on h2 while the others wait in a barrier: the
