@@ -56,16 +56,16 @@ for n in 1 2 3; do
 done
 [ -x /tests/shmem_wait ] && run "shmem/wait -n 2 over pgas.ko, block mode" \
 	env PGAS_WAIT_MODE=block pgasrun -n 2 -t 600 /tests/shmem_wait
-# NAS FT over pgas.ko (apps/ft): class S of each variant, libpgas at 1, 2
-# and 4 ranks, our OpenSHMEM at 2; ft exits 0 only when its checksums
+# NAS FT over pgas.ko (apps/ft): class S of each variant over libpgas and
+# our OpenSHMEM at 1, 2 and 4 ranks; ft exits 0 only when its checksums
 # verify against NPB's.
 for v in exchange slabs pencils; do
 	for n in 1 2 4; do
 		run "ft --class S --variant $v -n $n over pgas.ko" \
 			pgasrun -n $n -t 600 /tests/ft --class S --variant $v
+		run "ft-shmem --class S --variant $v -n $n over pgas.ko" \
+			pgasrun -n $n -t 600 /tests/ft_shmem --class S --variant $v
 	done
-	run "ft-shmem --class S --variant $v -n 2 over pgas.ko" \
-		pgasrun -n 2 -t 600 /tests/ft_shmem --class S --variant $v
 done
 # The stencil and the integer sort over pgas.ko: 3 ranks (uneven tiles and
 # shares), libpgas and OpenSHMEM.
