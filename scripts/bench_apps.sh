@@ -37,7 +37,8 @@ impls=(libpgas shmem)
 declare -A launch prog
 launch[libpgas]="$B/bin/pgasrun -t 900 -n"
 # The symmetric heap of the largest run (FT class A at 1 rank: 512 MiB;
-# B: 2 GiB), for our OpenSHMEM and oshmem alike.
+# B: 2 GiB), for our OpenSHMEM and oshmem alike (Open MPI 4.1's oshmem
+# reads SHMEM_SYMMETRIC_HEAP_SIZE, not the standard's SHMEM_SYMMETRIC_SIZE).
 heap=1G
 case " ${BENCH_FT_CLASSES:-W A} " in *" B "*) heap=3G ;; esac
 launch[shmem]="env SHMEM_SYMMETRIC_SIZE=$heap $B/bin/oshrun -t 900 -n"
@@ -75,7 +76,7 @@ fi
 if command -v oshcc >/dev/null &&
    peer oshmem shmem oshcc -std=c11 -O2 -DCOMM_SHMEM_NAME='"OpenSHMEM (oshmem)"'; then
 	impls+=(oshmem)
-	launch[oshmem]="timeout 900 oshrun --allow-run-as-root --oversubscribe --bind-to none -x SHMEM_SYMMETRIC_SIZE=$heap -n"
+	launch[oshmem]="timeout 900 oshrun --allow-run-as-root --oversubscribe --bind-to none -x SHMEM_SYMMETRIC_HEAP_SIZE=$heap -n"
 else
 	note "applications over oshmem: skipped (Open MPI's oshcc missing or did not build)"
 fi
