@@ -1,6 +1,7 @@
 # libpgas + pgas.ko top-level build.  See README.md.
 #
-#   make                 library (static + shared), tools, examples, tests, benchmarks
+#   make                 library (static + shared), tools, examples, tests, benchmarks,
+#                        the applications (apps/: NAS FT where FFTW is, stencil, isort)
 #   make check           the whole test suite (every tier that exists)
 #   make check-native    native tier: libpgas over the shm conduit, + sanitizer builds
 #   make check-multihost PMIx boot (mpirun) and the namespace bed of 2-4 hosts
