@@ -239,7 +239,7 @@ MPICC      ?= $(if $(shell command -v mpicc.openmpi 2>/dev/null),mpicc.openmpi,m
 MPI_FOUND  := $(if $(SAN)$(STATIC),,$(shell command -v $(MPICC) 2>/dev/null))
 APP_NAMES  := stencil isort $(if $(FFTW_FOUND),ft)
 APP_LIBS_ft := $(shell pkg-config --libs fftw3 2>/dev/null)
-APP_COMMON := apps/common/comm.h apps/common/npb_rand.h
+APP_COMMON := apps/common/comm.h apps/common/npb_rand.h apps/common/clock.h
 APPS := $(foreach a,$(APP_NAMES),$(B)/apps/$(a) $(B)/apps/$(a)-shmem $(if $(MPI_FOUND),$(B)/apps/$(a)-mpi))
 apps: $(APPS)
 

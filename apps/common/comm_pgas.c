@@ -91,7 +91,7 @@ void comm_expect(unsigned rank, size_t off, size_t n)
 void comm_complete(void)
 {
 	check(pgas_quiet(), "pgas_quiet");
-	check(pgas_team_barrier(pgas_team_all()), "pgas_team_barrier");
+	comm_barrier();
 }
 
 void comm_put_signal(unsigned rank, size_t off, const void *src, size_t n, size_t sig_off)
@@ -147,6 +147,6 @@ void comm_finish(int rc)
 {
 	fflush(stdout);
 	if (rc)
-		check(pgas_team_barrier(pgas_team_all()), "pgas_team_barrier");
+		comm_barrier();
 	pgas_exit(rc);
 }

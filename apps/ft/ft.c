@@ -30,8 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../common/clock.h"
 #include "../common/comm.h"
 #include "../common/npb_rand.h"
 
@@ -91,14 +91,6 @@ struct ft {
 	double t_init, t_done;		/* communication: initiation, completion */
 	complex double sums[20];
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void fft_row(struct ft *f, fftw_plan p, fftw_complex *row)
 {

@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../common/clock.h"
 #include "../common/comm.h"
 #include "../common/npb_rand.h"
 
@@ -42,14 +42,6 @@ struct is {
 	size_t cnt_out, cnt_in, off_out, off_in, recv_off;
 	double t_comm;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t *u64(struct is *s, size_t off)
 {

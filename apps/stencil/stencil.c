@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../common/clock.h"
 #include "../common/comm.h"
 
 const char comm_program[] = "stencil";
@@ -47,14 +47,6 @@ struct st {
 	double *col_send[2][2];		/* [parity][side]: packed columns (local) */
 	double t_init, t_done;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* [lo, hi) of block i of n split into p. */
 static size_t block_lo(size_t n, unsigned p, unsigned i)
